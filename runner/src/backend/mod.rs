@@ -1,0 +1,164 @@
+//! Backends: where a kernel is compiled and run.
+//!
+//! Each backend takes a resolved [`Spec`] and a kernel source and returns an
+//! [`Outcome`]: a learner's mistake (compile error, wrong output) is a value;
+//! a missing GPU or library is a [`BackendError`] with a sentence that says
+//! what to install. Verification happens afterwards, in [`crate::verify`],
+//! the same way for every backend.
+
+pub mod cuda;
+pub mod wgpu;
+
+use crate::diag::Located;
+use crate::kernel::Lang;
+use crate::source::SourceText;
+use crate::spec::Spec;
+use crate::timing::Timing;
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    Wgpu,
+    Cuda,
+}
+
+impl BackendKind {
+    pub const ALL: [BackendKind; 2] = [BackendKind::Wgpu, BackendKind::Cuda];
+
+    /// The kernel language this backend runs.
+    pub const fn lang(self) -> Lang {
+        match self {
+            BackendKind::Wgpu => Lang::Wgsl,
+            BackendKind::Cuda => Lang::Cuda,
+        }
+    }
+
+    pub fn for_lang(lang: Lang) -> BackendKind {
+        match lang {
+            Lang::Wgsl => BackendKind::Wgpu,
+            Lang::Cuda => BackendKind::Cuda,
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<BackendKind> {
+        match name {
+            "wgpu" => Some(BackendKind::Wgpu),
+            "cuda" => Some(BackendKind::Cuda),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BackendKind::Wgpu => "wgpu",
+            BackendKind::Cuda => "cuda",
+        })
+    }
+}
+
+/// What ran the kernel, for labels and provenance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceInfo {
+    pub backend: BackendKind,
+    /// The adapter or GPU name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// "CPU" for software rasterisers such as lavapipe, else "GPU".
+    pub kind: String,
+    /// Graphics API or toolkit, e.g. "Vulkan" or "NVRTC 12.9".
+    pub api: String,
+    pub driver: String,
+}
+
+impl DeviceInfo {
+    /// "wgpu · llvmpipe (LLVM 15.0.6, 256 bits) (CPU, Vulkan)".
+    pub fn label(&self) -> String {
+        format!("{} · {} ({}, {})", self.backend, self.name, self.kind, self.api)
+    }
+}
+
+/// One launch: the resolved spec, the kernel text, and the run's limits.
+pub struct Job<'a> {
+    pub spec: &'a Spec,
+    pub source: &'a SourceText,
+    /// Timed repetitions after the checked run (0: no timing).
+    pub timing_samples: usize,
+    /// A kernel still running after this long is reported as hung.
+    pub timeout: Duration,
+}
+
+/// What a backend saw; judged later by [`crate::verify`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Outcome {
+    /// The kernel did not compile; messages point at the kernel file's lines.
+    CompileFailed(Vec<Located>),
+    /// Compiled, but not run (e.g. NVRTC present, no GPU): the reason.
+    CompiledOnly(String),
+    Ran(Execution),
+}
+
+/// Raw results of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Execution {
+    pub outputs: Vec<OutputData>,
+    pub timing: Option<Timing>,
+}
+
+/// An output buffer as read back: `None` where the poison is still in place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutputData {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+    /// Indices past the end (len, len + 1, …) whose guard band was overwritten.
+    pub out_of_bounds: Vec<usize>,
+}
+
+/// A failure of the tool or the machine, not of the learner's kernel.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
+pub enum BackendError {
+    #[error("{backend} unavailable: {reason}")]
+    Unavailable { backend: BackendKind, reason: String },
+    #[error("cannot launch: {0}")]
+    Launch(String),
+    #[error("the kernel did not finish within {0:?} and was abandoned (an endless loop, or a barrier some threads never reach?)")]
+    Timeout(Duration),
+    #[error("device error: {0}")]
+    Device(String),
+}
+
+/// A place kernels run.
+pub trait Backend {
+    fn kind(&self) -> BackendKind;
+    fn device(&self) -> &DeviceInfo;
+    fn run(&self, job: &Job) -> Result<Outcome, BackendError>;
+}
+
+/// Opens a backend by kind.
+pub fn open(kind: BackendKind) -> Result<Box<dyn Backend>, BackendError> {
+    match kind {
+        BackendKind::Wgpu => Ok(Box::new(wgpu::WgpuBackend::open()?)),
+        BackendKind::Cuda => Ok(Box::new(cuda::CudaBackend::open()?)),
+    }
+}
+
+/// How many extra elements follow each buffer on the device, filled with poison.
+/// A write there is an out-of-bounds write, reported by buffer and index.
+pub const GUARD_ELEMENTS: usize = 256;
+
+/// Checks the shape of a launch against limits every backend shares.
+pub fn check_launch_basics(spec: &Spec) -> Result<(), BackendError> {
+    if spec.threads_per_block() > 1024 {
+        return Err(BackendError::Launch(format!(
+            "a block of {}×{}×{} = {} threads; GPUs allow at most 1024 threads per block",
+            spec.block[0],
+            spec.block[1],
+            spec.block[2],
+            spec.threads_per_block()
+        )));
+    }
+    Ok(())
+}

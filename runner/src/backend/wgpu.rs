@@ -1,0 +1,471 @@
+//! The wgpu backend: WGSL on any Vulkan, Metal or DX12 device, including
+//! Mesa's lavapipe on a CPU.
+//!
+//! The kernel is first parsed and validated with naga, so a mistake comes
+//! back as naga's message at the kernel file's line (not as a panic from
+//! wgpu's default error handler). Its bindings and workgroup size are then
+//! checked against the spec. Buffers get a poisoned guard band past their end
+//! to catch out-of-bounds writes, and runs are timed with timestamp queries
+//! when the adapter has them.
+
+use super::{
+    Backend, BackendError, BackendKind, DeviceInfo, Execution, GUARD_ELEMENTS, Job, Outcome,
+    OutputData, check_launch_basics,
+};
+use crate::diag::Located;
+use crate::source::SourceText;
+use crate::spec::{Arg, Spec};
+use crate::timing::{Clock, Timing};
+use naga::{AddressSpace, StorageAccess};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use wgpu::util::DeviceExt;
+
+pub struct WgpuBackend {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: DeviceInfo,
+    limits: wgpu::Limits,
+    timestamps: bool,
+    /// Errors wgpu reports outside an error scope (kept, never a panic).
+    uncaptured: Arc<Mutex<Vec<String>>>,
+    /// Set once a kernel hung: the device may still be busy with it.
+    stuck: AtomicBool,
+}
+
+impl WgpuBackend {
+    /// Opens the adapter wgpu prefers (`WGPU_ADAPTER_NAME` / `WGPU_BACKEND` select another).
+    pub fn open() -> Result<WgpuBackend, BackendError> {
+        let unavailable = |reason: String| BackendError::Unavailable { backend: BackendKind::Wgpu, reason };
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, None))
+            .map_err(|e| {
+                unavailable(format!(
+                    "no GPU adapter found ({e}). On Linux without a GPU, install Mesa's CPU driver: \
+                     `apt-get install mesa-vulkan-drivers libvulkan1`"
+                ))
+            })?;
+        let adapter_info = adapter.get_info();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let features = if timestamps { wgpu::Features::TIMESTAMP_QUERY } else { wgpu::Features::empty() };
+        // WebGPU's defaults are small (16 KiB workgroup memory, 256 invocations): ask for what the adapter has.
+        let limits = adapter.limits();
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("gpu-puzzles"),
+            required_features: features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+            .map_err(|e| unavailable(format!("the adapter refused a device: {e}")))?;
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            if let Ok(mut errors) = sink.lock() {
+                errors.push(error.to_string());
+            }
+        }));
+        let kind = match adapter_info.device_type {
+            wgpu::DeviceType::Cpu => "CPU",
+            _ => "GPU",
+        };
+        let info = DeviceInfo {
+            backend: BackendKind::Wgpu,
+            name: adapter_info.name.clone(),
+            kind: kind.to_string(),
+            api: format!("{:?}", adapter_info.backend),
+            driver: format!("{} {}", adapter_info.driver, adapter_info.driver_info).trim().to_string(),
+        };
+        Ok(WgpuBackend { device, queue, info, limits, timestamps, uncaptured, stuck: AtomicBool::new(false) })
+    }
+
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    fn check_limits(&self, spec: &Spec) -> Result<(), BackendError> {
+        check_launch_basics(spec)?;
+        let l = &self.limits;
+        let axes = ["x", "y", "z"];
+        let max_block = [l.max_compute_workgroup_size_x, l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z];
+        for i in 0..3 {
+            if spec.grid[i] > l.max_compute_workgroups_per_dimension {
+                return Err(BackendError::Launch(format!(
+                    "a grid of {} workgroups along {}; this adapter allows at most {}",
+                    spec.grid[i], axes[i], l.max_compute_workgroups_per_dimension
+                )));
+            }
+            if spec.block[i] > max_block[i] {
+                return Err(BackendError::Launch(format!(
+                    "a block of {} threads along {}; this adapter allows at most {}",
+                    spec.block[i], axes[i], max_block[i]
+                )));
+            }
+        }
+        if spec.threads_per_block() > l.max_compute_invocations_per_workgroup as u64 {
+            return Err(BackendError::Launch(format!(
+                "a block of {} threads; this adapter allows at most {} per workgroup",
+                spec.threads_per_block(),
+                l.max_compute_invocations_per_workgroup
+            )));
+        }
+        for b in spec.buffers() {
+            let bytes = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
+            if bytes > l.max_storage_buffer_binding_size as u64 {
+                return Err(BackendError::Launch(format!(
+                    "buffer `{}` needs {bytes} bytes; this adapter binds at most {}",
+                    b.name, l.max_storage_buffer_binding_size
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How the kernel declares binding `k` of group 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Declared {
+    Storage { read_only: bool },
+    Uniform,
+}
+
+/// Parses and validates WGSL with naga; errors are mapped to the kernel file's lines.
+fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
+    let text = &source.text;
+    let module = naga::front::wgsl::parse_str(text).map_err(|e| {
+        let line = e.location(text).map(|l| l.line_number as usize).unwrap_or(1);
+        let labels: Vec<String> = e
+            .labels()
+            .filter(|(_, label)| !label.is_empty())
+            .map(|(span, label)| format!("{label} (line {})", mapped_line(source, span)))
+            .collect();
+        let mut message = e.message().to_string();
+        if !labels.is_empty() {
+            message = format!("{message}: {}", labels.join("; "));
+        }
+        vec![source.locate(line, message)]
+    })?;
+    let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
+    validator.validate(&module).map_err(|e| {
+        let line = e.location(text).map(|l| l.line_number as usize).unwrap_or(1);
+        let mut message = e.as_inner().to_string();
+        let mut cause: &dyn std::error::Error = e.as_inner();
+        while let Some(next) = cause.source() {
+            message = format!("{message}: {next}");
+            cause = next;
+        }
+        vec![source.locate(line, message)]
+    })?;
+    Ok(module)
+}
+
+fn mapped_line(source: &SourceText, span: naga::Span) -> usize {
+    let line = span.location(&source.text).line_number as usize;
+    source.origin(line).map(|o| o.line).unwrap_or(line)
+}
+
+/// Checks the kernel's entry point and bindings against the spec; returns how each binding is declared.
+fn reflect(module: &naga::Module, spec: &Spec, source: &SourceText) -> Result<BTreeMap<u32, Declared>, Vec<Located>> {
+    let whole = |message: String| vec![source.locate(1, message)];
+    let Some(entry) = module.entry_points.iter().find(|e| e.name == spec.kernel) else {
+        let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        return Err(whole(format!(
+            "no entry point `{}` (the spec's `kernel`); the module has: {}",
+            spec.kernel,
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        )));
+    };
+    if entry.stage != naga::ShaderStage::Compute {
+        return Err(whole(format!("`{}` is not a @compute entry point", spec.kernel)));
+    }
+    if entry.workgroup_size != spec.block {
+        return Err(whole(format!(
+            "`@workgroup_size{:?}` of `{}` does not match the spec's block {:?}; they must be equal",
+            entry.workgroup_size, spec.kernel, spec.block
+        )));
+    }
+    let mut declared = BTreeMap::new();
+    for (handle, var) in module.global_variables.iter() {
+        let Some(binding) = &var.binding else { continue };
+        let name = var.name.clone().unwrap_or_default();
+        let line = module.global_variables.get_span(handle).location(&source.text).line_number as usize;
+        let at = |message: String| vec![source.locate(line, message)];
+        if binding.group != 0 {
+            return Err(at(format!("`{name}` is in @group({}); puzzles use @group(0) only", binding.group)));
+        }
+        let Some(arg) = spec.args.get(binding.binding as usize) else {
+            return Err(at(format!(
+                "`{name}` is @binding({}), but the spec has {} args ({})",
+                binding.binding,
+                spec.args.len(),
+                spec.args.iter().map(Arg::name).collect::<Vec<_>>().join(", ")
+            )));
+        };
+        let kind = match var.space {
+            AddressSpace::Storage { access } => Declared::Storage { read_only: !access.contains(StorageAccess::STORE) },
+            AddressSpace::Uniform => Declared::Uniform,
+            other => return Err(at(format!("`{name}` is in address space {other:?}; use storage or uniform"))),
+        };
+        match (arg, kind) {
+            (Arg::Buffer(b), Declared::Storage { read_only }) => {
+                if b.is_output() && read_only {
+                    return Err(at(format!(
+                        "`{name}` (binding {}) is the output `{}` but is declared read-only; use var<storage, read_write>",
+                        binding.binding, b.name
+                    )));
+                }
+            }
+            (Arg::Scalar { .. }, Declared::Uniform) => {}
+            (Arg::Buffer(b), Declared::Uniform) => {
+                return Err(at(format!(
+                    "`{name}` (binding {}) is a uniform, but arg {} is the buffer `{}`; declare it var<storage>",
+                    binding.binding, binding.binding, b.name
+                )));
+            }
+            (Arg::Scalar { name: arg_name, .. }, Declared::Storage { .. }) => {
+                return Err(at(format!(
+                    "`{name}` (binding {}) is a storage buffer, but arg {} is the scalar `{arg_name}`; declare it var<uniform>",
+                    binding.binding, binding.binding
+                )));
+            }
+        }
+        declared.insert(binding.binding, kind);
+    }
+    Ok(declared)
+}
+
+impl Backend for WgpuBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Wgpu
+    }
+
+    fn device(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
+        if self.stuck.load(Ordering::Relaxed) {
+            return Err(BackendError::Device("an earlier kernel on this device never finished".into()));
+        }
+        let spec = job.spec;
+        let module = match compile(job.source) {
+            Ok(m) => m,
+            Err(errors) => return Ok(Outcome::CompileFailed(errors)),
+        };
+        let declared = match reflect(&module, spec, job.source) {
+            Ok(d) => d,
+            Err(errors) => return Ok(Outcome::CompileFailed(errors)),
+        };
+        self.check_limits(spec)?;
+        if let Some(size) = module.global_variables.iter().filter(|(_, v)| v.space == AddressSpace::WorkGroup).map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()) as u64).reduce(|a, b| a + b) {
+            if size > self.limits.max_compute_workgroup_storage_size as u64 {
+                return Err(BackendError::Launch(format!(
+                    "the kernel declares {size} bytes of workgroup memory; this adapter allows {}",
+                    self.limits.max_compute_workgroup_storage_size
+                )));
+            }
+        }
+
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&spec.kernel),
+            source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&job.source.text)),
+        });
+
+        // Device buffers: data followed by a poisoned guard band; scalars as small uniforms.
+        let mut buffers = Vec::new();
+        let mut layout_entries = Vec::new();
+        for (index, arg) in spec.args.iter().enumerate() {
+            let binding = index as u32;
+            let (contents, ty) = match arg {
+                Arg::Buffer(b) => {
+                    let mut bytes = match &b.init {
+                        Some(values) => b.dtype.encode(values),
+                        None => b.dtype.poison(b.len()),
+                    };
+                    bytes.extend(b.dtype.poison(GUARD_ELEMENTS));
+                    let read_only = match declared.get(&binding) {
+                        Some(Declared::Storage { read_only }) => *read_only,
+                        _ => !b.is_output(),
+                    };
+                    (bytes, wgpu::BufferBindingType::Storage { read_only })
+                }
+                Arg::Scalar { dtype, value, .. } => {
+                    let mut bytes = dtype.encode(&[*value]);
+                    bytes.resize(16, 0); // uniform bindings are 16-byte aligned
+                    (bytes, wgpu::BufferBindingType::Uniform)
+                }
+            };
+            let usage = match ty {
+                wgpu::BufferBindingType::Uniform => wgpu::BufferUsages::UNIFORM,
+                _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            };
+            buffers.push(self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(arg.name()),
+                contents: &contents,
+                usage,
+            }));
+            layout_entries.push(wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                count: None,
+            });
+        }
+        // An explicit layout from the spec: a skeleton that does not touch `out` yet still binds it.
+        let bind_layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("args"),
+            entries: &layout_entries,
+        });
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .collect();
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("args"),
+            layout: &bind_layout,
+            entries: &entries,
+        });
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("args"),
+            bind_group_layouts: &[Some(&bind_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&spec.kernel),
+            layout: Some(&pipeline_layout),
+            module: &shader,
+            entry_point: Some(&spec.kernel),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Ok(Outcome::CompileFailed(vec![job.source.locate(1, format!("wgpu rejected the kernel: {error}"))]));
+        }
+
+        let runs = 1 + job.timing_samples;
+        let queries = self.timestamps.then(|| {
+            let count = 2 * runs as u32;
+            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 8 * count as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let readback = self.readback(8 * count as u64);
+            (set, resolve, readback, count)
+        });
+
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let dispatch = |encoder: &mut wgpu::CommandEncoder, run: usize| {
+            let timestamp_writes = queries.as_ref().map(|(set, ..)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(2 * run as u32),
+                end_of_pass_write_index: Some(2 * run as u32 + 1),
+            });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(spec.grid[0], spec.grid[1], spec.grid[2]);
+        };
+        // The checked run's outputs are copied out before the timed repetitions
+        // run: a kernel that accumulates (atomics, +=) is judged on one launch.
+        dispatch(&mut encoder, 0);
+        let mut readbacks = Vec::new();
+        for (arg, buffer) in spec.args.iter().zip(&buffers) {
+            if let Arg::Buffer(b) = arg {
+                if b.is_output() {
+                    let size = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
+                    let readback = self.readback(size);
+                    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+                    readbacks.push((b, readback));
+                }
+            }
+        }
+        for run in 1..runs {
+            dispatch(&mut encoder, run);
+        }
+        if let Some((set, resolve, readback, count)) = &queries {
+            encoder.resolve_query_set(set, 0..*count, resolve, 0);
+            encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 8 * *count as u64);
+        }
+        let started = Instant::now();
+        let submission = self.queue.submit([encoder.finish()]);
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BackendError::Launch(error.to_string()));
+        }
+        match self.device.poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(job.timeout) }) {
+            Ok(_) => {}
+            Err(wgpu::PollError::Timeout) => {
+                self.stuck.store(true, Ordering::Relaxed);
+                return Err(BackendError::Timeout(job.timeout));
+            }
+            Err(e) => return Err(BackendError::Device(e.to_string())),
+        }
+        let wall_ms = started.elapsed().as_secs_f64() * 1e3 / runs as f64;
+        if let Some(error) = self.uncaptured.lock().ok().and_then(|mut e| e.pop()) {
+            return Err(BackendError::Device(error));
+        }
+
+        let mut outputs = Vec::new();
+        for (b, readback) in &readbacks {
+            let bytes = self.read(readback)?;
+            let split = b.len() * b.dtype.size();
+            let out_of_bounds = b.dtype.decode(&bytes[split..]).iter().enumerate().filter(|(_, v)| v.is_some()).map(|(i, _)| b.len() + i).collect();
+            outputs.push(OutputData { name: b.name.clone(), values: b.dtype.decode(&bytes[..split]), out_of_bounds });
+        }
+        let timing = match &queries {
+            Some((_, _, readback, _)) if job.timing_samples > 0 => {
+                let bytes = self.read(readback)?;
+                let ticks: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+                let period_ns = self.queue.get_timestamp_period() as f64;
+                let samples: Vec<f64> = ticks
+                    .chunks_exact(2)
+                    .skip(1) // the checked run absorbs first-launch costs
+                    .map(|pair| pair[1].saturating_sub(pair[0]) as f64 * period_ns / 1e6)
+                    .collect();
+                Timing::from_samples(Clock::Device, &samples)
+            }
+            None if job.timing_samples > 0 => Timing::from_samples(Clock::Wall, &[wall_ms]),
+            _ => None,
+        };
+        Ok(Outcome::Ran(Execution { outputs, timing }))
+    }
+}
+
+impl WgpuBackend {
+    fn readback(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BackendError> {
+        let slice = buffer.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| BackendError::Device(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| BackendError::Device(e.to_string()))?
+            .map_err(|e| BackendError::Device(e.to_string()))?;
+        let bytes = slice.get_mapped_range().map_err(|e| BackendError::Device(e.to_string()))?.to_vec();
+        buffer.unmap();
+        Ok(bytes)
+    }
+}

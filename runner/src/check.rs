@@ -1,0 +1,81 @@
+//! Running puzzles: opens backends once, runs a kernel variant, builds its report.
+//!
+//! This is the one path every front end takes (CLI, chapter tests,
+//! preprocessor), so they cannot disagree about a result.
+
+use crate::backend::{self, Backend, BackendError, BackendKind, Job};
+use crate::book::Puzzle;
+use crate::diag::Located;
+use crate::expr::Constants;
+use crate::kernel::{Lang, Variant};
+use crate::report::RunReport;
+use crate::source::SourceText;
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// How runs are made.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Timed repetitions after the checked run.
+    pub timing_samples: usize,
+    pub timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { timing_samples: 10, timeout: Duration::from_secs(10) }
+    }
+}
+
+/// Opens each backend on first use and keeps it for the process.
+pub struct Runner {
+    pub settings: Settings,
+    backends: BTreeMap<BackendKind, OnceCell<Result<Box<dyn Backend>, BackendError>>>,
+}
+
+impl Runner {
+    pub fn new(settings: Settings) -> Runner {
+        let backends = BackendKind::ALL.iter().map(|&k| (k, OnceCell::new())).collect();
+        Runner { settings, backends }
+    }
+
+    /// The backend of this kind, or why it is unavailable.
+    pub fn backend(&self, kind: BackendKind) -> Result<&dyn Backend, &BackendError> {
+        self.backends[&kind].get_or_init(|| backend::open(kind)).as_ref().map(|b| b.as_ref())
+    }
+
+    /// Runs one variant of a puzzle's kernel in `lang`.
+    pub fn run(&self, puzzle: &Puzzle, lang: Lang, variant: Variant) -> Result<RunReport, Located> {
+        let kernel = puzzle.kernel(lang).ok_or_else(|| {
+            Located::new(&puzzle.chapter, puzzle.spec.origin.first_line, format!("`{}` has no {} kernel", puzzle.id(), lang.label()))
+        })?;
+        self.run_source(puzzle, lang, variant, &kernel.variant(variant), &Constants::new())
+    }
+
+    /// Runs any source (a learner's file, a variant) against a puzzle's spec.
+    pub fn run_source(
+        &self,
+        puzzle: &Puzzle,
+        lang: Lang,
+        variant: Variant,
+        source: &SourceText,
+        overrides: &Constants,
+    ) -> Result<RunReport, Located> {
+        let spec = puzzle.spec.resolve(overrides)?;
+        let kind = BackendKind::for_lang(lang);
+        let report = match self.backend(kind) {
+            Ok(backend) => {
+                let job = Job {
+                    spec: &spec,
+                    source,
+                    timing_samples: self.settings.timing_samples,
+                    timeout: self.settings.timeout,
+                };
+                RunReport::new(&spec, lang, variant, kind, Some(backend.device().clone()), backend.run(&job))
+            }
+            Err(error) => RunReport::new(&spec, lang, variant, kind, None, Err(error.clone())),
+        };
+        Ok(report)
+    }
+}

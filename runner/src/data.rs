@@ -1,0 +1,210 @@
+//! Host-side buffer contents: element types, generated inputs, poison, bytes.
+//!
+//! Every backend moves the same little-endian bytes; this module turns a
+//! spec's `init` into those bytes and device bytes back into numbers.
+
+use serde::{Deserialize, Serialize};
+
+/// The element type of a buffer or scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    #[default]
+    F32,
+    I32,
+    U32,
+}
+
+impl Dtype {
+    pub const fn size(self) -> usize {
+        4
+    }
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::I32 => "i32",
+            Dtype::U32 => "u32",
+        }
+    }
+
+    /// The bit pattern outputs start with, so an element nobody wrote stands out:
+    /// NaN for floats, 0xDEADBEEF for integers.
+    pub const fn poison_bits(self) -> u32 {
+        match self {
+            Dtype::F32 => 0x7FC0_0DEA, // a quiet NaN with a recognisable payload
+            Dtype::I32 | Dtype::U32 => 0xDEAD_BEEF,
+        }
+    }
+
+    /// Encodes numbers as this type's little-endian bytes.
+    pub fn encode(self, values: &[f64]) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(values.len() * 4);
+        for &v in values {
+            let word = match self {
+                Dtype::F32 => (v as f32).to_bits(),
+                Dtype::I32 => (v as i32) as u32,
+                Dtype::U32 => v as u32,
+            };
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        bytes
+    }
+
+    /// Decodes little-endian words; `None` marks an element still holding poison.
+    pub fn decode(self, bytes: &[u8]) -> Vec<Option<f64>> {
+        bytes
+            .chunks_exact(4)
+            .map(|chunk| {
+                let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                if word == self.poison_bits() {
+                    return None;
+                }
+                Some(match self {
+                    Dtype::F32 => f32::from_bits(word) as f64,
+                    Dtype::I32 => word as i32 as f64,
+                    Dtype::U32 => word as f64,
+                })
+            })
+            .collect()
+    }
+
+    /// `len` poisoned elements, as bytes.
+    pub fn poison(self, len: usize) -> Vec<u8> {
+        self.poison_bits().to_le_bytes().repeat(len)
+    }
+}
+
+/// How a buffer's contents are written in a spec (`init:` and `expect:`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    List(Vec<f64>),
+    Arange,
+    Fill(f64),
+    Random(u64),
+}
+
+impl Values {
+    /// Parses the word forms: `arange`, `zeros`, `ones`, `fill V`, `random SEED`.
+    pub fn parse_word(text: &str) -> Result<Values, String> {
+        let mut words = text.split_whitespace();
+        let head = words.next().unwrap_or("");
+        let arg = words.next();
+        let extra = words.next();
+        let parsed = match (head, arg, extra) {
+            ("arange", None, None) => Values::Arange,
+            ("zeros", None, None) => Values::Fill(0.0),
+            ("ones", None, None) => Values::Fill(1.0),
+            ("fill", Some(v), None) => {
+                Values::Fill(v.parse().map_err(|_| format!("`fill` needs a number, got `{v}`"))?)
+            }
+            ("random", Some(seed), None) => Values::Random(
+                seed.parse().map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?,
+            ),
+            _ => {
+                return Err(format!(
+                    "`{text}` is not a list of numbers or one of: arange, zeros, ones, fill V, random SEED"
+                ));
+            }
+        };
+        Ok(parsed)
+    }
+
+    /// The `len` values this stands for.
+    pub fn materialize(&self, len: usize) -> Result<Vec<f64>, String> {
+        match self {
+            Values::List(list) if list.len() == len => Ok(list.clone()),
+            Values::List(list) => Err(format!(
+                "lists {} values but the buffer has {len} elements",
+                list.len()
+            )),
+            Values::Arange => Ok((0..len).map(|i| i as f64).collect()),
+            Values::Fill(v) => Ok(vec![*v; len]),
+            Values::Random(seed) => {
+                let mut state = *seed;
+                Ok((0..len).map(|_| unit_interval(&mut state) * 2.0 - 1.0).collect())
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Values {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Values;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of numbers, or arange / zeros / ones / fill V / random SEED")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Values, E> {
+                Values::parse_word(v).map_err(E::custom)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Values, A::Error> {
+                let mut list = Vec::new();
+                while let Some(v) = seq.next_element::<f64>()? {
+                    list.push(v);
+                }
+                Ok(Values::List(list))
+            }
+        }
+        de.deserialize_any(Visitor)
+    }
+}
+
+/// SplitMix64, written out so that `random 7` means the same numbers forever:
+/// recorded results and their hashes must not move when a crate updates.
+fn unit_interval(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_table() {
+        let cases = [
+            ("arange", Ok(Values::Arange)),
+            ("zeros", Ok(Values::Fill(0.0))),
+            ("ones", Ok(Values::Fill(1.0))),
+            ("fill 11", Ok(Values::Fill(11.0))),
+            ("random 7", Ok(Values::Random(7))),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Values::parse_word(text), want, "{text}");
+        }
+        for bad in ["fill", "fill x", "random -1", "arange 3", "iota"] {
+            assert!(Values::parse_word(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn materialize_table() {
+        assert_eq!(Values::Arange.materialize(4).unwrap(), [0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(Values::Fill(11.0).materialize(2).unwrap(), [11.0, 11.0]);
+        let err = Values::List(vec![1.0, 2.0]).materialize(3).unwrap_err();
+        assert_eq!(err, "lists 2 values but the buffer has 3 elements");
+        let r = Values::Random(7).materialize(1000).unwrap();
+        assert!(r.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert_eq!(r, Values::Random(7).materialize(1000).unwrap(), "seeded");
+        assert_ne!(r, Values::Random(8).materialize(1000).unwrap());
+    }
+
+    #[test]
+    fn poison_round_trip_table() {
+        for dtype in [Dtype::F32, Dtype::I32, Dtype::U32] {
+            let mut bytes = dtype.encode(&[1.0, 2.0]);
+            bytes.extend(dtype.poison(1));
+            assert_eq!(dtype.decode(&bytes), [Some(1.0), Some(2.0), None], "{dtype:?}");
+        }
+        // A kernel that writes a computed NaN is not mistaken for "never written".
+        let computed_nan = Dtype::F32.encode(&[f64::NAN]);
+        assert!(Dtype::F32.decode(&computed_nan)[0].unwrap().is_nan());
+        assert_eq!(Dtype::I32.decode(&Dtype::I32.encode(&[-3.0])), [Some(-3.0)]);
+    }
+}

@@ -1,0 +1,213 @@
+//! Integer size expressions: `SIZE`, `4`, `(SIZE + TPB - 1) / TPB`.
+//!
+//! Specs name their sizes once (`const:`) and derive grid, block and buffer
+//! lengths from them, so a stress run can change `SIZE` and everything else
+//! follows. Only integers, names, `+ - * / %` and parentheses are allowed:
+//! enough for launch arithmetic, small enough to read at a glance.
+
+use std::collections::BTreeMap;
+
+/// Named integer constants an expression may refer to.
+pub type Constants = BTreeMap<String, i64>;
+
+/// Evaluates `text` against `constants`. Errors are sentences meant for the author.
+pub fn eval(text: &str, constants: &Constants) -> Result<i64, String> {
+    let tokens = tokenize(text)?;
+    let mut parser = Parser { tokens: &tokens, pos: 0, constants };
+    let value = parser.sum()?;
+    match parser.tokens.get(parser.pos) {
+        None => Ok(value),
+        Some(token) => Err(format!("unexpected `{token}` in `{text}`")),
+    }
+}
+
+/// The names an expression refers to, in order of appearance.
+pub fn names(text: &str) -> Vec<String> {
+    tokenize(text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|t| match t {
+            Token::Name(n) => Some(n),
+            _ => None,
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Num(i64),
+    Name(String),
+    Op(char),
+}
+
+impl std::fmt::Display for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Token::Num(n) => write!(f, "{n}"),
+            Token::Name(n) => f.write_str(n),
+            Token::Op(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token>, String> {
+    let mut tokens = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some(&(start, c)) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c.is_ascii_digit() {
+            let mut end = start;
+            while let Some(&(i, d)) = chars.peek() {
+                if !(d.is_ascii_digit() || d == '_') {
+                    break;
+                }
+                end = i + d.len_utf8();
+                chars.next();
+            }
+            let digits: String = text[start..end].chars().filter(|&d| d != '_').collect();
+            let n = digits
+                .parse()
+                .map_err(|_| format!("number `{}` is too large", &text[start..end]))?;
+            tokens.push(Token::Num(n));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let mut end = start;
+            while let Some(&(i, d)) = chars.peek() {
+                if !(d.is_ascii_alphanumeric() || d == '_') {
+                    break;
+                }
+                end = i + d.len_utf8();
+                chars.next();
+            }
+            tokens.push(Token::Name(text[start..end].to_string()));
+        } else if "+-*/%()".contains(c) {
+            tokens.push(Token::Op(c));
+            chars.next();
+        } else {
+            return Err(format!("unexpected character `{c}` in `{text}`"));
+        }
+    }
+    if tokens.is_empty() {
+        return Err("empty expression".into());
+    }
+    Ok(tokens)
+}
+
+struct Parser<'a> {
+    tokens: &'a [Token],
+    pos: usize,
+    constants: &'a Constants,
+}
+
+impl Parser<'_> {
+    fn next_op(&self, ops: &str) -> Option<char> {
+        match self.tokens.get(self.pos) {
+            Some(Token::Op(c)) if ops.contains(*c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn sum(&mut self) -> Result<i64, String> {
+        let mut value = self.product()?;
+        while let Some(op) = self.next_op("+-") {
+            self.pos += 1;
+            let rhs = self.product()?;
+            value = if op == '+' { value.checked_add(rhs) } else { value.checked_sub(rhs) }
+                .ok_or("arithmetic overflow")?;
+        }
+        Ok(value)
+    }
+
+    fn product(&mut self) -> Result<i64, String> {
+        let mut value = self.atom()?;
+        while let Some(op) = self.next_op("*/%") {
+            self.pos += 1;
+            let rhs = self.atom()?;
+            if op != '*' && rhs == 0 {
+                return Err("division by zero".into());
+            }
+            value = match op {
+                '*' => value.checked_mul(rhs).ok_or("arithmetic overflow")?,
+                '/' => value.div_euclid(rhs),
+                _ => value.rem_euclid(rhs),
+            };
+        }
+        Ok(value)
+    }
+
+    fn atom(&mut self) -> Result<i64, String> {
+        let token = self.tokens.get(self.pos).cloned();
+        self.pos += 1;
+        match token {
+            Some(Token::Num(n)) => Ok(n),
+            Some(Token::Name(name)) => self.constants.get(&name).copied().ok_or_else(|| {
+                let known: Vec<&str> = self.constants.keys().map(String::as_str).collect();
+                if known.is_empty() {
+                    format!("unknown constant `{name}` (declare it under `const:`)")
+                } else {
+                    format!("unknown constant `{name}` (known: {})", known.join(", "))
+                }
+            }),
+            Some(Token::Op('(')) => {
+                let value = self.sum()?;
+                match self.tokens.get(self.pos) {
+                    Some(Token::Op(')')) => {
+                        self.pos += 1;
+                        Ok(value)
+                    }
+                    _ => Err("missing `)`".into()),
+                }
+            }
+            Some(Token::Op('-')) => Ok(-self.atom()?),
+            Some(other) => Err(format!("unexpected `{other}`")),
+            None => Err("expression ends too early".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn consts() -> Constants {
+        [("SIZE".to_string(), 15), ("TPB".to_string(), 8)].into_iter().collect()
+    }
+
+    #[test]
+    fn evaluates_table() {
+        let cases = [
+            ("4", 4),
+            ("SIZE", 15),
+            ("SIZE * 2 + 1", 31),
+            ("(SIZE + TPB - 1) / TPB", 2),
+            ("SIZE % TPB", 7),
+            ("-(TPB)", -8),
+            ("1_024", 1024),
+        ];
+        for (text, want) in cases {
+            assert_eq!(eval(text, &consts()), Ok(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn rejects_table() {
+        let cases = [
+            ("", "empty"),
+            ("N", "unknown constant `N` (known: SIZE, TPB)"),
+            ("(SIZE", "missing `)`"),
+            ("SIZE / 0", "division by zero"),
+            ("SIZE 2", "unexpected `2`"),
+            ("2 ^ 3", "unexpected character `^`"),
+            ("SIZE +", "ends too early"),
+        ];
+        for (text, want) in cases {
+            let err = eval(text, &consts()).unwrap_err();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn lists_names() {
+        assert_eq!(names("(SIZE + TPB) * 2"), ["SIZE", "TPB"]);
+    }
+}

@@ -1,0 +1,38 @@
+//! GPU Puzzles' engine.
+//!
+//! The data flows one way, and the modules follow it:
+//!
+//! ```text
+//! chapter.md ─extract─▶ spec + kernel ─backend─▶ outcome ─verify─▶ report
+//!             include     (book)        wgpu/cuda            (page, CLI, tests)
+//! ```
+//!
+//! - [`extract`] finds puzzle and kernel blocks; [`include`] expands
+//!   `{{#include}}`; [`book`] gathers them into [`book::Puzzle`]s.
+//! - [`spec`] parses and resolves a puzzle's YAML ([`expr`] evaluates its sizes,
+//!   [`data`] builds buffer contents).
+//! - [`kernel`] derives the skeleton from the solution; [`source`] maps every
+//!   line back to its file for diagnostics ([`diag`]).
+//! - [`backend`] compiles and runs; [`verify`] judges; [`timing`] summarises;
+//!   [`report`] is what users see; [`check`] ties a run together.
+
+pub mod backend;
+pub mod book;
+pub mod check;
+pub mod data;
+pub mod diag;
+pub mod expr;
+pub mod extract;
+pub mod include;
+pub mod kernel;
+pub mod report;
+pub mod source;
+pub mod spec;
+pub mod timing;
+pub mod verify;
+
+pub use backend::{BackendKind, DeviceInfo};
+pub use book::{Book, Puzzle};
+pub use check::{Runner, Settings};
+pub use kernel::{Lang, Variant};
+pub use report::{RunReport, Status};

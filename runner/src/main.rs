@@ -1,0 +1,135 @@
+//! `runner`: the command line over the engine. Thin on purpose: every
+//! decision lives in the library, so the book, the tests and this CLI agree.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use runner::kernel::{Lang, Variant};
+use runner::source::SourceText;
+use runner::{BackendKind, Book, Runner, Settings, Status};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(name = "runner", version, about = "Run and check GPU Puzzles kernels")]
+struct Cli {
+    /// The book's folder (default: the nearest folder above with a book.toml).
+    #[arg(long, global = true)]
+    book: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every puzzle and its kernels.
+    List,
+    /// Run a puzzle's kernel and compare its output with the expected values.
+    ///
+    /// Exit status: 0 passed, 1 the kernel failed (wrong output or compile error),
+    /// 2 it could not be run here (backend missing, launch impossible, not run).
+    Run {
+        /// Puzzle id, e.g. p01_map (see `runner list`).
+        puzzle: String,
+        /// wgpu runs WGSL, cuda runs CUDA C. Default: from --file's extension, else wgpu.
+        #[arg(long)]
+        backend: Option<String>,
+        /// Run the skeleton (the code to complete).
+        #[arg(long, conflicts_with_all = ["solution", "file"])]
+        skeleton: bool,
+        /// Run the reference solution (the default).
+        #[arg(long, conflicts_with = "file")]
+        solution: bool,
+        /// Run your own kernel file (.wgsl or .cu) against the puzzle's spec.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Timed repetitions after the checked run.
+        #[arg(long, default_value_t = 10)]
+        samples: usize,
+        /// Seconds before a kernel that has not finished is reported as hung.
+        #[arg(long, default_value_t = 10)]
+        timeout: u64,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn load_book(dir: Option<PathBuf>) -> Result<Book> {
+    let root = match dir {
+        Some(dir) => dir,
+        None => Book::discover(&std::env::current_dir()?).map_err(anyhow::Error::msg)?,
+    };
+    Book::load(&root).map_err(|errors| {
+        let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!("the book has {} problem(s):\n{}", errors.len(), list.join("\n"))
+    })
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let book = load_book(cli.book)?;
+    match cli.command {
+        Command::List => {
+            for p in &book.puzzles {
+                let langs: Vec<&str> = p.kernels.keys().map(|l| l.label()).collect();
+                println!("{:<16} {:<24} {}", p.id(), p.title(), langs.join(", "));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run { puzzle, backend, skeleton, solution: _, file, samples, timeout, json } => {
+            let puzzle = book.find(&puzzle).map_err(anyhow::Error::msg)?;
+            let file_lang = match &file {
+                Some(path) => {
+                    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
+                    Some(Lang::from_extension(ext).with_context(|| {
+                        format!("{}: cannot tell the language; name it .wgsl or .cu", path.display())
+                    })?)
+                }
+                None => None,
+            };
+            let kind = match backend.as_deref() {
+                Some(name) => BackendKind::parse(name).with_context(|| format!("unknown backend `{name}`; use wgpu or cuda"))?,
+                None => file_lang.map(BackendKind::for_lang).unwrap_or(BackendKind::Wgpu),
+            };
+            let lang = kind.lang();
+            if file_lang.is_some_and(|l| l != lang) {
+                bail!("the {kind} backend runs {} kernels, not {}", lang.label(), file_lang.map(Lang::label).unwrap_or_default());
+            }
+            let settings = Settings { timing_samples: samples, timeout: Duration::from_secs(timeout) };
+            let runner = Runner::new(settings);
+            let report = match &file {
+                Some(path) => {
+                    let source = SourceText::read(path)?;
+                    if source.text.trim().is_empty() {
+                        bail!("{}: the file is empty; start from the skeleton (`runner run {} --skeleton`)", path.display(), puzzle.id());
+                    }
+                    runner.run_source(puzzle, lang, Variant::File, &source, &Default::default())?
+                }
+                None => {
+                    let variant = if skeleton { Variant::Skeleton } else { Variant::Solution };
+                    runner.run(puzzle, lang, variant)?
+                }
+            };
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.to_text());
+            }
+            Ok(match report.status {
+                Status::Pass => ExitCode::SUCCESS,
+                Status::Fail | Status::CompileError => ExitCode::from(1),
+                Status::Compiled | Status::Unavailable | Status::Error => ExitCode::from(2),
+            })
+        }
+    }
+}

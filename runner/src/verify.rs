@@ -1,0 +1,195 @@
+//! Judging a run: outputs against expected values, element by element.
+//!
+//! Outputs start poisoned, so an element the kernel never wrote is reported
+//! as unwritten rather than compared; a write into a buffer's guard band is
+//! reported as out of bounds, by buffer and index.
+
+use crate::backend::OutputData;
+use crate::spec::{Buffer, Spec};
+use serde::Serialize;
+
+/// Floats are compared with this absolute-plus-relative tolerance.
+pub const TOLERANCE: f64 = 1e-5;
+
+/// One output buffer, checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BufferCheck {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub got: Vec<Option<f64>>,
+    pub expected: Vec<f64>,
+    /// Written, but with the wrong value.
+    pub wrong: Vec<usize>,
+    /// Never written (still poisoned).
+    pub unwritten: Vec<usize>,
+    /// Written past the end.
+    pub out_of_bounds: Vec<usize>,
+}
+
+impl BufferCheck {
+    pub fn passed(&self) -> bool {
+        self.wrong.is_empty() && self.unwritten.is_empty() && self.out_of_bounds.is_empty()
+    }
+
+    /// Sentences a learner can act on, empty when the buffer passed.
+    pub fn problems(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let n = self.expected.len();
+        if !self.unwritten.is_empty() {
+            lines.push(format!(
+                "{} of {n} elements of `{}` were never written: {}",
+                self.unwritten.len(),
+                self.name,
+                self.indices(&self.unwritten)
+            ));
+        }
+        if !self.wrong.is_empty() {
+            let first = self.wrong[0];
+            lines.push(format!(
+                "{} of {n} elements of `{}` are wrong: {} (first: {} is {}, expected {})",
+                self.wrong.len(),
+                self.name,
+                self.indices(&self.wrong),
+                self.index(first),
+                self.got[first].map(format_value).unwrap_or_default(),
+                format_value(self.expected[first])
+            ));
+        }
+        if !self.out_of_bounds.is_empty() {
+            lines.push(format!(
+                "out-of-bounds write: `{}` has {n} elements, but something wrote index {}",
+                self.name,
+                list(&self.out_of_bounds, |i| i.to_string())
+            ));
+        }
+        lines
+    }
+
+    /// `[i]` for vectors, `[row, col]` for matrices.
+    fn index(&self, flat: usize) -> String {
+        let mut coords = Vec::new();
+        let mut rest = flat;
+        for &dim in self.shape.iter().rev() {
+            coords.push(rest % dim);
+            rest /= dim;
+        }
+        coords.reverse();
+        let coords: Vec<String> = coords.iter().map(usize::to_string).collect();
+        format!("{}[{}]", self.name, coords.join(", "))
+    }
+
+    fn indices(&self, flat: &[usize]) -> String {
+        list(flat, |i| self.index(i))
+    }
+}
+
+fn list(items: &[usize], show: impl Fn(usize) -> String) -> String {
+    const SHOWN: usize = 8;
+    let mut text: Vec<String> = items.iter().take(SHOWN).map(|&i| show(i)).collect();
+    if items.len() > SHOWN {
+        text.push(format!("… {} more", items.len() - SHOWN));
+    }
+    text.join(", ")
+}
+
+/// Checks every output of `spec` against what the run produced.
+pub fn check(spec: &Spec, outputs: &[OutputData]) -> Vec<BufferCheck> {
+    spec.outputs()
+        .map(|buffer| match outputs.iter().find(|o| o.name == buffer.name) {
+            Some(data) => check_buffer(buffer, data),
+            None => check_buffer(buffer, &OutputData { name: buffer.name.clone(), values: vec![None; buffer.len()], out_of_bounds: vec![] }),
+        })
+        .collect()
+}
+
+fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
+    let expected = buffer.expect.clone().unwrap_or_default();
+    let mut wrong = Vec::new();
+    let mut unwritten = Vec::new();
+    for (i, want) in expected.iter().enumerate() {
+        match data.values.get(i).copied().flatten() {
+            None => unwritten.push(i),
+            Some(got) if !close(got, *want) => wrong.push(i),
+            Some(_) => {}
+        }
+    }
+    BufferCheck {
+        name: buffer.name.clone(),
+        shape: buffer.shape.clone(),
+        got: data.values.clone(),
+        expected,
+        wrong,
+        unwritten,
+        out_of_bounds: data.out_of_bounds.clone(),
+    }
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= TOLERANCE * (1.0 + want.abs())
+}
+
+/// Numbers the way the seed book prints them: `10.0`, `0.5`, `nan`.
+pub fn format_value(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.1}")
+    } else {
+        format!("{}", (v * 1e6).round() / 1e6)
+    }
+}
+
+/// `[10.0, 11.0, ·, 13.0]`: `·` marks an element never written.
+pub fn format_values(values: &[Option<f64>]) -> String {
+    let items: Vec<String> = values.iter().map(|v| v.map(format_value).unwrap_or_else(|| "·".into())).collect();
+    format!("[{}]", items.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Dtype;
+
+    fn buffer(shape: Vec<usize>, expect: Vec<f64>) -> Buffer {
+        Buffer { name: "out".into(), dtype: Dtype::F32, shape, init: None, expect: Some(expect) }
+    }
+
+    #[test]
+    fn verdict_table() {
+        let want = vec![10.0, 11.0, 12.0, 13.0];
+        let cases: &[(&str, Vec<Option<f64>>, Vec<usize>, (usize, usize, usize))] = &[
+            ("exact", vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)], vec![], (0, 0, 0)),
+            ("within tolerance", vec![Some(10.000001), Some(11.0), Some(12.0), Some(13.0)], vec![], (0, 0, 0)),
+            ("one wrong", vec![Some(10.0), Some(11.0), Some(2.0), Some(13.0)], vec![], (1, 0, 0)),
+            ("never written", vec![None; 4], vec![], (0, 4, 0)),
+            ("computed nan is wrong, not unwritten", vec![Some(f64::NAN), Some(11.0), Some(12.0), Some(13.0)], vec![], (1, 0, 0)),
+            ("past the end", vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)], vec![4, 5], (0, 0, 2)),
+        ];
+        for (name, got, oob, (wrong, unwritten, out_of_bounds)) in cases {
+            let data = OutputData { name: "out".into(), values: got.clone(), out_of_bounds: oob.clone() };
+            let c = check_buffer(&buffer(vec![4], want.clone()), &data);
+            assert_eq!((c.wrong.len(), c.unwritten.len(), c.out_of_bounds.len()), (*wrong, *unwritten, *out_of_bounds), "{name}");
+            assert_eq!(c.passed(), wrong + unwritten + out_of_bounds == 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn problems_name_elements_by_row_and_column() {
+        let data = OutputData { name: "out".into(), values: vec![Some(0.0), Some(1.0), None, Some(9.0)], out_of_bounds: vec![4] };
+        let c = check_buffer(&buffer(vec![2, 2], vec![0.0, 1.0, 1.0, 2.0]), &data);
+        assert_eq!(
+            c.problems(),
+            [
+                "1 of 4 elements of `out` were never written: out[1, 0]",
+                "1 of 4 elements of `out` are wrong: out[1, 1] (first: out[1, 1] is 9.0, expected 2.0)",
+                "out-of-bounds write: `out` has 4 elements, but something wrote index 4",
+            ]
+        );
+    }
+
+    #[test]
+    fn formats_like_the_seed() {
+        assert_eq!(format_values(&[Some(10.0), None, Some(0.5)]), "[10.0, ·, 0.5]");
+        assert_eq!(format_value(1.0 / 3.0), "0.333333");
+    }
+}
