@@ -194,16 +194,26 @@ mod tests {
     fn problems_are_all_reported_with_lines() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "book.toml", "");
-        let chapter = format!("{SPEC}\n```cuda,puzzle=p9\nx\n```\n\n```wgsl,puzzle=p1\nno markers\n```\n");
+        let chapter = format!(
+            "{SPEC}\n```cuda,puzzle=p9\n// BEGIN PUZZLE\n// END PUZZLE\n```\n\n```wgsl,puzzle=p1\nno markers\n```\n"
+        );
         write(dir.path(), "src/a.md", &chapter);
+        let errors = Book::load(dir.path()).unwrap_err();
+        let got: Vec<(usize, &str)> = errors.iter().map(|e| (e.line, e.message.as_str())).collect();
+        assert_eq!(got.len(), 2, "{errors:?}");
+        assert_eq!(got[0].0, 20, "the WGSL block has no markers: {errors:?}");
+        assert!(got[1].1.contains("names puzzle `p9`") && got[1].0 == 15, "{errors:?}");
+    }
+
+    #[test]
+    fn duplicate_ids_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "book.toml", "");
+        write(dir.path(), "src/a.md", SPEC);
         write(dir.path(), "src/b.md", SPEC);
         let errors = Book::load(dir.path()).unwrap_err();
-        let got: Vec<(String, usize)> = errors
-            .iter()
-            .map(|e| (e.file.file_name().unwrap().to_string_lossy().into_owned(), e.line))
-            .collect();
-        // a.md: the WGSL block has no markers (line 18); the CUDA block names an unknown puzzle (line 14).
-        // b.md repeats p1's id.
-        assert_eq!(got, [("a.md".into(), 18), ("a.md".into(), 14), ("b.md".into(), 2)], "{errors:?}");
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].file.ends_with("b.md") && errors[0].line == 2, "{errors:?}");
+        assert!(errors[0].message.contains("already used"), "{errors:?}");
     }
 }

@@ -10,8 +10,8 @@ use crate::expr::Constants;
 use crate::kernel::{Lang, Variant};
 use crate::report::RunReport;
 use crate::source::SourceText;
-use std::cell::OnceCell;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// How runs are made.
@@ -28,15 +28,16 @@ impl Default for Settings {
     }
 }
 
-/// Opens each backend on first use and keeps it for the process.
+/// Opens each backend on first use and keeps it for the process. Shareable
+/// across threads: the chapter tests run in parallel on one device.
 pub struct Runner {
     pub settings: Settings,
-    backends: BTreeMap<BackendKind, OnceCell<Result<Box<dyn Backend>, BackendError>>>,
+    backends: BTreeMap<BackendKind, OnceLock<Result<Box<dyn Backend>, BackendError>>>,
 }
 
 impl Runner {
     pub fn new(settings: Settings) -> Runner {
-        let backends = BackendKind::ALL.iter().map(|&k| (k, OnceCell::new())).collect();
+        let backends = BackendKind::ALL.iter().map(|&k| (k, OnceLock::new())).collect();
         Runner { settings, backends }
     }
 

@@ -69,6 +69,31 @@ impl Dtype {
             .collect()
     }
 
+    /// The word that fills the guard band after buffer number `tag`. Each
+    /// buffer gets its own: NaN payloads survive arithmetic, so a kernel that
+    /// reads past the end of `a` and writes past the end of `out` would
+    /// otherwise copy one band's pattern into the other unnoticed.
+    pub const fn canary_bits(self, tag: u32) -> u32 {
+        match self {
+            Dtype::F32 => 0x7FC0_C000 | (tag & 0xFF),
+            Dtype::I32 | Dtype::U32 => 0xCAFE_0000 | (tag & 0xFF),
+        }
+    }
+
+    /// A guard band of `len` canary words.
+    pub fn canary(self, tag: u32, len: usize) -> Vec<u8> {
+        self.canary_bits(tag).to_le_bytes().repeat(len)
+    }
+
+    /// Offsets (in elements) of band words that no longer hold the canary.
+    pub fn overwritten(self, tag: u32, band: &[u8]) -> Vec<usize> {
+        band.chunks_exact(4)
+            .enumerate()
+            .filter(|(_, w)| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) != self.canary_bits(tag))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// `len` poisoned elements, as bytes.
     pub fn poison(self, len: usize) -> Vec<u8> {
         self.poison_bits().to_le_bytes().repeat(len)
@@ -206,5 +231,17 @@ mod tests {
         let computed_nan = Dtype::F32.encode(&[f64::NAN]);
         assert!(Dtype::F32.decode(&computed_nan)[0].unwrap().is_nan());
         assert_eq!(Dtype::I32.decode(&Dtype::I32.encode(&[-3.0])), [Some(-3.0)]);
+    }
+
+    #[test]
+    fn canary_bands_table() {
+        for dtype in [Dtype::F32, Dtype::U32] {
+            let mut band = dtype.canary(1, 4);
+            assert!(dtype.overwritten(1, &band).is_empty());
+            assert_eq!(dtype.overwritten(2, &band).len(), 4, "another buffer's pattern is a write");
+            band[8..12].copy_from_slice(&dtype.encode(&[5.0]));
+            assert_eq!(dtype.overwritten(1, &band), [2]);
+        }
+        assert_ne!(Dtype::F32.canary_bits(0), Dtype::F32.poison_bits());
     }
 }

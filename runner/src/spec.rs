@@ -362,8 +362,14 @@ fn is_identifier(s: &str) -> bool {
 
 /// serde-saphyr appends a source snippet to its messages; the line number
 /// already says where, so keep the first line only.
+/// It also starts with "error: line 7 column 1: ", which the chapter line replaces.
 fn first_sentence(message: &str) -> String {
-    message.lines().next().unwrap_or(message).trim().to_string()
+    let first = message.lines().next().unwrap_or(message).trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    match first.strip_prefix("line ").and_then(|rest| rest.split_once(": ")) {
+        Some((_, message)) => message.to_string(),
+        None => first.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -415,7 +421,7 @@ expect:
     #[test]
     fn malformed_specs_name_their_line() {
         let cases: &[(&str, &str, usize, &str)] = &[
-            ("unknown key", "block: [TPB]", 15, "unknown field"),
+            ("unknown key", "block: [TPB]", 16, "unknown field `threads`"),
             ("bad constant", "grid: [\"(SIZE + TPB - 1) / TPB\"]", 14, "unknown constant `BLOCKS`"),
             ("zero block", "block: [TPB]", 15, "must be at least 1"),
             ("arg missing", "args: [out, a, size]", 21, "neither a buffer nor a scalar"),
@@ -439,6 +445,7 @@ expect:
             assert_eq!(err.line, *line, "{name}: {err}");
             assert!(err.message.contains(message), "{name}: {err}");
             assert_eq!(err.file, Path::new("ch.md"));
+            assert!(!err.message.contains("column"), "{name}: {err}");
         }
     }
 }

@@ -1,1 +1,85 @@
-fn main(){}
+//! Every chapter's puzzles, as one test per puzzle, language, variant and backend.
+//!
+//! - the solution must pass (wgpu) or compile (CUDA without a GPU);
+//! - the skeleton must compile and, where it can run, fail;
+//! - a backend that is not here is reported by name as skipped (libtest's
+//!   "ignored", with the reason printed), never passed silently.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use runner::kernel::{Lang, Variant};
+use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
+use std::path::Path;
+use std::sync::{Arc, LazyLock};
+
+static RUNNER: LazyLock<Runner> = LazyLock::new(|| Runner::new(Settings { timing_samples: 0, ..Settings::default() }));
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root");
+    let book = match Book::load(root) {
+        Ok(book) => Arc::new(book),
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            panic!("the book does not load: {} problem(s) above", errors.len());
+        }
+    };
+    assert!(!book.puzzles.is_empty(), "the book declares no puzzles");
+
+    let mut trials = Vec::new();
+    for kind in BackendKind::ALL {
+        // Say up front what each backend is, or why its tests are skipped.
+        match RUNNER.backend(kind) {
+            Ok(b) => eprintln!("backend {kind}: {}", b.device().label()),
+            Err(e) => eprintln!("backend {kind}: SKIPPED: {e}"),
+        }
+    }
+    for puzzle in &book.puzzles {
+        for lang in Lang::ALL {
+            let kind = BackendKind::for_lang(lang);
+            let name = format!("{}::{lang}", puzzle.id());
+            if puzzle.kernel(lang).is_none() {
+                let id = puzzle.id().to_string();
+                trials.push(Trial::test(format!("{name}::present"), move || {
+                    Err(format!("{id} has no {} kernel", lang.label()).into())
+                }));
+                continue;
+            }
+            for variant in [Variant::Solution, Variant::Skeleton] {
+                let book = book.clone();
+                let id = puzzle.id().to_string();
+                let mut trial = Trial::test(format!("{name}::{variant}"), move || {
+                    let puzzle = book.find(&id).map_err(Failed::from)?;
+                    check(puzzle, lang, variant)
+                })
+                .with_kind(kind.to_string());
+                if let Err(e) = RUNNER.backend(kind) {
+                    trial = trial.with_kind(format!("skipped: {e}")).with_ignored_flag(true);
+                }
+                trials.push(trial);
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn check(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Result<(), Failed> {
+    let report = RUNNER.run(puzzle, lang, variant).map_err(|e| e.to_string())?;
+    let ok = match (variant, report.status) {
+        (Variant::Solution, Status::Pass) => true,
+        (Variant::Skeleton, Status::Fail) => true,
+        // Compiled but not run (no GPU for this backend): compiling is what can be checked.
+        (_, Status::Compiled) => true,
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        let want = match variant {
+            Variant::Skeleton => "the skeleton to compile and fail",
+            _ => "the solution to pass",
+        };
+        Err(format!("expected {want}, got:\n{}", report.to_text()).into())
+    }
+}

@@ -131,7 +131,7 @@ pub enum BackendError {
 }
 
 /// A place kernels run.
-pub trait Backend {
+pub trait Backend: Send + Sync {
     fn kind(&self) -> BackendKind;
     fn device(&self) -> &DeviceInfo;
     fn run(&self, job: &Job) -> Result<Outcome, BackendError>;
@@ -145,7 +145,7 @@ pub fn open(kind: BackendKind) -> Result<Box<dyn Backend>, BackendError> {
     }
 }
 
-/// How many extra elements follow each buffer on the device, filled with poison.
+/// How many extra elements follow each buffer on the device, filled with a canary.
 /// A write there is an out-of-bounds write, reported by buffer and index.
 pub const GUARD_ELEMENTS: usize = 256;
 

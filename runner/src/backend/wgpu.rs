@@ -285,7 +285,7 @@ impl Backend for WgpuBackend {
                         Some(values) => b.dtype.encode(values),
                         None => b.dtype.poison(b.len()),
                     };
-                    bytes.extend(b.dtype.poison(GUARD_ELEMENTS));
+                    bytes.extend(b.dtype.canary(binding, GUARD_ELEMENTS));
                     let read_only = match declared.get(&binding) {
                         Some(Declared::Storage { read_only }) => *read_only,
                         _ => !b.is_output(),
@@ -381,13 +381,13 @@ impl Backend for WgpuBackend {
         // run: a kernel that accumulates (atomics, +=) is judged on one launch.
         dispatch(&mut encoder, 0);
         let mut readbacks = Vec::new();
-        for (arg, buffer) in spec.args.iter().zip(&buffers) {
+        for (index, (arg, buffer)) in spec.args.iter().zip(&buffers).enumerate() {
             if let Arg::Buffer(b) = arg {
                 if b.is_output() {
                     let size = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
                     let readback = self.readback(size);
                     encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
-                    readbacks.push((b, readback));
+                    readbacks.push((b, index as u32, readback));
                 }
             }
         }
@@ -417,10 +417,10 @@ impl Backend for WgpuBackend {
         }
 
         let mut outputs = Vec::new();
-        for (b, readback) in &readbacks {
+        for (b, tag, readback) in &readbacks {
             let bytes = self.read(readback)?;
             let split = b.len() * b.dtype.size();
-            let out_of_bounds = b.dtype.decode(&bytes[split..]).iter().enumerate().filter(|(_, v)| v.is_some()).map(|(i, _)| b.len() + i).collect();
+            let out_of_bounds = b.dtype.overwritten(*tag, &bytes[split..]).into_iter().map(|i| b.len() + i).collect();
             outputs.push(OutputData { name: b.name.clone(), values: b.dtype.decode(&bytes[..split]), out_of_bounds });
         }
         let timing = match &queries {
