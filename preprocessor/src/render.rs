@@ -1,0 +1,149 @@
+//! Markdown for the page: the configuration table, the code to complete with
+//! its real output, and the collapsed solution with its verdict.
+//!
+//! Pure functions of a spec and reports, so fixture tests can check them
+//! without a GPU.
+
+use runner::kernel::{Lang, Variant};
+use runner::report::{RunReport, Status};
+use runner::spec::{Arg, Spec};
+use runner::verify::format_values;
+use std::fmt::Write;
+
+/// mdBook's highlight.js has no CUDA or WGSL: C++ and Rust are the closest it has.
+fn highlight_class(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Cuda => "cpp",
+        Lang::Wgsl => "rust",
+    }
+}
+
+fn dims(d: [u32; 3]) -> String {
+    format!("{} × {} × {}", d[0], d[1], d[2])
+}
+
+/// Replaces a ```puzzle block: what is launched, on what data, and the tips.
+pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "<div class=\"puzzle-config\">\n");
+    let _ = writeln!(md, "| {} | |\n| --- | --- |", spec.title);
+    let _ = writeln!(md, "| kernel | `{}` |", spec.kernel);
+    let _ = writeln!(md, "| grid (blocks) | {} |", dims(spec.grid));
+    let _ = writeln!(md, "| block (threads) | {} |", dims(spec.block));
+    let total = spec.threads_per_block() * spec.grid.iter().map(|&g| g as u64).product::<u64>();
+    let _ = writeln!(md, "| threads in all | {total} |");
+    for (i, arg) in spec.args.iter().enumerate() {
+        let what = match arg {
+            Arg::Buffer(b) => {
+                let shape: Vec<String> = b.shape.iter().map(usize::to_string).collect();
+                let role = if b.is_output() { "output, starts poisoned".to_string() } else { "input".to_string() };
+                let values = b.init.as_ref().or(b.expect.as_ref()).map(|v| {
+                    let shown: Vec<Option<f64>> = v.iter().take(16).copied().map(Some).collect();
+                    let more = if v.len() > 16 { " …" } else { "" };
+                    format!("{}{more}", format_values(&shown))
+                });
+                let values = match (b.is_output(), values) {
+                    (false, Some(v)) => format!(": `{v}`"),
+                    _ => String::new(),
+                };
+                format!("{} [{}], {role}{values}", b.dtype.name(), shape.join(" × "))
+            }
+            Arg::Scalar { dtype, value, .. } => format!("{} = {value}", dtype.name()),
+        };
+        let _ = writeln!(md, "| arg {i}: `{}` | {what} |", arg.name());
+    }
+    for b in spec.outputs() {
+        if let Some(expect) = &b.expect {
+            let shown: Vec<Option<f64>> = expect.iter().copied().map(Some).collect();
+            let _ = writeln!(md, "| expected `{}` | `{}` |", b.name, format_values(&shown));
+        }
+    }
+    let _ = writeln!(md, "\n</div>\n");
+    if !hints.is_empty() {
+        let _ = writeln!(md, "<details class=\"puzzle-tips\">\n<summary>Tips</summary>\n");
+        for (i, hint) in hints.iter().enumerate() {
+            let _ = writeln!(md, "{}. {hint}", i + 1);
+        }
+        let _ = writeln!(md, "\n</details>\n");
+    }
+    md
+}
+
+/// Replaces a kernel block: the skeleton with what it prints, then the solution, collapsed.
+pub fn kernel_block(lang: Lang, file: &str, hint: &str, skeleton: (&str, &RunReport), solution: (&str, &RunReport)) -> String {
+    let class = highlight_class(lang);
+    let mut md = String::new();
+    let _ = writeln!(md, "<div class=\"puzzle-kernel puzzle-{lang}\">\n");
+    let _ = writeln!(md, "**{} — code to complete** (`{file}`{})\n", lang.label(), if hint.is_empty() { String::new() } else { format!(", {hint}") });
+    let _ = writeln!(md, "```{class}\n{}```\n", skeleton.0);
+    let _ = writeln!(md, "What you see before solving:\n");
+    md.push_str(&result(skeleton.1));
+    let _ = writeln!(md, "<details class=\"puzzle-solution\">\n<summary>{} solution</summary>\n", lang.label());
+    let _ = writeln!(md, "```{class}\n{}```\n", solution.0);
+    md.push_str(&result(solution.1));
+    let _ = writeln!(md, "</details>\n\n</div>\n");
+    md
+}
+
+/// A run's outputs, verdict, device and time.
+pub fn result(report: &RunReport) -> String {
+    let mut md = String::new();
+    if !report.checks.is_empty() {
+        let _ = writeln!(md, "```text");
+        for check in &report.checks {
+            let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
+            let label = format!("{}:", check.name);
+            let width = label.len().max(9);
+            let _ = writeln!(md, "{label:width$} {}", format_values(&check.got));
+            let _ = writeln!(md, "{:width$} {}", "expected:", format_values(&expected));
+        }
+        let _ = writeln!(md, "```\n");
+    }
+    let mark = match report.status {
+        Status::Pass => "✅",
+        Status::Fail | Status::CompileError | Status::Error => "❌",
+        Status::Compiled => "✔️",
+        Status::Unavailable => "⏸️",
+    };
+    let what = match (report.status, report.variant) {
+        (Status::Pass, _) => "passes".to_string(),
+        (Status::Fail, Variant::Skeleton) => "fails, as expected before you solve it".to_string(),
+        (Status::Fail, _) => "fails".to_string(),
+        (Status::CompileError, _) => "does not compile".to_string(),
+        (Status::Compiled, _) => "compiles".to_string(),
+        (Status::Unavailable, _) => "not run here".to_string(),
+        (Status::Error, _) => "could not run".to_string(),
+    };
+    let _ = write!(md, "<p class=\"puzzle-verdict puzzle-{}\">{mark} <strong>{}</strong> {what} · <span class=\"puzzle-device\">{}</span>", status_class(report.status), report.status.word(), escape(&report.device_label()));
+    if let Some(timing) = &report.timing {
+        let _ = write!(md, " · kernel time {}", escape(&timing.describe()));
+    }
+    let _ = writeln!(md, "</p>\n");
+    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
+    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
+    notes.extend(report.message.clone());
+    if !notes.is_empty() {
+        let _ = writeln!(md, "```text\n{}\n```\n", notes.join("\n"));
+    }
+    md
+}
+
+fn status_class(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::CompileError => "compile-error",
+        Status::Compiled => "compiled",
+        Status::Unavailable => "unavailable",
+        Status::Error => "error",
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// Shown in place of a block when `on-failure = "continue"` and the block could not be processed.
+pub fn failure(message: &str) -> String {
+    format!("<div class=\"puzzle-error\">\n\n**This puzzle could not be checked:**\n\n```text\n{message}\n```\n\n</div>\n")
+}
