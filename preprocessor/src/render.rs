@@ -99,29 +99,32 @@ pub fn result(report: &RunReport) -> String {
         }
         let _ = writeln!(md, "```\n");
     }
-    let mark = match report.status {
-        Status::Pass => "✅",
-        Status::Fail | Status::CompileError | Status::Error => "❌",
-        Status::Compiled => "✔️",
-        Status::Unavailable => "⏸️",
+    let (mark, what) = match (report.status, report.variant) {
+        (Status::Pass, _) => ("✔", "passes"),
+        (Status::Fail, Variant::Skeleton) => ("✘", "fails, as expected before you solve it"),
+        (Status::Fail, _) => ("✘", "fails"),
+        (Status::CompileError, _) => ("✘", "does not compile"),
+        (Status::Compiled, _) => ("✔", "compiles"),
+        (Status::Unavailable, _) => ("–", "not run here"),
+        (Status::Error, _) => ("✘", "could not run"),
     };
-    let what = match (report.status, report.variant) {
-        (Status::Pass, _) => "passes".to_string(),
-        (Status::Fail, Variant::Skeleton) => "fails, as expected before you solve it".to_string(),
-        (Status::Fail, _) => "fails".to_string(),
-        (Status::CompileError, _) => "does not compile".to_string(),
-        (Status::Compiled, _) => "compiles".to_string(),
-        (Status::Unavailable, _) => "not run here".to_string(),
-        (Status::Error, _) => "could not run".to_string(),
-    };
-    let _ = write!(md, "<p class=\"puzzle-verdict puzzle-{}\">{mark} <strong>{}</strong> {what} · <span class=\"puzzle-device\">{}</span>", status_class(report.status), report.status.word(), escape(&report.device_label()));
+    let _ = write!(
+        md,
+        "<p class=\"puzzle-verdict puzzle-{}\"><span class=\"puzzle-mark\">{mark}</span> <strong>{}</strong>: {what} · <span class=\"puzzle-device\">{}</span>",
+        status_class(report.status),
+        report.status.word(),
+        escape(&report.device_label())
+    );
     if let Some(timing) = &report.timing {
         let _ = write!(md, " · kernel time {}", escape(&timing.describe()));
+    }
+    // Why it was not run (or what failed around it) reads as a sentence, not as output.
+    if let Some(message) = &report.message {
+        let _ = write!(md, "<br><em>{}</em>", escape(message));
     }
     let _ = writeln!(md, "</p>\n");
     let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
     notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
-    notes.extend(report.message.clone());
     if !notes.is_empty() {
         let _ = writeln!(md, "```text\n{}\n```\n", notes.join("\n"));
     }
