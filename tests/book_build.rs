@@ -1,1 +1,202 @@
+//! The real book, built by the real `mdbook`, with the real preprocessor.
 
+use book_tests::*;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const CHAPTERS: &[&str] = &[
+    "fundamentals/p01_map",
+    "fundamentals/p02_zip",
+    "fundamentals/p03_guard",
+    "fundamentals/p04_map_2d",
+    "fundamentals/p05_broadcast",
+    "fundamentals/p06_blocks",
+    "fundamentals/p07_blocks_2d",
+    "fundamentals/p08_shared",
+];
+
+#[test]
+fn the_book_builds_with_real_results_and_leaves_sources_alone() {
+    let root = root();
+    let before = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
+    let out = tempfile::tempdir().unwrap();
+    let output = build(&root, out.path());
+    assert!(
+        output.status.success(),
+        "mdbook build failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for chapter in CHAPTERS {
+        let html = std::fs::read_to_string(out.path().join(format!("{chapter}.html"))).unwrap();
+        // Each chapter: a configuration table, a skeleton that fails, and solutions that pass (WGSL)
+        // or compile (CUDA without a GPU), labelled with their device.
+        for part in [
+            "<td>kernel</td>",
+            "FILL ME IN",
+            "fails, as expected before you solve it",
+            "<summary>WGSL solution</summary>",
+            "<summary>CUDA C solution</summary>",
+            "<strong>PASS</strong>: passes · <span class=\"puzzle-device\">wgpu · ",
+            "kernel time",
+        ] {
+            assert!(html.contains(part), "{chapter}.html lacks {part:?}");
+        }
+        let cuda_ok = html.contains(
+            "<strong>COMPILED</strong>: compiles · <span class=\"puzzle-device\">cuda · ",
+        ) || html
+            .contains("<strong>PASS</strong>: passes · <span class=\"puzzle-device\">cuda · ");
+        assert!(cuda_ok, "{chapter}.html shows no CUDA result");
+        assert!(
+            !html.contains("```puzzle") && !html.contains("BEGIN PUZZLE"),
+            "{chapter}.html has raw blocks"
+        );
+    }
+    let after = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
+    assert!(
+        before == after,
+        "the build changed files under src/ or kernels/"
+    );
+}
+
+#[test]
+fn bail_fails_the_build_at_the_kernel_line() {
+    let book = temp_book(&fixture_chapter("compile_error"), "bail");
+    let out = tempfile::tempdir().unwrap();
+    let output = build(book.path(), out.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success(),
+        "a broken solution must fail the build"
+    );
+    assert!(stderr.contains("chapter.md:27: expected"), "{stderr}");
+}
+
+#[test]
+fn continue_shows_the_compiler_message_in_the_page() {
+    let book = temp_book(&fixture_chapter("compile_error"), "continue");
+    let out = tempfile::tempdir().unwrap();
+    let output = build(book.path(), out.path());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = std::fs::read_to_string(out.path().join("chapter.html")).unwrap();
+    assert!(html.contains("This puzzle could not be checked"), "{html}");
+    assert!(html.contains("chapter.md:27: expected"), "{html}");
+}
+
+#[test]
+fn serve_shows_results_and_rebuilds_on_edit() {
+    let book = temp_book(&fixture_chapter("passing"), "continue");
+    let out = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut server = mdbook()
+        .arg("serve")
+        .arg(book.path())
+        .args(["-n", "127.0.0.1", "-p", &port.to_string(), "-d"])
+        .arg(out.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting mdbook serve");
+    let page = || get(port, "/chapter.html").unwrap_or_default();
+    let served = wait_for(Duration::from_secs(120), || {
+        page().contains("<strong>PASS</strong>")
+    });
+    // Break the solution: the page must follow.
+    let broken = fixture_chapter("passing").replace("a[lid.x] + 1.0;", "a[lid.x] + 1.0");
+    std::fs::write(book.path().join("src/chapter.md"), broken).unwrap();
+    let rebuilt = wait_for(Duration::from_secs(60), || {
+        page().contains("This puzzle could not be checked")
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(served, "mdbook serve never showed a passing result");
+    assert!(
+        rebuilt,
+        "mdbook serve did not re-run the puzzle after the edit"
+    );
+}
+
+#[test]
+fn the_runner_cli_prints_out_and_expected() {
+    let output = Command::new("cargo")
+        .args(["run", "--quiet", "-p", "runner", "--", "run", "p01_map"])
+        .current_dir(root())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains(
+            "out:      [10.0, 11.0, 12.0, 13.0]\nexpected: [10.0, 11.0, 12.0, 13.0]\nPASS"
+        ),
+        "{stdout}"
+    );
+}
+
+fn runner_cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+    let mut command = Command::new("cargo");
+    command
+        .args(["run", "--quiet", "-p", "runner", "--"])
+        .args(args)
+        .current_dir(root());
+    command.env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let output = command.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn no_adapter_is_a_sentence_not_a_panic() {
+    // No Vulkan driver at all: wgpu finds no adapter.
+    let (code, text) = runner_cli(
+        &["run", "p01_map"],
+        &[
+            ("VK_DRIVER_FILES", "/nonexistent.json"),
+            ("VK_ICD_FILENAMES", "/nonexistent.json"),
+        ],
+    );
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("wgpu unavailable: no GPU adapter found"),
+        "{text}"
+    );
+    assert!(
+        text.contains("apt-get install mesa-vulkan-drivers libvulkan1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_nvrtc_is_a_sentence_not_a_panic() {
+    // Point the wheel lookup nowhere and keep the loader from finding one elsewhere.
+    let (code, text) = runner_cli(
+        &["run", "p01_map", "--backend", "cuda"],
+        &[("NVRTC_LIB_DIR", "/nonexistent"), ("LD_LIBRARY_PATH", "")],
+    );
+    assert_ne!(code, 101, "the runner panicked:\n{text}");
+    if code == 2 {
+        assert!(
+            text.contains("cuda unavailable:")
+                && text.contains("pip install nvidia-cuda-nvrtc-cu12"),
+            "{text}"
+        );
+    } else {
+        // A system-wide NVRTC (a CUDA toolkit install) was found instead: then it must have compiled.
+        assert!(text.contains("COMPILED") || text.contains("PASS"), "{text}");
+    }
+}

@@ -1,1 +1,124 @@
-//! e2e
+//! Helpers for the end-to-end tests: find the tools, build books into
+//! temporary folders, fetch pages from `mdbook serve`.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// The workspace root (the book's folder).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// The real `mdbook`; its absence fails the test with what to install.
+pub fn mdbook() -> Command {
+    let found = Command::new("mdbook")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "mdbook is not on PATH: install it with `cargo install mdbook --locked --version 0.5.4`"
+    );
+    let mut command = Command::new("mdbook");
+    // Mesa complains about XDG_RUNTIME_DIR on headless machines; it is noise.
+    command.env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    command
+}
+
+/// `mdbook build BOOK -d OUT`; panics with mdbook's output when it fails and `must_pass`.
+pub fn build(book: &Path, out: &Path) -> Output {
+    mdbook()
+        .arg("build")
+        .arg(book)
+        .arg("-d")
+        .arg(out)
+        .output()
+        .expect("running mdbook")
+}
+
+/// A temporary book whose preprocessor is this workspace's, with one chapter.
+pub fn temp_book(chapter: &str, on_failure: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = root().join("Cargo.toml");
+    let toml = format!(
+        "[book]\ntitle = \"temp\"\n\n[preprocessor.puzzles]\ncommand = \"cargo run --quiet --manifest-path {} -p mdbook-puzzles --\"\nafter = [\"links\"]\non-failure = \"{on_failure}\"\n",
+        manifest.display()
+    );
+    std::fs::write(dir.path().join("book.toml"), toml).unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/SUMMARY.md"),
+        "# Summary\n\n- [Chapter](chapter.md)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("src/chapter.md"), chapter).unwrap();
+    dir
+}
+
+/// A chapter of the preprocessor's fixture books.
+pub fn fixture_chapter(case: &str) -> String {
+    std::fs::read_to_string(
+        root()
+            .join("preprocessor/tests/fixtures")
+            .join(case)
+            .join("src/chapter.md"),
+    )
+    .unwrap()
+}
+
+/// Every file under `dir` with its contents, to prove a build changed nothing.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                files.push((path, bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// GET `path` from a local server; `None` until it answers 200.
+pub fn get(port: u16, path: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.lines().next().unwrap_or_default();
+    status.contains(" 200 ").then_some(response)
+}
+
+/// Polls `check` until it returns true or `limit` passes.
+pub fn wait_for(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    false
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

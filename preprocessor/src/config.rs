@@ -61,12 +61,17 @@ mod tests {
     fn parses_table() {
         let cases: &[(&str, Result<OnFailure, &str>)] = &[
             ("", Ok(OnFailure::Bail)),
-            ("on-failure = \"continue\"\ncommand = \"x\"\nafter = [\"links\"]", Ok(OnFailure::Continue)),
+            (
+                "on-failure = \"continue\"\ncommand = \"x\"\nafter = [\"links\"]",
+                Ok(OnFailure::Continue),
+            ),
             ("on-failure = \"ignore\"", Err("unknown variant")),
             ("on-falure = \"bail\"", Err("unknown field `on-falure`")),
         ];
         for (text, want) in cases {
-            let got = toml::from_str::<Config>(text).map(|c| c.on_failure).map_err(|e| e.to_string());
+            let got = toml::from_str::<Config>(text)
+                .map(|c| c.on_failure)
+                .map_err(|e| e.to_string());
             match (got, want) {
                 (Ok(got), Ok(want)) => assert_eq!(got, *want, "{text}"),
                 (Err(got), Err(want)) => assert!(got.contains(want), "{text}: {got}"),

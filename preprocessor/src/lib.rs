@@ -30,11 +30,16 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
         .get(&format!("preprocessor.{NAME}"))
         .context("reading [preprocessor.puzzles] in book.toml")?
         .unwrap_or_default();
-    let runner = Runner::new(Settings { timing_samples: config.timing_samples, ..Settings::default() });
+    let runner = Runner::new(Settings {
+        timing_samples: config.timing_samples,
+        ..Settings::default()
+    });
     let src = ctx.root.join(&ctx.config.book.src);
     let mut failures = Vec::new();
     for_each_chapter(&mut book.items, &mut |content, source_path| {
-        let Some(source_path) = source_path else { return Ok(()) };
+        let Some(source_path) = source_path else {
+            return Ok(());
+        };
         let file = src.join(source_path);
         let (new, mut problems) = process_chapter(content, &file, &runner, config.on_failure)?;
         *content = new;
@@ -63,14 +68,20 @@ fn for_each_chapter(
 /// Replaces the puzzle and kernel blocks of one chapter. `content` is the
 /// chapter after `links`; `file` is its source. Returns the new text and, under
 /// `continue`, the problems rendered into it; under `bail` a problem is an error.
-pub fn process_chapter(content: &str, file: &Path, runner: &Runner, on_failure: OnFailure) -> Result<(String, Vec<String>)> {
+pub fn process_chapter(
+    content: &str,
+    file: &Path,
+    runner: &Runner,
+    on_failure: OnFailure,
+) -> Result<(String, Vec<String>)> {
     let blocks = extract::blocks(content, file).map_err(|e| anyhow::anyhow!("{e}"))?;
     if blocks.is_empty() {
         return Ok((content.to_string(), vec![]));
     }
     let mut problems = Vec::new();
     // The source, not `content`: its kernel lines still know their files.
-    let source = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let source =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let puzzles = match chapter_puzzles(&source, file) {
         Ok(p) => p,
         Err(errors) => {
@@ -81,12 +92,23 @@ pub fn process_chapter(content: &str, file: &Path, runner: &Runner, on_failure: 
             }
             problems.push(message.clone());
             // Leave the chapter as written, with the problem on top.
-            return Ok((format!("{}\n{content}", render::failure(&message)), problems));
+            return Ok((
+                format!("{}\n{content}", render::failure(&message)),
+                problems,
+            ));
         }
     };
 
-    if blocks.iter().filter(|b| b.kind == BlockKind::Puzzle).count() != puzzles.len() {
-        bail!("{}: the chapter mdBook passed has a different number of puzzle blocks than its source", file.display());
+    if blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Puzzle)
+        .count()
+        != puzzles.len()
+    {
+        bail!(
+            "{}: the chapter mdBook passed has a different number of puzzle blocks than its source",
+            file.display()
+        );
     }
     // Puzzle blocks pair with the source's puzzles in order (`links` can move lines, not blocks).
     let mut next_puzzle = puzzles.iter();
@@ -101,7 +123,9 @@ pub fn process_chapter(content: &str, file: &Path, runner: &Runner, on_failure: 
                 }
             }
             BlockKind::Kernel { lang, puzzle } => {
-                let Some(p) = puzzles.iter().find(|p| p.id() == puzzle) else { continue };
+                let Some(p) = puzzles.iter().find(|p| p.id() == puzzle) else {
+                    continue;
+                };
                 match kernel_section(p, *lang, runner) {
                     Ok(text) => text,
                     Err(problem) => {
@@ -109,7 +133,11 @@ pub fn process_chapter(content: &str, file: &Path, runner: &Runner, on_failure: 
                             bail!("{problem}");
                         }
                         problems.push(problem.clone());
-                        format!("{}{}", render::failure(&problem), kernel_section_anyway(p, *lang, runner))
+                        format!(
+                            "{}{}",
+                            render::failure(&problem),
+                            kernel_section_anyway(p, *lang, runner)
+                        )
                     }
                 }
             }
@@ -125,17 +153,41 @@ pub fn process_chapter(content: &str, file: &Path, runner: &Runner, on_failure: 
 
 /// Runs skeleton and solution; a solution that does not pass, or a skeleton
 /// that does, is a problem (a backend missing here is not: the page says so).
-fn kernel_section(puzzle: &Puzzle, lang: runner::Lang, runner: &Runner) -> std::result::Result<String, String> {
+fn kernel_section(
+    puzzle: &Puzzle,
+    lang: runner::Lang,
+    runner: &Runner,
+) -> std::result::Result<String, String> {
     let (skeleton, solution) = run_both(puzzle, lang, runner)?;
     let describe = |r: &RunReport| format!("{}:\n{}", puzzle.chapter.display(), r.to_text());
     match solution.status {
         Status::Pass | Status::Compiled | Status::Unavailable => {}
-        _ => return Err(format!("the {} solution of `{}` does not pass: {}", lang.label(), puzzle.id(), describe(&solution))),
+        _ => {
+            return Err(format!(
+                "the {} solution of `{}` does not pass: {}",
+                lang.label(),
+                puzzle.id(),
+                describe(&solution)
+            ));
+        }
     }
     match skeleton.status {
         Status::Fail | Status::Compiled | Status::Unavailable => {}
-        Status::Pass => return Err(format!("the {} skeleton of `{}` already passes: the marked region gives the answer away", lang.label(), puzzle.id())),
-        _ => return Err(format!("the {} skeleton of `{}` must compile and fail: {}", lang.label(), puzzle.id(), describe(&skeleton))),
+        Status::Pass => {
+            return Err(format!(
+                "the {} skeleton of `{}` already passes: the marked region gives the answer away",
+                lang.label(),
+                puzzle.id()
+            ));
+        }
+        _ => {
+            return Err(format!(
+                "the {} skeleton of `{}` must compile and fail: {}",
+                lang.label(),
+                puzzle.id(),
+                describe(&skeleton)
+            ));
+        }
     }
     Ok(section(puzzle, lang, &skeleton, &solution))
 }
@@ -148,14 +200,29 @@ fn kernel_section_anyway(puzzle: &Puzzle, lang: runner::Lang, runner: &Runner) -
     }
 }
 
-fn run_both(puzzle: &Puzzle, lang: runner::Lang, runner: &Runner) -> std::result::Result<(RunReport, RunReport), String> {
+fn run_both(
+    puzzle: &Puzzle,
+    lang: runner::Lang,
+    runner: &Runner,
+) -> std::result::Result<(RunReport, RunReport), String> {
     let run = |variant| runner.run(puzzle, lang, variant).map_err(|e| e.to_string());
     Ok((run(Variant::Skeleton)?, run(Variant::Solution)?))
 }
 
-fn section(puzzle: &Puzzle, lang: runner::Lang, skeleton: &RunReport, solution: &RunReport) -> String {
-    let kernel = puzzle.kernel(lang).expect("kernel present: the block names it");
-    let file = kernel.source.main_file().map(display_relative).unwrap_or_default();
+fn section(
+    puzzle: &Puzzle,
+    lang: runner::Lang,
+    skeleton: &RunReport,
+    solution: &RunReport,
+) -> String {
+    let kernel = puzzle
+        .kernel(lang)
+        .expect("kernel present: the block names it");
+    let file = kernel
+        .source
+        .main_file()
+        .map(display_relative)
+        .unwrap_or_default();
     render::kernel_block(
         lang,
         &file,
@@ -169,7 +236,14 @@ fn section(puzzle: &Puzzle, lang: runner::Lang, skeleton: &RunReport, solution: 
 fn display_relative(path: &Path) -> String {
     let parts: Vec<_> = path.components().collect();
     match parts.iter().rposition(|c| c.as_os_str() == "kernels") {
-        Some(i) => parts[i..].iter().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"),
-        None => path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        Some(i) => parts[i..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        None => path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
     }
 }

@@ -22,7 +22,8 @@ fn main() -> ExitCode {
 }
 
 fn process() -> anyhow::Result<()> {
-    let (ctx, book) = mdbook_preprocessor::parse_input(std::io::stdin()).context("reading mdBook's input")?;
+    let (ctx, book) =
+        mdbook_preprocessor::parse_input(std::io::stdin()).context("reading mdBook's input")?;
     let book = mdbook_puzzles::run(&ctx, book)?;
     serde_json::to_writer(std::io::stdout(), &book).context("writing the book")?;
     Ok(())

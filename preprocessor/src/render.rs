@@ -36,7 +36,11 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
         let what = match arg {
             Arg::Buffer(b) => {
                 let shape: Vec<String> = b.shape.iter().map(usize::to_string).collect();
-                let role = if b.is_output() { "output, starts poisoned".to_string() } else { "input".to_string() };
+                let role = if b.is_output() {
+                    "output, starts poisoned".to_string()
+                } else {
+                    "input".to_string()
+                };
                 let values = b.init.as_ref().or(b.expect.as_ref()).map(|v| {
                     let shown: Vec<Option<f64>> = v.iter().take(16).copied().map(Some).collect();
                     let more = if v.len() > 16 { " …" } else { "" };
@@ -55,12 +59,20 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
     for b in spec.outputs() {
         if let Some(expect) = &b.expect {
             let shown: Vec<Option<f64>> = expect.iter().copied().map(Some).collect();
-            let _ = writeln!(md, "| expected `{}` | `{}` |", b.name, format_values(&shown));
+            let _ = writeln!(
+                md,
+                "| expected `{}` | `{}` |",
+                b.name,
+                format_values(&shown)
+            );
         }
     }
     let _ = writeln!(md, "\n</div>\n");
     if !hints.is_empty() {
-        let _ = writeln!(md, "<details class=\"puzzle-tips\">\n<summary>Tips</summary>\n");
+        let _ = writeln!(
+            md,
+            "<details class=\"puzzle-tips\">\n<summary>Tips</summary>\n"
+        );
         for (i, hint) in hints.iter().enumerate() {
             let _ = writeln!(md, "{}. {hint}", i + 1);
         }
@@ -70,15 +82,34 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
 }
 
 /// Replaces a kernel block: the skeleton with what it prints, then the solution, collapsed.
-pub fn kernel_block(lang: Lang, file: &str, hint: &str, skeleton: (&str, &RunReport), solution: (&str, &RunReport)) -> String {
+pub fn kernel_block(
+    lang: Lang,
+    file: &str,
+    hint: &str,
+    skeleton: (&str, &RunReport),
+    solution: (&str, &RunReport),
+) -> String {
     let class = highlight_class(lang);
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-kernel puzzle-{lang}\">\n");
-    let _ = writeln!(md, "**{} — code to complete** (`{file}`{})\n", lang.label(), if hint.is_empty() { String::new() } else { format!(", {hint}") });
+    let _ = writeln!(
+        md,
+        "**{} — code to complete** (`{file}`{})\n",
+        lang.label(),
+        if hint.is_empty() {
+            String::new()
+        } else {
+            format!(", {hint}")
+        }
+    );
     let _ = writeln!(md, "```{class}\n{}```\n", skeleton.0);
     let _ = writeln!(md, "What you see before solving:\n");
     md.push_str(&result(skeleton.1));
-    let _ = writeln!(md, "<details class=\"puzzle-solution\">\n<summary>{} solution</summary>\n", lang.label());
+    let _ = writeln!(
+        md,
+        "<details class=\"puzzle-solution\">\n<summary>{} solution</summary>\n",
+        lang.label()
+    );
     let _ = writeln!(md, "```{class}\n{}```\n", solution.0);
     md.push_str(&result(solution.1));
     let _ = writeln!(md, "</details>\n\n</div>\n");
@@ -143,10 +174,14 @@ fn status_class(status: Status) -> &'static str {
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// Shown in place of a block when `on-failure = "continue"` and the block could not be processed.
 pub fn failure(message: &str) -> String {
-    format!("<div class=\"puzzle-error\">\n\n**This puzzle could not be checked:**\n\n```text\n{message}\n```\n\n</div>\n")
+    format!(
+        "<div class=\"puzzle-error\">\n\n**This puzzle could not be checked:**\n\n```text\n{message}\n```\n\n</div>\n"
+    )
 }

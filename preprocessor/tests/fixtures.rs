@@ -8,12 +8,18 @@ use runner::{BackendKind, Runner, Settings};
 use std::path::{Path, PathBuf};
 
 fn chapter(case: &str) -> (String, PathBuf) {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(case).join("src/chapter.md");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(case)
+        .join("src/chapter.md");
     (std::fs::read_to_string(&file).unwrap(), file)
 }
 
 fn runner() -> Runner {
-    Runner::new(Settings { timing_samples: 2, ..Settings::default() })
+    Runner::new(Settings {
+        timing_samples: 2,
+        ..Settings::default()
+    })
 }
 
 /// These cases need wgpu; without it they fail loudly rather than pass.
@@ -49,7 +55,10 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
     ] {
         assert!(page.contains(part), "the page lacks {part:?}:\n{page}");
     }
-    assert!(!page.contains("```puzzle") && !page.contains("BEGIN PUZZLE"), "{page}");
+    assert!(
+        !page.contains("```puzzle") && !page.contains("BEGIN PUZZLE"),
+        "{page}"
+    );
 }
 
 /// (case, the error names, under bail).
@@ -66,7 +75,9 @@ fn bail_stops_with_the_problem_and_its_place() {
     require_wgpu(&runner);
     for (case, message) in BAIL_CASES {
         let (content, file) = chapter(case);
-        let error = process_chapter(&content, &file, &runner, OnFailure::Bail).expect_err(case).to_string();
+        let error = process_chapter(&content, &file, &runner, OnFailure::Bail)
+            .expect_err(case)
+            .to_string();
         assert!(error.contains(message), "{case}: {error}");
     }
 }
@@ -77,10 +88,17 @@ fn continue_renders_the_problem_into_the_page() {
     require_wgpu(&runner);
     for (case, message) in BAIL_CASES {
         let (content, file) = chapter(case);
-        let (page, problems) = process_chapter(&content, &file, &runner, OnFailure::Continue).unwrap();
+        let (page, problems) =
+            process_chapter(&content, &file, &runner, OnFailure::Continue).unwrap();
         assert_eq!(problems.len(), 1, "{case}: {problems:?}");
-        assert!(page.contains("This puzzle could not be checked"), "{case}:\n{page}");
-        assert!(page.contains(message), "{case}: the page lacks {message:?}:\n{page}");
+        assert!(
+            page.contains("This puzzle could not be checked"),
+            "{case}:\n{page}"
+        );
+        assert!(
+            page.contains(message),
+            "{case}: the page lacks {message:?}:\n{page}"
+        );
     }
 }
 

@@ -45,7 +45,9 @@ pub struct Book {
 impl Book {
     /// Finds the book that holds `start` (walking up to the nearest `book.toml`).
     pub fn discover(start: &Path) -> Result<PathBuf, String> {
-        let start = start.canonicalize().map_err(|e| format!("{}: {e}", start.display()))?;
+        let start = start
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", start.display()))?;
         start
             .ancestors()
             .find(|dir| dir.join("book.toml").is_file())
@@ -59,7 +61,8 @@ impl Book {
     pub fn load(root: &Path) -> Result<Book, Vec<Located>> {
         let src = root.join(src_dir(root).map_err(|e| vec![e])?);
         let mut files = Vec::new();
-        collect_markdown(&src, &mut files).map_err(|e| vec![Located::new(&src, 0, e.to_string())])?;
+        collect_markdown(&src, &mut files)
+            .map_err(|e| vec![Located::new(&src, 0, e.to_string())])?;
         files.sort();
         let mut puzzles: Vec<Puzzle> = Vec::new();
         let mut errors = Vec::new();
@@ -78,7 +81,11 @@ impl Book {
                 errors.push(Located::new(
                     &p.spec.origin.file,
                     p.spec.origin.first_line,
-                    format!("puzzle id `{}` is already used in {}", p.id(), first.chapter.display()),
+                    format!(
+                        "puzzle id `{}` is already used in {}",
+                        p.id(),
+                        first.chapter.display()
+                    ),
                 ));
             }
         }
@@ -86,13 +93,21 @@ impl Book {
             return Err(errors);
         }
         puzzles.sort_by(|a, b| a.id().cmp(b.id()));
-        Ok(Book { root: root.to_path_buf(), src, puzzles })
+        Ok(Book {
+            root: root.to_path_buf(),
+            src,
+            puzzles,
+        })
     }
 
     pub fn find(&self, id: &str) -> Result<&Puzzle, String> {
         self.puzzles.iter().find(|p| p.id() == id).ok_or_else(|| {
-            let near: Vec<&str> =
-                self.puzzles.iter().map(Puzzle::id).filter(|p| p.contains(id) || id.contains(*p)).collect();
+            let near: Vec<&str> = self
+                .puzzles
+                .iter()
+                .map(Puzzle::id)
+                .filter(|p| p.contains(id) || id.contains(*p))
+                .collect();
             if near.is_empty() {
                 format!("no puzzle `{id}`; `runner list` shows them all")
             } else {
@@ -112,7 +127,11 @@ pub fn chapter_puzzles(markdown: &str, file: &Path) -> Result<Vec<Puzzle>, Vec<L
     for block in blocks {
         match block.kind {
             BlockKind::Puzzle => match PuzzleSpec::parse(&block.body, file, block.body_line) {
-                Ok(spec) => puzzles.push(Puzzle { spec, chapter: file.to_path_buf(), kernels: BTreeMap::new() }),
+                Ok(spec) => puzzles.push(Puzzle {
+                    spec,
+                    chapter: file.to_path_buf(),
+                    kernels: BTreeMap::new(),
+                }),
                 Err(e) => errors.push(e),
             },
             BlockKind::Kernel { lang, puzzle } => {
@@ -136,7 +155,11 @@ pub fn chapter_puzzles(markdown: &str, file: &Path) -> Result<Vec<Puzzle>, Vec<L
             }
         }
     }
-    if errors.is_empty() { Ok(puzzles) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(puzzles)
+    } else {
+        Err(errors)
+    }
 }
 
 /// `[book] src` from book.toml, "src" by default.
@@ -144,10 +167,17 @@ fn src_dir(root: &Path) -> Result<PathBuf, Located> {
     let path = root.join("book.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| Located::new(&path, 0, e.to_string()))?;
     let value: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        let line = e.span().map(|s| crate::diag::line_of(&text, s.start)).unwrap_or(0);
+        let line = e
+            .span()
+            .map(|s| crate::diag::line_of(&text, s.start))
+            .unwrap_or(0);
         Located::new(&path, line, e.message().to_string())
     })?;
-    let src = value.get("book").and_then(|b| b.get("src")).and_then(|s| s.as_str()).unwrap_or("src");
+    let src = value
+        .get("book")
+        .and_then(|b| b.get("src"))
+        .and_then(|s| s.as_str())
+        .unwrap_or("src");
     Ok(PathBuf::from(src))
 }
 
@@ -179,8 +209,14 @@ mod tests {
     fn loads_a_book_with_included_kernels() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "book.toml", "[book]\ntitle = \"t\"\n");
-        write(dir.path(), "kernels/k.wgsl", "fn k() {\n// BEGIN PUZZLE\n// END PUZZLE\n}\n");
-        let chapter = format!("# One\n\n{SPEC}\n```wgsl,puzzle=p1\n{{{{#include ../../kernels/k.wgsl}}}}\n```\n");
+        write(
+            dir.path(),
+            "kernels/k.wgsl",
+            "fn k() {\n// BEGIN PUZZLE\n// END PUZZLE\n}\n",
+        );
+        let chapter = format!(
+            "# One\n\n{SPEC}\n```wgsl,puzzle=p1\n{{{{#include ../../kernels/k.wgsl}}}}\n```\n"
+        );
         write(dir.path(), "src/part/one.md", &chapter);
         let book = Book::load(dir.path()).unwrap();
         let p = book.find("p1").unwrap();
@@ -199,10 +235,16 @@ mod tests {
         );
         write(dir.path(), "src/a.md", &chapter);
         let errors = Book::load(dir.path()).unwrap_err();
-        let got: Vec<(usize, &str)> = errors.iter().map(|e| (e.line, e.message.as_str())).collect();
+        let got: Vec<(usize, &str)> = errors
+            .iter()
+            .map(|e| (e.line, e.message.as_str()))
+            .collect();
         assert_eq!(got.len(), 2, "{errors:?}");
         assert_eq!(got[0].0, 20, "the WGSL block has no markers: {errors:?}");
-        assert!(got[1].1.contains("names puzzle `p9`") && got[1].0 == 15, "{errors:?}");
+        assert!(
+            got[1].1.contains("names puzzle `p9`") && got[1].0 == 15,
+            "{errors:?}"
+        );
     }
 
     #[test]
@@ -213,7 +255,10 @@ mod tests {
         write(dir.path(), "src/b.md", SPEC);
         let errors = Book::load(dir.path()).unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].file.ends_with("b.md") && errors[0].line == 2, "{errors:?}");
+        assert!(
+            errors[0].file.ends_with("b.md") && errors[0].line == 2,
+            "{errors:?}"
+        );
         assert!(errors[0].message.contains("already used"), "{errors:?}");
     }
 }

@@ -24,34 +24,56 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { timing_samples: 10, timeout: Duration::from_secs(10) }
+        Settings {
+            timing_samples: 10,
+            timeout: Duration::from_secs(10),
+        }
     }
 }
+
+/// A backend, opened on first use, or why it could not be.
+type LazyBackend = OnceLock<Result<Box<dyn Backend>, BackendError>>;
 
 /// Opens each backend on first use and keeps it for the process. Shareable
 /// across threads: the chapter tests run in parallel on one device.
 pub struct Runner {
     pub settings: Settings,
-    backends: BTreeMap<BackendKind, OnceLock<Result<Box<dyn Backend>, BackendError>>>,
+    backends: BTreeMap<BackendKind, LazyBackend>,
 }
 
 impl Runner {
     pub fn new(settings: Settings) -> Runner {
-        let backends = BackendKind::ALL.iter().map(|&k| (k, OnceLock::new())).collect();
+        let backends = BackendKind::ALL
+            .iter()
+            .map(|&k| (k, OnceLock::new()))
+            .collect();
         Runner { settings, backends }
     }
 
     /// The backend of this kind, or why it is unavailable.
     pub fn backend(&self, kind: BackendKind) -> Result<&dyn Backend, &BackendError> {
-        self.backends[&kind].get_or_init(|| backend::open(kind)).as_ref().map(|b| b.as_ref())
+        self.backends[&kind]
+            .get_or_init(|| backend::open(kind))
+            .as_ref()
+            .map(|b| b.as_ref())
     }
 
     /// Runs one variant of a puzzle's kernel in `lang`.
     pub fn run(&self, puzzle: &Puzzle, lang: Lang, variant: Variant) -> Result<RunReport, Located> {
         let kernel = puzzle.kernel(lang).ok_or_else(|| {
-            Located::new(&puzzle.chapter, puzzle.spec.origin.first_line, format!("`{}` has no {} kernel", puzzle.id(), lang.label()))
+            Located::new(
+                &puzzle.chapter,
+                puzzle.spec.origin.first_line,
+                format!("`{}` has no {} kernel", puzzle.id(), lang.label()),
+            )
         })?;
-        self.run_source(puzzle, lang, variant, &kernel.variant(variant), &Constants::new())
+        self.run_source(
+            puzzle,
+            lang,
+            variant,
+            &kernel.variant(variant),
+            &Constants::new(),
+        )
     }
 
     /// Runs any source (a learner's file, a variant) against a puzzle's spec.
@@ -73,7 +95,14 @@ impl Runner {
                     timing_samples: self.settings.timing_samples,
                     timeout: self.settings.timeout,
                 };
-                RunReport::new(&spec, lang, variant, kind, Some(backend.device().clone()), backend.run(&job))
+                RunReport::new(
+                    &spec,
+                    lang,
+                    variant,
+                    kind,
+                    Some(backend.device().clone()),
+                    backend.run(&job),
+                )
             }
             Err(error) => RunReport::new(&spec, lang, variant, kind, None, Err(error.clone())),
         };

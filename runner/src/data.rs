@@ -120,11 +120,13 @@ impl Values {
             ("arange", None, None) => Values::Arange,
             ("zeros", None, None) => Values::Fill(0.0),
             ("ones", None, None) => Values::Fill(1.0),
-            ("fill", Some(v), None) => {
-                Values::Fill(v.parse().map_err(|_| format!("`fill` needs a number, got `{v}`"))?)
-            }
+            ("fill", Some(v), None) => Values::Fill(
+                v.parse()
+                    .map_err(|_| format!("`fill` needs a number, got `{v}`"))?,
+            ),
             ("random", Some(seed), None) => Values::Random(
-                seed.parse().map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?,
+                seed.parse()
+                    .map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?,
             ),
             _ => {
                 return Err(format!(
@@ -147,7 +149,9 @@ impl Values {
             Values::Fill(v) => Ok(vec![*v; len]),
             Values::Random(seed) => {
                 let mut state = *seed;
-                Ok((0..len).map(|_| unit_interval(&mut state) * 2.0 - 1.0).collect())
+                Ok((0..len)
+                    .map(|_| unit_interval(&mut state) * 2.0 - 1.0)
+                    .collect())
             }
         }
     }
@@ -164,7 +168,10 @@ impl<'de> Deserialize<'de> for Values {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Values, E> {
                 Values::parse_word(v).map_err(E::custom)
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Values, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Values, A::Error> {
                 let mut list = Vec::new();
                 while let Some(v) = seq.next_element::<f64>()? {
                     list.push(v);
@@ -225,7 +232,11 @@ mod tests {
         for dtype in [Dtype::F32, Dtype::I32, Dtype::U32] {
             let mut bytes = dtype.encode(&[1.0, 2.0]);
             bytes.extend(dtype.poison(1));
-            assert_eq!(dtype.decode(&bytes), [Some(1.0), Some(2.0), None], "{dtype:?}");
+            assert_eq!(
+                dtype.decode(&bytes),
+                [Some(1.0), Some(2.0), None],
+                "{dtype:?}"
+            );
         }
         // A kernel that writes a computed NaN is not mistaken for "never written".
         let computed_nan = Dtype::F32.encode(&[f64::NAN]);
@@ -238,7 +249,11 @@ mod tests {
         for dtype in [Dtype::F32, Dtype::U32] {
             let mut band = dtype.canary(1, 4);
             assert!(dtype.overwritten(1, &band).is_empty());
-            assert_eq!(dtype.overwritten(2, &band).len(), 4, "another buffer's pattern is a write");
+            assert_eq!(
+                dtype.overwritten(2, &band).len(),
+                4,
+                "another buffer's pattern is a write"
+            );
             band[8..12].copy_from_slice(&dtype.encode(&[5.0]));
             assert_eq!(dtype.overwritten(1, &band), [2]);
         }

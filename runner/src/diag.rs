@@ -17,7 +17,11 @@ pub struct Located {
 
 impl Located {
     pub fn new(file: impl Into<PathBuf>, line: usize, message: impl Into<String>) -> Self {
-        Located { file: file.into(), line, message: message.into() }
+        Located {
+            file: file.into(),
+            line,
+            message: message.into(),
+        }
     }
 }
 
@@ -40,12 +44,19 @@ pub fn display_path(path: &Path) -> String {
     let relative = std::env::current_dir()
         .ok()
         .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
-    relative.unwrap_or_else(|| path.to_path_buf()).display().to_string()
+    relative
+        .unwrap_or_else(|| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// The 1-based line of byte `offset` in `text`.
 pub fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
 }
 
 #[cfg(test)]

@@ -13,7 +13,11 @@ pub type Constants = BTreeMap<String, i64>;
 /// Evaluates `text` against `constants`. Errors are sentences meant for the author.
 pub fn eval(text: &str, constants: &Constants) -> Result<i64, String> {
     let tokens = tokenize(text)?;
-    let mut parser = Parser { tokens: &tokens, pos: 0, constants };
+    let mut parser = Parser {
+        tokens: &tokens,
+        pos: 0,
+        constants,
+    };
     let value = parser.sum()?;
     match parser.tokens.get(parser.pos) {
         None => Ok(value),
@@ -112,8 +116,12 @@ impl Parser<'_> {
         while let Some(op) = self.next_op("+-") {
             self.pos += 1;
             let rhs = self.product()?;
-            value = if op == '+' { value.checked_add(rhs) } else { value.checked_sub(rhs) }
-                .ok_or("arithmetic overflow")?;
+            value = if op == '+' {
+                value.checked_add(rhs)
+            } else {
+                value.checked_sub(rhs)
+            }
+            .ok_or("arithmetic overflow")?;
         }
         Ok(value)
     }
@@ -170,7 +178,9 @@ mod tests {
     use super::*;
 
     fn consts() -> Constants {
-        [("SIZE".to_string(), 15), ("TPB".to_string(), 8)].into_iter().collect()
+        [("SIZE".to_string(), 15), ("TPB".to_string(), 8)]
+            .into_iter()
+            .collect()
     }
 
     #[test]

@@ -55,7 +55,12 @@ pub fn blocks(markdown: &str, file: &Path) -> Result<Vec<Block>, Located> {
                         Some(offset) => line_of(markdown, offset),
                         None => line_of(markdown, range.start) + 1,
                     };
-                    found.push(Block { kind, range, body, body_line });
+                    found.push(Block {
+                        kind,
+                        range,
+                        body,
+                        body_line,
+                    });
                 }
             }
             _ => {}
@@ -66,12 +71,18 @@ pub fn blocks(markdown: &str, file: &Path) -> Result<Vec<Block>, Located> {
 
 /// Reads a fence's info string. `Ok(None)` is an ordinary code block.
 fn classify(info: &str) -> Result<Option<BlockKind>, String> {
-    let mut words = info.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty());
-    let Some(first) = words.next() else { return Ok(None) };
+    let mut words = info
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty());
+    let Some(first) = words.next() else {
+        return Ok(None);
+    };
     let attrs: Vec<&str> = words.collect();
     if first == "puzzle" {
         if let Some(extra) = attrs.first() {
-            return Err(format!("a ```puzzle block takes no attributes, found `{extra}`"));
+            return Err(format!(
+                "a ```puzzle block takes no attributes, found `{extra}`"
+            ));
         }
         return Ok(Some(BlockKind::Puzzle));
     }
@@ -80,10 +91,16 @@ fn classify(info: &str) -> Result<Option<BlockKind>, String> {
         match attr.split_once('=') {
             Some(("puzzle", id)) if !id.is_empty() => puzzle = Some(id.to_string()),
             _ if puzzle.is_none() && !attr.starts_with("puzzle") => continue,
-            _ => return Err(format!("unknown attribute `{attr}` on a kernel block (expected `puzzle=ID`)")),
+            _ => {
+                return Err(format!(
+                    "unknown attribute `{attr}` on a kernel block (expected `puzzle=ID`)"
+                ));
+            }
         }
     }
-    let Some(puzzle) = puzzle else { return Ok(None) };
+    let Some(puzzle) = puzzle else {
+        return Ok(None);
+    };
     let lang = Lang::from_fence(first).ok_or_else(|| {
         format!("kernel block for `{puzzle}` has language `{first}`; use `cuda` or `wgsl`")
     })?;
@@ -99,19 +116,38 @@ mod tests {
     #[test]
     fn finds_blocks_with_ranges_and_lines() {
         let found = blocks(CHAPTER, Path::new("c.md")).unwrap();
-        let summary: Vec<(BlockKind, &str, usize)> =
-            found.iter().map(|b| (b.kind.clone(), b.body.as_str(), b.body_line)).collect();
+        let summary: Vec<(BlockKind, &str, usize)> = found
+            .iter()
+            .map(|b| (b.kind.clone(), b.body.as_str(), b.body_line))
+            .collect();
         assert_eq!(
             summary,
             [
                 (BlockKind::Puzzle, "id: p01\n", 4),
-                (BlockKind::Kernel { lang: Lang::Cuda, puzzle: "p01".into() }, "int x;\n", 10),
-                (BlockKind::Kernel { lang: Lang::Wgsl, puzzle: "p01".into() }, "fn f() {}\n", 20),
+                (
+                    BlockKind::Kernel {
+                        lang: Lang::Cuda,
+                        puzzle: "p01".into()
+                    },
+                    "int x;\n",
+                    10
+                ),
+                (
+                    BlockKind::Kernel {
+                        lang: Lang::Wgsl,
+                        puzzle: "p01".into()
+                    },
+                    "fn f() {}\n",
+                    20
+                ),
             ]
         );
         for b in &found {
             let text = &CHAPTER[b.range.clone()];
-            assert!(text.trim_start().starts_with("```") && text.trim_end().ends_with("```"), "{text}");
+            assert!(
+                text.trim_start().starts_with("```") && text.trim_end().ends_with("```"),
+                "{text}"
+            );
         }
     }
 
@@ -122,7 +158,13 @@ mod tests {
             ("", Ok(None)),
             ("cuda", Ok(None)),
             ("puzzle", Ok(Some(BlockKind::Puzzle))),
-            ("wgsl puzzle=p1", Ok(Some(BlockKind::Kernel { lang: Lang::Wgsl, puzzle: "p1".into() }))),
+            (
+                "wgsl puzzle=p1",
+                Ok(Some(BlockKind::Kernel {
+                    lang: Lang::Wgsl,
+                    puzzle: "p1".into(),
+                })),
+            ),
             ("puzzle,x", Err("takes no attributes")),
             ("glsl,puzzle=p1", Err("use `cuda` or `wgsl`")),
             ("cuda,puzzle=", Err("unknown attribute")),

@@ -54,8 +54,11 @@ fn include(target: &str, base_dir: &Path) -> Result<SourceText, String> {
         None => (target, None),
     };
     let file = base_dir.join(path);
-    let whole = SourceText::read(&file).map_err(|e| format!("{{{{#include {target}}}}}: {}", e.message))?;
-    let Some(selector) = selector else { return Ok(whole) };
+    let whole =
+        SourceText::read(&file).map_err(|e| format!("{{{{#include {target}}}}}: {}", e.message))?;
+    let Some(selector) = selector else {
+        return Ok(whole);
+    };
     let all: Vec<(&str, &LineOrigin)> = whole.iter().collect();
     let pick = |range: std::ops::Range<usize>| {
         SourceText::from_lines(
@@ -64,28 +67,43 @@ fn include(target: &str, base_dir: &Path) -> Result<SourceText, String> {
                 .map(|(l, o)| (l.to_string(), (*o).clone())),
         )
     };
-    let number = |s: &str| s.parse::<usize>().map_err(|_| format!("bad line number `{s}` in {{{{#include {target}}}}}"));
+    let number = |s: &str| {
+        s.parse::<usize>()
+            .map_err(|_| format!("bad line number `{s}` in {{{{#include {target}}}}}"))
+    };
     match selector.split_once(':') {
         Some((from, to)) => {
             let from = if from.is_empty() { 1 } else { number(from)? };
-            let to = if to.is_empty() { all.len() } else { number(to)? };
+            let to = if to.is_empty() {
+                all.len()
+            } else {
+                number(to)?
+            };
             Ok(pick(from.saturating_sub(1)..to))
         }
         None if selector.chars().all(|c| c.is_ascii_digit()) && !selector.is_empty() => {
             let n = number(selector)?;
             Ok(pick(n.saturating_sub(1)..n))
         }
-        None => anchor(&all, selector).ok_or_else(|| format!("anchor `{selector}` not found in {path}")),
+        None => {
+            anchor(&all, selector).ok_or_else(|| format!("anchor `{selector}` not found in {path}"))
+        }
     }
 }
 
 fn anchor(all: &[(&str, &LineOrigin)], name: &str) -> Option<SourceText> {
     let is_marker = |l: &str, kind: &str| {
-        l.split_once(kind).is_some_and(|(_, rest)| rest.trim_start().starts_with(':'))
+        l.split_once(kind)
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(':'))
             && l.contains(&format!(": {name}"))
     };
-    let start = all.iter().position(|(l, _)| is_marker(l, "ANCHOR") && !l.contains("ANCHOR_END"))?;
-    let end = all[start..].iter().position(|(l, _)| is_marker(l, "ANCHOR_END"))? + start;
+    let start = all
+        .iter()
+        .position(|(l, _)| is_marker(l, "ANCHOR") && !l.contains("ANCHOR_END"))?;
+    let end = all[start..]
+        .iter()
+        .position(|(l, _)| is_marker(l, "ANCHOR_END"))?
+        + start;
     Some(SourceText::from_lines(
         all[start + 1..end]
             .iter()
@@ -104,10 +122,23 @@ mod tests {
         let body = "l1\n// ANCHOR: body\nl3\nl4\n// ANCHOR_END: body\nl6\n";
         std::fs::write(dir.path().join("k.cu"), body).unwrap();
         let cases: &[(&str, &[(&str, usize)])] = &[
-            ("{{#include k.cu}}", &[("l1", 1), ("// ANCHOR: body", 2), ("l3", 3), ("l4", 4), ("// ANCHOR_END: body", 5), ("l6", 6)]),
+            (
+                "{{#include k.cu}}",
+                &[
+                    ("l1", 1),
+                    ("// ANCHOR: body", 2),
+                    ("l3", 3),
+                    ("l4", 4),
+                    ("// ANCHOR_END: body", 5),
+                    ("l6", 6),
+                ],
+            ),
             ("{{#include k.cu:3}}", &[("l3", 3)]),
             ("{{#include k.cu:3:4}}", &[("l3", 3), ("l4", 4)]),
-            ("{{#include k.cu:5:}}", &[("// ANCHOR_END: body", 5), ("l6", 6)]),
+            (
+                "{{#include k.cu:5:}}",
+                &[("// ANCHOR_END: body", 5), ("l6", 6)],
+            ),
             ("{{#include k.cu::1}}", &[("l1", 1)]),
             ("{{ #include k.cu:body }}", &[("l3", 3), ("l4", 4)]),
         ];

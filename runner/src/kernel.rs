@@ -113,20 +113,30 @@ impl Kernel {
             let at = |m: &str| source.locate(i + 1, m.to_string());
             if line.contains(BEGIN) {
                 if begin.is_some() {
-                    return Err(at("a second `BEGIN PUZZLE` marker: a kernel has one learner's region"));
+                    return Err(at(
+                        "a second `BEGIN PUZZLE` marker: a kernel has one learner's region",
+                    ));
                 }
                 begin = Some(i);
             } else if line.contains(END) {
                 if begin.is_none() || end.is_some() {
-                    return Err(at("`END PUZZLE` without a matching `BEGIN PUZZLE` above it"));
+                    return Err(at(
+                        "`END PUZZLE` without a matching `BEGIN PUZZLE` above it",
+                    ));
                 }
                 end = Some(i);
             }
         }
         let (Some(begin), Some(end)) = (begin, end) else {
             let message = match begin {
-                Some(b) => return Err(source.locate(b + 1, "`BEGIN PUZZLE` is never closed by `END PUZZLE`")),
-                None => "no `// BEGIN PUZZLE` ... `// END PUZZLE` region marks what the learner writes",
+                Some(b) => {
+                    return Err(
+                        source.locate(b + 1, "`BEGIN PUZZLE` is never closed by `END PUZZLE`")
+                    );
+                }
+                None => {
+                    "no `// BEGIN PUZZLE` ... `// END PUZZLE` region marks what the learner writes"
+                }
             };
             return Err(source.locate(1, message));
         };
@@ -134,9 +144,20 @@ impl Kernel {
         let hint = marker
             .split_once(BEGIN)
             .map(|(_, rest)| rest.trim().trim_start_matches(':').trim())
-            .map(|h| h.trim_start_matches('(').trim_end_matches(')').trim().to_string())
+            .map(|h| {
+                h.trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .trim()
+                    .to_string()
+            })
             .unwrap_or_default();
-        Ok(Kernel { lang, source, begin, end, hint })
+        Ok(Kernel {
+            lang,
+            source,
+            begin,
+            end,
+            hint,
+        })
     }
 
     /// The complete kernel, marker lines removed.
@@ -166,10 +187,10 @@ impl Kernel {
     fn keep(&self, keep: impl Fn(usize) -> bool, fill: Option<String>) -> SourceText {
         let mut lines: Vec<(String, LineOrigin)> = Vec::new();
         for (i, (line, origin)) in self.source.iter().enumerate() {
-            if i == self.begin {
-                if let Some(fill) = &fill {
-                    lines.push((fill.clone(), origin.clone()));
-                }
+            if i == self.begin
+                && let Some(fill) = &fill
+            {
+                lines.push((fill.clone(), origin.clone()));
             }
             if keep(i) {
                 lines.push((line.to_string(), origin.clone()));
@@ -221,7 +242,11 @@ void k(float* out) {
             ("void k() {}\n", 1, "no `// BEGIN PUZZLE`"),
             ("a\n// BEGIN PUZZLE\nb\n", 2, "never closed"),
             ("a\n// END PUZZLE\n", 2, "without a matching"),
-            ("// BEGIN PUZZLE\n// END PUZZLE\n// BEGIN PUZZLE\n", 3, "a second"),
+            (
+                "// BEGIN PUZZLE\n// END PUZZLE\n// BEGIN PUZZLE\n",
+                3,
+                "a second",
+            ),
         ];
         for (text, line, message) in cases {
             let err = kernel(text).unwrap_err();

@@ -24,6 +24,16 @@ struct Cli {
 enum Command {
     /// List every puzzle and its kernels.
     List,
+    /// Print a puzzle's skeleton (to start from) or its solution.
+    Show {
+        puzzle: String,
+        /// wgsl or cuda.
+        #[arg(long, default_value = "wgsl")]
+        lang: String,
+        /// Print the solution instead of the skeleton.
+        #[arg(long)]
+        solution: bool,
+    },
     /// Run a puzzle's kernel and compare its output with the expected values.
     ///
     /// Exit status: 0 passed, 1 the kernel failed (wrong output or compile error),
@@ -72,7 +82,11 @@ fn load_book(dir: Option<PathBuf>) -> Result<Book> {
     };
     Book::load(&root).map_err(|errors| {
         let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        anyhow::anyhow!("the book has {} problem(s):\n{}", errors.len(), list.join("\n"))
+        anyhow::anyhow!(
+            "the book has {} problem(s):\n{}",
+            errors.len(),
+            list.join("\n")
+        )
     })
 }
 
@@ -86,37 +100,81 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Run { puzzle, backend, skeleton, solution: _, file, samples, timeout, json } => {
+        Command::Show { puzzle, lang, solution } => {
+            let puzzle = book.find(&puzzle).map_err(anyhow::Error::msg)?;
+            let lang = Lang::from_fence(&lang)
+                .with_context(|| format!("unknown language `{lang}`; use wgsl or cuda"))?;
+            let kernel = puzzle
+                .kernel(lang)
+                .with_context(|| format!("`{}` has no {} kernel", puzzle.id(), lang.label()))?;
+            let variant = if solution { Variant::Solution } else { Variant::Skeleton };
+            print!("{}", kernel.variant(variant).text);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run {
+            puzzle,
+            backend,
+            skeleton,
+            solution: _,
+            file,
+            samples,
+            timeout,
+            json,
+        } => {
             let puzzle = book.find(&puzzle).map_err(anyhow::Error::msg)?;
             let file_lang = match &file {
                 Some(path) => {
-                    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
+                    let ext = path
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .unwrap_or_default();
                     Some(Lang::from_extension(ext).with_context(|| {
-                        format!("{}: cannot tell the language; name it .wgsl or .cu", path.display())
+                        format!(
+                            "{}: cannot tell the language; name it .wgsl or .cu",
+                            path.display()
+                        )
                     })?)
                 }
                 None => None,
             };
             let kind = match backend.as_deref() {
-                Some(name) => BackendKind::parse(name).with_context(|| format!("unknown backend `{name}`; use wgpu or cuda"))?,
-                None => file_lang.map(BackendKind::for_lang).unwrap_or(BackendKind::Wgpu),
+                Some(name) => BackendKind::parse(name)
+                    .with_context(|| format!("unknown backend `{name}`; use wgpu or cuda"))?,
+                None => file_lang
+                    .map(BackendKind::for_lang)
+                    .unwrap_or(BackendKind::Wgpu),
             };
             let lang = kind.lang();
             if file_lang.is_some_and(|l| l != lang) {
-                bail!("the {kind} backend runs {} kernels, not {}", lang.label(), file_lang.map(Lang::label).unwrap_or_default());
+                bail!(
+                    "the {kind} backend runs {} kernels, not {}",
+                    lang.label(),
+                    file_lang.map(Lang::label).unwrap_or_default()
+                );
             }
-            let settings = Settings { timing_samples: samples, timeout: Duration::from_secs(timeout) };
+            let settings = Settings {
+                timing_samples: samples,
+                timeout: Duration::from_secs(timeout),
+            };
             let runner = Runner::new(settings);
             let report = match &file {
                 Some(path) => {
                     let source = SourceText::read(path)?;
                     if source.text.trim().is_empty() {
-                        bail!("{}: the file is empty; start from the skeleton (`runner run {} --skeleton`)", path.display(), puzzle.id());
+                        bail!(
+                            "{}: the file is empty; start from the skeleton (`runner run {} --skeleton`)",
+                            path.display(),
+                            puzzle.id()
+                        );
                     }
                     runner.run_source(puzzle, lang, Variant::File, &source, &Default::default())?
                 }
                 None => {
-                    let variant = if skeleton { Variant::Skeleton } else { Variant::Solution };
+                    let variant = if skeleton {
+                        Variant::Skeleton
+                    } else {
+                        Variant::Solution
+                    };
                     runner.run(puzzle, lang, variant)?
                 }
             };

@@ -89,7 +89,11 @@ impl RunReport {
             Ok(Outcome::Ran(execution)) => {
                 report.checks = verify::check(spec, &execution.outputs);
                 report.timing = execution.timing;
-                report.status = if report.checks.iter().all(BufferCheck::passed) { Status::Pass } else { Status::Fail };
+                report.status = if report.checks.iter().all(BufferCheck::passed) {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
             }
             Err(error) => {
                 report.status = match error {
@@ -108,7 +112,10 @@ impl RunReport {
 
     /// "wgpu · llvmpipe (…) (CPU, Vulkan)", or the backend alone when it never opened.
     pub fn device_label(&self) -> String {
-        self.device.as_ref().map(DeviceInfo::label).unwrap_or_else(|| self.backend.to_string())
+        self.device
+            .as_ref()
+            .map(DeviceInfo::label)
+            .unwrap_or_else(|| self.backend.to_string())
     }
 
     /// The plain-text report `runner run` prints: `out:` and `expected:` as the
@@ -120,7 +127,12 @@ impl RunReport {
             let width = label.len().max("expected:".len());
             let _ = writeln!(text, "{label:width$} {}", verify::format_values(&check.got));
             let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
-            let _ = writeln!(text, "{:width$} {}", "expected:", verify::format_values(&expected));
+            let _ = writeln!(
+                text,
+                "{:width$} {}",
+                "expected:",
+                verify::format_values(&expected)
+            );
         }
         let _ = writeln!(
             text,
@@ -137,7 +149,10 @@ impl RunReport {
             }
         }
         if self.checks.iter().any(|c| !c.unwritten.is_empty()) {
-            let _ = writeln!(text, "  (· marks an element that still holds its poison value: nothing wrote it)");
+            let _ = writeln!(
+                text,
+                "  (· marks an element that still holds its poison value: nothing wrote it)"
+            );
         }
         for d in &self.diagnostics {
             let _ = writeln!(text, "{d}");

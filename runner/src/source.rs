@@ -28,15 +28,18 @@ impl SourceText {
     pub fn new(text: impl Into<String>, file: &Path, first_line: usize) -> SourceText {
         let text = text.into();
         let lines = (0..line_count(&text))
-            .map(|i| LineOrigin { file: file.to_path_buf(), line: first_line + i })
+            .map(|i| LineOrigin {
+                file: file.to_path_buf(),
+                line: first_line + i,
+            })
             .collect();
         SourceText { text, lines }
     }
 
     /// Reads a whole file.
     pub fn read(file: &Path) -> Result<SourceText, Located> {
-        let bytes = std::fs::read(file)
-            .map_err(|e| Located::new(file, 0, format!("cannot read: {e}")))?;
+        let bytes =
+            std::fs::read(file).map_err(|e| Located::new(file, 0, format!("cannot read: {e}")))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Located::new(file, 0, "is not UTF-8 text (is it a binary file?)"))?;
         Ok(SourceText::new(text, file, 1))
@@ -51,7 +54,10 @@ impl SourceText {
             text.push('\n');
             origins.push(origin);
         }
-        SourceText { text, lines: origins }
+        SourceText {
+            text,
+            lines: origins,
+        }
     }
 
     /// Each line of text with its origin.
@@ -90,8 +96,20 @@ mod tests {
     #[test]
     fn locate_maps_lines_table() {
         let src = SourceText::from_lines([
-            ("a".to_string(), LineOrigin { file: "x.cu".into(), line: 3 }),
-            ("b".to_string(), LineOrigin { file: "x.cu".into(), line: 9 }),
+            (
+                "a".to_string(),
+                LineOrigin {
+                    file: "x.cu".into(),
+                    line: 3,
+                },
+            ),
+            (
+                "b".to_string(),
+                LineOrigin {
+                    file: "x.cu".into(),
+                    line: 9,
+                },
+            ),
         ]);
         for (line, want) in [(1, 3), (2, 9), (7, 9), (0, 3)] {
             assert_eq!(src.locate(line, "m").line, want, "line {line}");

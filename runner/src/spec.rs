@@ -171,7 +171,11 @@ impl Buffer {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Arg {
     Buffer(Buffer),
-    Scalar { name: String, dtype: Dtype, value: f64 },
+    Scalar {
+        name: String,
+        dtype: Dtype,
+        value: f64,
+    },
 }
 
 impl Arg {
@@ -215,12 +219,19 @@ impl Spec {
 impl PuzzleSpec {
     /// Parses the YAML of a ```puzzle block. `first_line` is the chapter line of the YAML's first line.
     pub fn parse(text: &str, file: &Path, first_line: usize) -> Result<PuzzleSpec, Located> {
-        let origin = SpecOrigin { file: file.to_path_buf(), first_line };
+        let origin = SpecOrigin {
+            file: file.to_path_buf(),
+            first_line,
+        };
         let raw: RawSpec = serde_saphyr::from_str(text).map_err(|e| {
             let line = e.location().map(|l| l.line()).unwrap_or(0);
             origin.at(line, first_sentence(&e.to_string()))
         })?;
-        let spec = PuzzleSpec { raw, origin, text: text.to_string() };
+        let spec = PuzzleSpec {
+            raw,
+            origin,
+            text: text.to_string(),
+        };
         // Resolve once now so that every mistake surfaces when the chapter is read.
         spec.resolve(&Constants::new())?;
         Ok(spec)
@@ -236,26 +247,38 @@ impl PuzzleSpec {
         let mut constants: Constants = raw.constants.clone();
         for (name, value) in overrides {
             if !constants.contains_key(name) {
-                return Err(self.origin.at(0, format!("cannot set `{name}`: the spec has no such constant")));
+                return Err(self.origin.at(
+                    0,
+                    format!("cannot set `{name}`: the spec has no such constant"),
+                ));
             }
             constants.insert(name.clone(), *value);
         }
         if !is_identifier(&raw.id) {
-            return Err(self.origin.at(1, format!("id `{}` must be letters, digits and `_`", raw.id)));
+            return Err(self.origin.at(
+                1,
+                format!("id `{}` must be letters, digits and `_`", raw.id),
+            ));
         }
         let eval = |size: &Size, line: u64, what: &str| -> Result<i64, Located> {
-            expr::eval(&size.0, &constants).map_err(|e| self.origin.at(line, format!("{what}: {e}")))
+            expr::eval(&size.0, &constants)
+                .map_err(|e| self.origin.at(line, format!("{what}: {e}")))
         };
         let dims = |list: &Spanned<Vec<Size>>, what: &str| -> Result<[u32; 3], Located> {
             let line = list.referenced.line();
             if list.value.is_empty() || list.value.len() > 3 {
-                return Err(self.origin.at(line, format!("`{what}` needs 1 to 3 entries (x, y, z)")));
+                return Err(self
+                    .origin
+                    .at(line, format!("`{what}` needs 1 to 3 entries (x, y, z)")));
             }
             let mut out = [1u32; 3];
             for (i, size) in list.value.iter().enumerate() {
                 let v = eval(size, line, what)?;
                 out[i] = u32::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
-                    self.origin.at(line, format!("`{what}` entry {} is {v}; it must be at least 1", i + 1))
+                    self.origin.at(
+                        line,
+                        format!("`{what}` entry {} is {v}; it must be at least 1", i + 1),
+                    )
                 })?;
             }
             Ok(out)
@@ -277,7 +300,9 @@ impl PuzzleSpec {
         let mut args = Vec::new();
         for name in &raw.args.value {
             if args.iter().any(|a: &Arg| a.name() == name) {
-                return Err(self.origin.at(args_line, format!("`{name}` appears twice in `args`")));
+                return Err(self
+                    .origin
+                    .at(args_line, format!("`{name}` appears twice in `args`")));
             }
             if let Some(buffer) = raw.buffers.get(name) {
                 args.push(Arg::Buffer(self.resolve_buffer(name, buffer, &eval)?));
@@ -287,7 +312,11 @@ impl PuzzleSpec {
                     ScalarValue::Number(v) => *v,
                     ScalarValue::Expr(e) => eval(&Size(e.clone()), line, name)? as f64,
                 };
-                args.push(Arg::Scalar { name: name.clone(), dtype: scalar.value.dtype, value });
+                args.push(Arg::Scalar {
+                    name: name.clone(),
+                    dtype: scalar.value.dtype,
+                    value,
+                });
             } else {
                 return Err(self.origin.at(
                     args_line,
@@ -299,7 +328,10 @@ impl PuzzleSpec {
         let unused = unused.chain(raw.scalars.iter().map(|(n, s)| (n, s.referenced.line())));
         for (name, line) in unused {
             if !raw.args.value.contains(name) {
-                return Err(self.origin.at(line, format!("`{name}` is declared but not listed in `args`")));
+                return Err(self.origin.at(
+                    line,
+                    format!("`{name}` is declared but not listed in `args`"),
+                ));
             }
         }
         Ok(Spec {
@@ -324,35 +356,65 @@ impl PuzzleSpec {
         let sizes: Vec<Size> = match (&b.len, &b.shape) {
             (Some(len), None) => vec![len.clone()],
             (None, Some(shape)) if !shape.is_empty() => shape.clone(),
-            _ => return Err(self.origin.at(line, format!("buffer `{name}` needs exactly one of `len` or `shape`"))),
+            _ => {
+                return Err(self.origin.at(
+                    line,
+                    format!("buffer `{name}` needs exactly one of `len` or `shape`"),
+                ));
+            }
         };
         let mut shape = Vec::new();
         for size in &sizes {
             let v = eval(size, line, name)?;
             shape.push(usize::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
-                self.origin.at(line, format!("buffer `{name}` has size {v}; it must be at least 1"))
+                self.origin.at(
+                    line,
+                    format!("buffer `{name}` has size {v}; it must be at least 1"),
+                )
             })?);
         }
         let len: usize = shape.iter().product();
         let materialize = |values: &Values, line: u64, what: &str| {
-            values.materialize(len).map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
+            values
+                .materialize(len)
+                .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
         let (init, expect) = match (b.output, &b.init) {
             (true, Some(_)) => {
-                return Err(self.origin.at(line, format!("output `{name}` starts poisoned; remove its `init`")));
+                return Err(self.origin.at(
+                    line,
+                    format!("output `{name}` starts poisoned; remove its `init`"),
+                ));
             }
             (false, None) => {
-                return Err(self.origin.at(line, format!("input `{name}` needs an `init` (or `output: true`)")));
+                return Err(self.origin.at(
+                    line,
+                    format!("input `{name}` needs an `init` (or `output: true`)"),
+                ));
             }
             (false, Some(values)) => (Some(materialize(values, line, "init")?), None),
             (true, None) => {
                 let expect = self.raw.expect.get(name).ok_or_else(|| {
-                    self.origin.at(line, format!("output `{name}` has no `expect` entry"))
+                    self.origin
+                        .at(line, format!("output `{name}` has no `expect` entry"))
                 })?;
-                (None, Some(materialize(&expect.value, expect.referenced.line(), "expect")?))
+                (
+                    None,
+                    Some(materialize(
+                        &expect.value,
+                        expect.referenced.line(),
+                        "expect",
+                    )?),
+                )
             }
         };
-        Ok(Buffer { name: name.to_string(), dtype: b.dtype, shape, init, expect })
+        Ok(Buffer {
+            name: name.to_string(),
+            dtype: b.dtype,
+            shape,
+            init,
+            expect,
+        })
     }
 }
 
@@ -366,7 +428,10 @@ fn is_identifier(s: &str) -> bool {
 fn first_sentence(message: &str) -> String {
     let first = message.lines().next().unwrap_or(message).trim();
     let first = first.strip_prefix("error: ").unwrap_or(first);
-    match first.strip_prefix("line ").and_then(|rest| rest.split_once(": ")) {
+    match first
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+    {
         Some((_, message)) => message.to_string(),
         None => first.to_string(),
     }
@@ -405,15 +470,27 @@ expect:
         let names: Vec<&str> = spec.args.iter().map(Arg::name).collect();
         assert_eq!(names, ["out", "a", "size"]);
         assert_eq!(spec.outputs().count(), 1);
-        assert_eq!(spec.args[2], Arg::Scalar { name: "size".into(), dtype: Dtype::U32, value: 9.0 });
+        assert_eq!(
+            spec.args[2],
+            Arg::Scalar {
+                name: "size".into(),
+                dtype: Dtype::U32,
+                value: 9.0
+            }
+        );
     }
 
     #[test]
     fn overrides_follow_through_every_size() {
         let spec = parse(GOOD).unwrap();
-        let err = spec.resolve(&[("SIZE".to_string(), 17)].into()).unwrap_err();
+        let err = spec
+            .resolve(&[("SIZE".to_string(), 17)].into())
+            .unwrap_err();
         // The literal expect list no longer fits: that is reported, not ignored.
-        assert!(err.message.contains("lists 9 values but the buffer has 17"), "{err}");
+        assert!(
+            err.message.contains("lists 9 values but the buffer has 17"),
+            "{err}"
+        );
         assert!(spec.resolve(&[("NOPE".to_string(), 1)].into()).is_err());
     }
 
@@ -422,12 +499,37 @@ expect:
     fn malformed_specs_name_their_line() {
         let cases: &[(&str, &str, usize, &str)] = &[
             ("unknown key", "block: [TPB]", 16, "unknown field `threads`"),
-            ("bad constant", "grid: [\"(SIZE + TPB - 1) / TPB\"]", 14, "unknown constant `BLOCKS`"),
+            (
+                "bad constant",
+                "grid: [\"(SIZE + TPB - 1) / TPB\"]",
+                14,
+                "unknown constant `BLOCKS`",
+            ),
             ("zero block", "block: [TPB]", 15, "must be at least 1"),
-            ("arg missing", "args: [out, a, size]", 21, "neither a buffer nor a scalar"),
-            ("expect length", "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]", 23, "lists 3 values"),
-            ("bad init word", "  a: { len: SIZE, init: arange }", 18, "not a list of numbers"),
-            ("input without init", "  a: { len: SIZE, init: arange }", 18, "needs an `init`"),
+            (
+                "arg missing",
+                "args: [out, a, size]",
+                21,
+                "neither a buffer nor a scalar",
+            ),
+            (
+                "expect length",
+                "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
+                23,
+                "lists 3 values",
+            ),
+            (
+                "bad init word",
+                "  a: { len: SIZE, init: arange }",
+                18,
+                "not a list of numbers",
+            ),
+            (
+                "input without init",
+                "  a: { len: SIZE, init: arange }",
+                18,
+                "needs an `init`",
+            ),
         ];
         let replacement = |name: &str| match name {
             "unknown key" => "block: [TPB]\nthreads: 4",

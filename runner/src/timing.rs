@@ -27,14 +27,28 @@ pub struct Timing {
 impl Timing {
     /// Summarises samples in milliseconds; `None` when there are none.
     pub fn from_samples(clock: Clock, samples_ms: &[f64]) -> Option<Timing> {
-        let mut sorted: Vec<f64> = samples_ms.iter().copied().filter(|v| v.is_finite()).collect();
+        let mut sorted: Vec<f64> = samples_ms
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
         if sorted.is_empty() {
             return None;
         }
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
-        let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
-        Some(Timing { clock, samples: n, median_ms: median, min_ms: sorted[0], max_ms: sorted[n - 1] })
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        Some(Timing {
+            clock,
+            samples: n,
+            median_ms: median,
+            min_ms: sorted[0],
+            max_ms: sorted[n - 1],
+        })
     }
 
     /// "0.0123 ms (median of 10, 0.0110–0.0150, device timer)".
@@ -76,7 +90,8 @@ mod tests {
             (&[f64::NAN, 5.0], Some((5.0, 5.0, 5.0))),
         ];
         for (samples, want) in cases {
-            let got = Timing::from_samples(Clock::Device, samples).map(|t| (t.median_ms, t.min_ms, t.max_ms));
+            let got = Timing::from_samples(Clock::Device, samples)
+                .map(|t| (t.median_ms, t.min_ms, t.max_ms));
             assert_eq!(got, *want, "{samples:?}");
         }
     }
@@ -86,6 +101,9 @@ mod tests {
         assert_eq!(format_ms(0.0123), "12.300 µs");
         assert_eq!(format_ms(2.5), "2.500 ms");
         let t = Timing::from_samples(Clock::Wall, &[1.0, 2.0, 3.0]).unwrap();
-        assert_eq!(t.describe(), "2.000 ms (median of 3, 1.000 ms–3.000 ms, wall clock)");
+        assert_eq!(
+            t.describe(),
+            "2.000 ms (median of 3, 1.000 ms–3.000 ms, wall clock)"
+        );
     }
 }

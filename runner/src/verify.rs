@@ -95,10 +95,19 @@ fn list(items: &[usize], show: impl Fn(usize) -> String) -> String {
 /// Checks every output of `spec` against what the run produced.
 pub fn check(spec: &Spec, outputs: &[OutputData]) -> Vec<BufferCheck> {
     spec.outputs()
-        .map(|buffer| match outputs.iter().find(|o| o.name == buffer.name) {
-            Some(data) => check_buffer(buffer, data),
-            None => check_buffer(buffer, &OutputData { name: buffer.name.clone(), values: vec![None; buffer.len()], out_of_bounds: vec![] }),
-        })
+        .map(
+            |buffer| match outputs.iter().find(|o| o.name == buffer.name) {
+                Some(data) => check_buffer(buffer, data),
+                None => check_buffer(
+                    buffer,
+                    &OutputData {
+                        name: buffer.name.clone(),
+                        values: vec![None; buffer.len()],
+                        out_of_bounds: vec![],
+                    },
+                ),
+            },
+        )
         .collect()
 }
 
@@ -141,7 +150,10 @@ pub fn format_value(v: f64) -> String {
 
 /// `[10.0, 11.0, ·, 13.0]`: `·` marks an element never written.
 pub fn format_values(values: &[Option<f64>]) -> String {
-    let items: Vec<String> = values.iter().map(|v| v.map(format_value).unwrap_or_else(|| "·".into())).collect();
+    let items: Vec<String> = values
+        .iter()
+        .map(|v| v.map(format_value).unwrap_or_else(|| "·".into()))
+        .collect();
     format!("[{}]", items.join(", "))
 }
 
@@ -151,31 +163,82 @@ mod tests {
     use crate::data::Dtype;
 
     fn buffer(shape: Vec<usize>, expect: Vec<f64>) -> Buffer {
-        Buffer { name: "out".into(), dtype: Dtype::F32, shape, init: None, expect: Some(expect) }
+        Buffer {
+            name: "out".into(),
+            dtype: Dtype::F32,
+            shape,
+            init: None,
+            expect: Some(expect),
+        }
     }
+
+    /// (case, values read back, guard-band writes, expected (wrong, unwritten, out of bounds) counts).
+    type Case = (
+        &'static str,
+        Vec<Option<f64>>,
+        Vec<usize>,
+        (usize, usize, usize),
+    );
 
     #[test]
     fn verdict_table() {
         let want = vec![10.0, 11.0, 12.0, 13.0];
-        let cases: &[(&str, Vec<Option<f64>>, Vec<usize>, (usize, usize, usize))] = &[
-            ("exact", vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)], vec![], (0, 0, 0)),
-            ("within tolerance", vec![Some(10.000001), Some(11.0), Some(12.0), Some(13.0)], vec![], (0, 0, 0)),
-            ("one wrong", vec![Some(10.0), Some(11.0), Some(2.0), Some(13.0)], vec![], (1, 0, 0)),
+        let cases: &[Case] = &[
+            (
+                "exact",
+                vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)],
+                vec![],
+                (0, 0, 0),
+            ),
+            (
+                "within tolerance",
+                vec![Some(10.000001), Some(11.0), Some(12.0), Some(13.0)],
+                vec![],
+                (0, 0, 0),
+            ),
+            (
+                "one wrong",
+                vec![Some(10.0), Some(11.0), Some(2.0), Some(13.0)],
+                vec![],
+                (1, 0, 0),
+            ),
             ("never written", vec![None; 4], vec![], (0, 4, 0)),
-            ("computed nan is wrong, not unwritten", vec![Some(f64::NAN), Some(11.0), Some(12.0), Some(13.0)], vec![], (1, 0, 0)),
-            ("past the end", vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)], vec![4, 5], (0, 0, 2)),
+            (
+                "computed nan is wrong, not unwritten",
+                vec![Some(f64::NAN), Some(11.0), Some(12.0), Some(13.0)],
+                vec![],
+                (1, 0, 0),
+            ),
+            (
+                "past the end",
+                vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)],
+                vec![4, 5],
+                (0, 0, 2),
+            ),
         ];
         for (name, got, oob, (wrong, unwritten, out_of_bounds)) in cases {
-            let data = OutputData { name: "out".into(), values: got.clone(), out_of_bounds: oob.clone() };
+            let data = OutputData {
+                name: "out".into(),
+                values: got.clone(),
+                out_of_bounds: oob.clone(),
+            };
             let c = check_buffer(&buffer(vec![4], want.clone()), &data);
-            assert_eq!((c.wrong.len(), c.unwritten.len(), c.out_of_bounds.len()), (*wrong, *unwritten, *out_of_bounds), "{name}");
+            assert_eq!(
+                (c.wrong.len(), c.unwritten.len(), c.out_of_bounds.len()),
+                (*wrong, *unwritten, *out_of_bounds),
+                "{name}"
+            );
             assert_eq!(c.passed(), wrong + unwritten + out_of_bounds == 0, "{name}");
         }
     }
 
     #[test]
     fn problems_name_elements_by_row_and_column() {
-        let data = OutputData { name: "out".into(), values: vec![Some(0.0), Some(1.0), None, Some(9.0)], out_of_bounds: vec![4] };
+        let data = OutputData {
+            name: "out".into(),
+            values: vec![Some(0.0), Some(1.0), None, Some(9.0)],
+            out_of_bounds: vec![4],
+        };
         let c = check_buffer(&buffer(vec![2, 2], vec![0.0, 1.0, 1.0, 2.0]), &data);
         assert_eq!(
             c.problems(),
@@ -189,7 +252,10 @@ mod tests {
 
     #[test]
     fn formats_like_the_seed() {
-        assert_eq!(format_values(&[Some(10.0), None, Some(0.5)]), "[10.0, ·, 0.5]");
+        assert_eq!(
+            format_values(&[Some(10.0), None, Some(0.5)]),
+            "[10.0, ·, 0.5]"
+        );
         assert_eq!(format_value(1.0 / 3.0), "0.333333");
     }
 }

@@ -11,11 +11,18 @@ use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-static RUNNER: LazyLock<Runner> = LazyLock::new(|| Runner::new(Settings { timing_samples: 0, ..Settings::default() }));
+static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
+    Runner::new(Settings {
+        timing_samples: 0,
+        ..Settings::default()
+    })
+});
 
 fn main() {
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root");
     let book = match Book::load(root) {
         Ok(book) => Arc::new(book),
         Err(errors) => {
@@ -55,7 +62,9 @@ fn main() {
                 })
                 .with_kind(kind.to_string());
                 if let Err(e) = RUNNER.backend(kind) {
-                    trial = trial.with_kind(format!("skipped: {e}")).with_ignored_flag(true);
+                    trial = trial
+                        .with_kind(format!("skipped: {e}"))
+                        .with_ignored_flag(true);
                 }
                 trials.push(trial);
             }
@@ -65,7 +74,9 @@ fn main() {
 }
 
 fn check(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Result<(), Failed> {
-    let report = RUNNER.run(puzzle, lang, variant).map_err(|e| e.to_string())?;
+    let report = RUNNER
+        .run(puzzle, lang, variant)
+        .map_err(|e| e.to_string())?;
     let ok = match (variant, report.status) {
         (Variant::Solution, Status::Pass) => true,
         (Variant::Skeleton, Status::Fail) => true,

@@ -29,7 +29,10 @@ pub struct CudaBackend {
 
 impl CudaBackend {
     pub fn open() -> Result<CudaBackend, BackendError> {
-        let version = load_nvrtc().map_err(|reason| BackendError::Unavailable { backend: BackendKind::Cuda, reason })?;
+        let version = load_nvrtc().map_err(|reason| BackendError::Unavailable {
+            backend: BackendKind::Cuda,
+            reason,
+        })?;
         let info = DeviceInfo {
             backend: BackendKind::Cuda,
             name: DEFAULT_ARCH.into(),
@@ -37,12 +40,18 @@ impl CudaBackend {
             api: format!("NVRTC {version}"),
             driver: String::new(),
         };
-        Ok(CudaBackend { info, arch: DEFAULT_ARCH })
+        Ok(CudaBackend {
+            info,
+            arch: DEFAULT_ARCH,
+        })
     }
 
     /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
     pub fn compile(&self, source: &SourceText, kernel: &str) -> Result<String, Vec<Located>> {
-        let name = source.main_file().map(|p| p.display().to_string()).unwrap_or_else(|| "kernel.cu".into());
+        let name = source
+            .main_file()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "kernel.cu".into());
         let options = CompileOptions {
             arch: Some(self.arch),
             name: Some(name.clone()),
@@ -63,7 +72,9 @@ impl CudaBackend {
                 }
                 Ok(ptx)
             }
-            Err(CompileError::CompileError { log, .. }) => Err(map_log(&log.to_string_lossy(), &name, source)),
+            Err(CompileError::CompileError { log, .. }) => {
+                Err(map_log(&log.to_string_lossy(), &name, source))
+            }
             Err(other) => Err(vec![source.locate(1, format!("NVRTC failed: {other}"))]),
         }
     }
@@ -81,7 +92,9 @@ fn map_log(log: &str, name: &str, source: &SourceText) -> Vec<Located> {
         match parsed {
             Some((number, message)) => found.push(source.locate(number, message.trim())),
             // Context lines (source excerpts, carets) belong to the message above.
-            None if !line.trim().is_empty() && !line.contains("error detected in the compilation") => {
+            None if !line.trim().is_empty()
+                && !line.contains("error detected in the compilation") =>
+            {
                 if let Some(last) = found.last_mut() {
                     last.message.push('\n');
                     last.message.push_str(line);
@@ -147,7 +160,10 @@ fn preload_wheel() -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             name.starts_with("libnvrtc") && name.contains(".so") && !name.contains(".alt.")
         })
         .collect();
@@ -156,24 +172,32 @@ fn preload_wheel() -> Result<(), String> {
     for lib in libs {
         // SAFETY: loading NVIDIA's own NVRTC libraries runs only their initialisers;
         // the handle is leaked so the library stays loaded for cudarc.
-        let handle = unsafe { libloading::Library::new(&lib) }.map_err(|e| format!("{}: {e}", lib.display()))?;
+        let handle = unsafe { libloading::Library::new(&lib) }
+            .map_err(|e| format!("{}: {e}", lib.display()))?;
         std::mem::forget(handle);
     }
     // SAFETY: as above, a probe that only tries dlopen.
     if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         Ok(())
     } else {
-        Err(format!("found {} but could not load libnvrtc from it: {help}", dir.display()))
+        Err(format!(
+            "found {} but could not load libnvrtc from it: {help}",
+            dir.display()
+        ))
     }
 }
 
 /// `site-packages/nvidia/cuda_nvrtc/lib`, asked of the Python that pip installed into.
 fn wheel_lib_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("NVRTC_LIB_DIR") {
-        return Some(PathBuf::from(dir));
+        let dir = PathBuf::from(dir);
+        return dir.is_dir().then_some(dir);
     }
     let script = "import nvidia.cuda_nvrtc as m; print(list(m.__path__)[0])";
-    let output = std::process::Command::new("python3").args(["-c", script]).output().ok()?;
+    let output = std::process::Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .ok()?;
     let dir = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim()).join("lib");
     dir.is_dir().then_some(dir)
 }
@@ -190,7 +214,13 @@ mod tests {
         let found = map_log(log, "kernels/k.cu", &source);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].line, 11);
-        assert!(found[0].message.starts_with("error: identifier \"x\" is undefined\n"), "{}", found[0].message);
+        assert!(
+            found[0]
+                .message
+                .starts_with("error: identifier \"x\" is undefined\n"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

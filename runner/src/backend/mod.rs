@@ -77,7 +77,10 @@ pub struct DeviceInfo {
 impl DeviceInfo {
     /// "wgpu · llvmpipe (LLVM 15.0.6, 256 bits) (CPU, Vulkan)".
     pub fn label(&self) -> String {
-        format!("{} · {} ({}, {})", self.backend, self.name, self.kind, self.api)
+        format!(
+            "{} · {} ({}, {})",
+            self.backend, self.name, self.kind, self.api
+        )
     }
 }
 
@@ -121,10 +124,15 @@ pub struct OutputData {
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
 pub enum BackendError {
     #[error("{backend} unavailable: {reason}")]
-    Unavailable { backend: BackendKind, reason: String },
+    Unavailable {
+        backend: BackendKind,
+        reason: String,
+    },
     #[error("cannot launch: {0}")]
     Launch(String),
-    #[error("the kernel did not finish within {0:?} and was abandoned (an endless loop, or a barrier some threads never reach?)")]
+    #[error(
+        "the kernel did not finish within {0:?} and was abandoned (an endless loop, or a barrier some threads never reach?)"
+    )]
     Timeout(Duration),
     #[error("device error: {0}")]
     Device(String),

@@ -38,18 +38,28 @@ pub struct WgpuBackend {
 impl WgpuBackend {
     /// Opens the adapter wgpu prefers (`WGPU_ADAPTER_NAME` / `WGPU_BACKEND` select another).
     pub fn open() -> Result<WgpuBackend, BackendError> {
-        let unavailable = |reason: String| BackendError::Unavailable { backend: BackendKind::Wgpu, reason };
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(&instance, None))
-            .map_err(|e| {
-                unavailable(format!(
-                    "no GPU adapter found ({e}). On Linux without a GPU, install Mesa's CPU driver: \
+        let unavailable = |reason: String| BackendError::Unavailable {
+            backend: BackendKind::Wgpu,
+            reason,
+        };
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(wgpu::util::initialize_adapter_from_env_or_default(
+            &instance, None,
+        ))
+        .map_err(|e| {
+            unavailable(format!(
+                "no GPU adapter found ({e}). On Linux without a GPU, install Mesa's CPU driver: \
                      `apt-get install mesa-vulkan-drivers libvulkan1`"
-                ))
-            })?;
+            ))
+        })?;
         let adapter_info = adapter.get_info();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let features = if timestamps { wgpu::Features::TIMESTAMP_QUERY } else { wgpu::Features::empty() };
+        let features = if timestamps {
+            wgpu::Features::TIMESTAMP_QUERY
+        } else {
+            wgpu::Features::empty()
+        };
         // WebGPU's defaults are small (16 KiB workgroup memory, 256 invocations): ask for what the adapter has.
         let limits = adapter.limits();
         let descriptor = wgpu::DeviceDescriptor {
@@ -76,9 +86,19 @@ impl WgpuBackend {
             name: adapter_info.name.clone(),
             kind: kind.to_string(),
             api: format!("{:?}", adapter_info.backend),
-            driver: format!("{} {}", adapter_info.driver, adapter_info.driver_info).trim().to_string(),
+            driver: format!("{} {}", adapter_info.driver, adapter_info.driver_info)
+                .trim()
+                .to_string(),
         };
-        Ok(WgpuBackend { device, queue, info, limits, timestamps, uncaptured, stuck: AtomicBool::new(false) })
+        Ok(WgpuBackend {
+            device,
+            queue,
+            info,
+            limits,
+            timestamps,
+            uncaptured,
+            stuck: AtomicBool::new(false),
+        })
     }
 
     pub fn limits(&self) -> &wgpu::Limits {
@@ -89,7 +109,11 @@ impl WgpuBackend {
         check_launch_basics(spec)?;
         let l = &self.limits;
         let axes = ["x", "y", "z"];
-        let max_block = [l.max_compute_workgroup_size_x, l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z];
+        let max_block = [
+            l.max_compute_workgroup_size_x,
+            l.max_compute_workgroup_size_y,
+            l.max_compute_workgroup_size_z,
+        ];
         for i in 0..3 {
             if spec.grid[i] > l.max_compute_workgroups_per_dimension {
                 return Err(BackendError::Launch(format!(
@@ -113,7 +137,7 @@ impl WgpuBackend {
         }
         for b in spec.buffers() {
             let bytes = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
-            if bytes > l.max_storage_buffer_binding_size as u64 {
+            if bytes > l.max_storage_buffer_binding_size {
                 return Err(BackendError::Launch(format!(
                     "buffer `{}` needs {bytes} bytes; this adapter binds at most {}",
                     b.name, l.max_storage_buffer_binding_size
@@ -135,7 +159,10 @@ enum Declared {
 fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
     let text = &source.text;
     let module = naga::front::wgsl::parse_str(text).map_err(|e| {
-        let line = e.location(text).map(|l| l.line_number as usize).unwrap_or(1);
+        let line = e
+            .location(text)
+            .map(|l| l.line_number as usize)
+            .unwrap_or(1);
         let labels: Vec<String> = e
             .labels()
             .filter(|(_, label)| !label.is_empty())
@@ -147,9 +174,15 @@ fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
         }
         vec![source.locate(line, message)]
     })?;
-    let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all());
+    let mut validator = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    );
     validator.validate(&module).map_err(|e| {
-        let line = e.location(text).map(|l| l.line_number as usize).unwrap_or(1);
+        let line = e
+            .location(text)
+            .map(|l| l.line_number as usize)
+            .unwrap_or(1);
         let mut message = e.as_inner().to_string();
         let mut cause: &dyn std::error::Error = e.as_inner();
         while let Some(next) = cause.source() {
@@ -167,18 +200,33 @@ fn mapped_line(source: &SourceText, span: naga::Span) -> usize {
 }
 
 /// Checks the kernel's entry point and bindings against the spec; returns how each binding is declared.
-fn reflect(module: &naga::Module, spec: &Spec, source: &SourceText) -> Result<BTreeMap<u32, Declared>, Vec<Located>> {
+fn reflect(
+    module: &naga::Module,
+    spec: &Spec,
+    source: &SourceText,
+) -> Result<BTreeMap<u32, Declared>, Vec<Located>> {
     let whole = |message: String| vec![source.locate(1, message)];
     let Some(entry) = module.entry_points.iter().find(|e| e.name == spec.kernel) else {
-        let names: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
         return Err(whole(format!(
             "no entry point `{}` (the spec's `kernel`); the module has: {}",
             spec.kernel,
-            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
         )));
     };
     if entry.stage != naga::ShaderStage::Compute {
-        return Err(whole(format!("`{}` is not a @compute entry point", spec.kernel)));
+        return Err(whole(format!(
+            "`{}` is not a @compute entry point",
+            spec.kernel
+        )));
     }
     if entry.workgroup_size != spec.block {
         return Err(whole(format!(
@@ -188,25 +236,44 @@ fn reflect(module: &naga::Module, spec: &Spec, source: &SourceText) -> Result<BT
     }
     let mut declared = BTreeMap::new();
     for (handle, var) in module.global_variables.iter() {
-        let Some(binding) = &var.binding else { continue };
+        let Some(binding) = &var.binding else {
+            continue;
+        };
         let name = var.name.clone().unwrap_or_default();
-        let line = module.global_variables.get_span(handle).location(&source.text).line_number as usize;
+        let line = module
+            .global_variables
+            .get_span(handle)
+            .location(&source.text)
+            .line_number as usize;
         let at = |message: String| vec![source.locate(line, message)];
         if binding.group != 0 {
-            return Err(at(format!("`{name}` is in @group({}); puzzles use @group(0) only", binding.group)));
+            return Err(at(format!(
+                "`{name}` is in @group({}); puzzles use @group(0) only",
+                binding.group
+            )));
         }
         let Some(arg) = spec.args.get(binding.binding as usize) else {
             return Err(at(format!(
                 "`{name}` is @binding({}), but the spec has {} args ({})",
                 binding.binding,
                 spec.args.len(),
-                spec.args.iter().map(Arg::name).collect::<Vec<_>>().join(", ")
+                spec.args
+                    .iter()
+                    .map(Arg::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         };
         let kind = match var.space {
-            AddressSpace::Storage { access } => Declared::Storage { read_only: !access.contains(StorageAccess::STORE) },
+            AddressSpace::Storage { access } => Declared::Storage {
+                read_only: !access.contains(StorageAccess::STORE),
+            },
             AddressSpace::Uniform => Declared::Uniform,
-            other => return Err(at(format!("`{name}` is in address space {other:?}; use storage or uniform"))),
+            other => {
+                return Err(at(format!(
+                    "`{name}` is in address space {other:?}; use storage or uniform"
+                )));
+            }
         };
         match (arg, kind) {
             (Arg::Buffer(b), Declared::Storage { read_only }) => {
@@ -247,7 +314,9 @@ impl Backend for WgpuBackend {
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
         if self.stuck.load(Ordering::Relaxed) {
-            return Err(BackendError::Device("an earlier kernel on this device never finished".into()));
+            return Err(BackendError::Device(
+                "an earlier kernel on this device never finished".into(),
+            ));
         }
         let spec = job.spec;
         let module = match compile(job.source) {
@@ -259,20 +328,26 @@ impl Backend for WgpuBackend {
             Err(errors) => return Ok(Outcome::CompileFailed(errors)),
         };
         self.check_limits(spec)?;
-        if let Some(size) = module.global_variables.iter().filter(|(_, v)| v.space == AddressSpace::WorkGroup).map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()) as u64).reduce(|a, b| a + b) {
-            if size > self.limits.max_compute_workgroup_storage_size as u64 {
-                return Err(BackendError::Launch(format!(
-                    "the kernel declares {size} bytes of workgroup memory; this adapter allows {}",
-                    self.limits.max_compute_workgroup_storage_size
-                )));
-            }
+        let workgroup_bytes: u64 = module
+            .global_variables
+            .iter()
+            .filter(|(_, v)| v.space == AddressSpace::WorkGroup)
+            .map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()) as u64)
+            .sum();
+        if workgroup_bytes > self.limits.max_compute_workgroup_storage_size as u64 {
+            return Err(BackendError::Launch(format!(
+                "the kernel declares {workgroup_bytes} bytes of workgroup memory; this adapter allows {}",
+                self.limits.max_compute_workgroup_storage_size
+            )));
         }
 
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let shader = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&spec.kernel),
-            source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&job.source.text)),
-        });
+        let shader = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&spec.kernel),
+                source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&job.source.text)),
+            });
 
         // Device buffers: data followed by a poisoned guard band; scalars as small uniforms.
         let mut buffers = Vec::new();
@@ -302,48 +377,67 @@ impl Backend for WgpuBackend {
                 wgpu::BufferBindingType::Uniform => wgpu::BufferUsages::UNIFORM,
                 _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             };
-            buffers.push(self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(arg.name()),
-                contents: &contents,
-                usage,
-            }));
+            buffers.push(
+                self.device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(arg.name()),
+                        contents: &contents,
+                        usage,
+                    }),
+            );
             layout_entries.push(wgpu::BindGroupLayoutEntry {
                 binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
                 count: None,
             });
         }
         // An explicit layout from the spec: a skeleton that does not touch `out` yet still binds it.
-        let bind_layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("args"),
-            entries: &layout_entries,
-        });
+        let bind_layout = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("args"),
+                entries: &layout_entries,
+            });
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
             .collect();
         let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("args"),
             layout: &bind_layout,
             entries: &entries,
         });
-        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("args"),
-            bind_group_layouts: &[Some(&bind_layout)],
-            immediate_size: 0,
-        });
-        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(&spec.kernel),
-            layout: Some(&pipeline_layout),
-            module: &shader,
-            entry_point: Some(&spec.kernel),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline_layout = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("args"),
+                bind_group_layouts: &[Some(&bind_layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&spec.kernel),
+                layout: Some(&pipeline_layout),
+                module: &shader,
+                entry_point: Some(&spec.kernel),
+                compilation_options: Default::default(),
+                cache: None,
+            });
         if let Some(error) = pollster::block_on(scope.pop()) {
-            return Ok(Outcome::CompileFailed(vec![job.source.locate(1, format!("wgpu rejected the kernel: {error}"))]));
+            return Ok(Outcome::CompileFailed(vec![
+                job.source
+                    .locate(1, format!("wgpu rejected the kernel: {error}")),
+            ]));
         }
 
         let runs = 1 + job.timing_samples;
@@ -367,12 +461,18 @@ impl Backend for WgpuBackend {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let dispatch = |encoder: &mut wgpu::CommandEncoder, run: usize| {
-            let timestamp_writes = queries.as_ref().map(|(set, ..)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(2 * run as u32),
-                end_of_pass_write_index: Some(2 * run as u32 + 1),
+            let timestamp_writes =
+                queries
+                    .as_ref()
+                    .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: Some(2 * run as u32),
+                        end_of_pass_write_index: Some(2 * run as u32 + 1),
+                    });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes,
             });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(spec.grid[0], spec.grid[1], spec.grid[2]);
@@ -382,13 +482,13 @@ impl Backend for WgpuBackend {
         dispatch(&mut encoder, 0);
         let mut readbacks = Vec::new();
         for (index, (arg, buffer)) in spec.args.iter().zip(&buffers).enumerate() {
-            if let Arg::Buffer(b) = arg {
-                if b.is_output() {
-                    let size = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
-                    let readback = self.readback(size);
-                    encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
-                    readbacks.push((b, index as u32, readback));
-                }
+            if let Arg::Buffer(b) = arg
+                && b.is_output()
+            {
+                let size = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
+                let readback = self.readback(size);
+                encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+                readbacks.push((b, index as u32, readback));
             }
         }
         for run in 1..runs {
@@ -403,7 +503,10 @@ impl Backend for WgpuBackend {
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BackendError::Launch(error.to_string()));
         }
-        match self.device.poll(wgpu::PollType::Wait { submission_index: Some(submission), timeout: Some(job.timeout) }) {
+        match self.device.poll(wgpu::PollType::Wait {
+            submission_index: Some(submission),
+            timeout: Some(job.timeout),
+        }) {
             Ok(_) => {}
             Err(wgpu::PollError::Timeout) => {
                 self.stuck.store(true, Ordering::Relaxed);
@@ -420,13 +523,25 @@ impl Backend for WgpuBackend {
         for (b, tag, readback) in &readbacks {
             let bytes = self.read(readback)?;
             let split = b.len() * b.dtype.size();
-            let out_of_bounds = b.dtype.overwritten(*tag, &bytes[split..]).into_iter().map(|i| b.len() + i).collect();
-            outputs.push(OutputData { name: b.name.clone(), values: b.dtype.decode(&bytes[..split]), out_of_bounds });
+            let out_of_bounds = b
+                .dtype
+                .overwritten(*tag, &bytes[split..])
+                .into_iter()
+                .map(|i| b.len() + i)
+                .collect();
+            outputs.push(OutputData {
+                name: b.name.clone(),
+                values: b.dtype.decode(&bytes[..split]),
+                out_of_bounds,
+            });
         }
         let timing = match &queries {
             Some((_, _, readback, _)) if job.timing_samples > 0 => {
                 let bytes = self.read(readback)?;
-                let ticks: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+                let ticks: Vec<u64> = bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect();
                 let period_ns = self.queue.get_timestamp_period() as f64;
                 let samples: Vec<f64> = ticks
                     .chunks_exact(2)
@@ -464,7 +579,10 @@ impl WgpuBackend {
         rx.recv()
             .map_err(|e| BackendError::Device(e.to_string()))?
             .map_err(|e| BackendError::Device(e.to_string()))?;
-        let bytes = slice.get_mapped_range().map_err(|e| BackendError::Device(e.to_string()))?.to_vec();
+        let bytes = slice
+            .get_mapped_range()
+            .map_err(|e| BackendError::Device(e.to_string()))?
+            .to_vec();
         buffer.unmap();
         Ok(bytes)
     }
