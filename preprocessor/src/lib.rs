@@ -17,11 +17,20 @@ use mdbook_preprocessor::book::{Book, BookItem};
 use runner::book::{Puzzle, chapter_puzzles};
 use runner::extract::{self, BlockKind};
 use runner::kernel::Variant;
+use runner::record::{self, Recording};
 use runner::report::{RunReport, Status};
 use runner::{Runner, Settings};
 use std::path::Path;
 
 pub const NAME: &str = "puzzles";
+
+/// What every chapter is processed with.
+pub struct Session {
+    pub runner: Runner,
+    pub on_failure: OnFailure,
+    /// GPU results recorded by `runner record` (results/*.json).
+    pub recordings: Vec<Recording>,
+}
 
 /// Processes every chapter of `book`.
 pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
@@ -30,18 +39,22 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
         .get(&format!("preprocessor.{NAME}"))
         .context("reading [preprocessor.puzzles] in book.toml")?
         .unwrap_or_default();
-    let runner = Runner::new(Settings {
-        timing_samples: config.timing_samples,
-        ..Settings::default()
-    });
+    let (recordings, mut failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
+    let session = Session {
+        runner: Runner::new(Settings {
+            timing_samples: config.timing_samples,
+            ..Settings::default()
+        }),
+        on_failure: config.on_failure,
+        recordings,
+    };
     let src = ctx.root.join(&ctx.config.book.src);
-    let mut failures = Vec::new();
     for_each_chapter(&mut book.items, &mut |content, source_path| {
         let Some(source_path) = source_path else {
             return Ok(());
         };
         let file = src.join(source_path);
-        let (new, mut problems) = process_chapter(content, &file, &runner, config.on_failure)?;
+        let (new, mut problems) = process_chapter(content, &file, &session)?;
         *content = new;
         failures.append(&mut problems);
         Ok(())
@@ -71,8 +84,7 @@ fn for_each_chapter(
 pub fn process_chapter(
     content: &str,
     file: &Path,
-    runner: &Runner,
-    on_failure: OnFailure,
+    session: &Session,
 ) -> Result<(String, Vec<String>)> {
     let blocks = extract::blocks(content, file).map_err(|e| anyhow::anyhow!("{e}"))?;
     if blocks.is_empty() {
@@ -87,7 +99,7 @@ pub fn process_chapter(
         Err(errors) => {
             let message: Vec<String> = errors.iter().map(ToString::to_string).collect();
             let message = message.join("\n");
-            if on_failure == OnFailure::Bail {
+            if session.on_failure == OnFailure::Bail {
                 bail!("{message}");
             }
             problems.push(message.clone());
@@ -126,18 +138,14 @@ pub fn process_chapter(
                 let Some(p) = puzzles.iter().find(|p| p.id() == puzzle) else {
                     continue;
                 };
-                match kernel_section(p, *lang, runner) {
-                    Ok(text) => text,
-                    Err(problem) => {
-                        if on_failure == OnFailure::Bail {
+                match kernel_section(p, *lang, session) {
+                    (text, None) => text,
+                    (text, Some(problem)) => {
+                        if session.on_failure == OnFailure::Bail {
                             bail!("{problem}");
                         }
                         problems.push(problem.clone());
-                        format!(
-                            "{}{}",
-                            render::failure(&problem),
-                            kernel_section_anyway(p, *lang, runner)
-                        )
+                        format!("{}{text}", render::failure(&problem))
                     }
                 }
             }
@@ -151,70 +159,39 @@ pub fn process_chapter(
     Ok((out, problems))
 }
 
-/// Runs skeleton and solution; a solution that does not pass, or a skeleton
-/// that does, is a problem (a backend missing here is not: the page says so).
+/// Runs skeleton and solution and renders them with any recorded GPU results.
+/// Also returns the problem, if any: a solution that does not pass, or a
+/// skeleton that does not fail (a backend missing here is not a problem: the
+/// page says so).
 fn kernel_section(
     puzzle: &Puzzle,
     lang: runner::Lang,
-    runner: &Runner,
-) -> std::result::Result<String, String> {
-    let (skeleton, solution) = run_both(puzzle, lang, runner)?;
+    session: &Session,
+) -> (String, Option<String>) {
+    let run = |variant| session.runner.run(puzzle, lang, variant);
+    let (skeleton, solution) = match (run(Variant::Skeleton), run(Variant::Solution)) {
+        (Ok(skeleton), Ok(solution)) => (skeleton, solution),
+        (Err(e), _) | (_, Err(e)) => return (String::new(), Some(e.to_string())),
+    };
     let describe = |r: &RunReport| format!("{}:\n{}", puzzle.chapter.display(), r.to_text());
-    match solution.status {
-        Status::Pass | Status::Compiled | Status::Unavailable => {}
-        _ => {
-            return Err(format!(
-                "the {} solution of `{}` does not pass: {}",
-                lang.label(),
-                puzzle.id(),
-                describe(&solution)
-            ));
-        }
-    }
-    match skeleton.status {
-        Status::Fail | Status::Compiled | Status::Unavailable => {}
-        Status::Pass => {
-            return Err(format!(
-                "the {} skeleton of `{}` already passes: the marked region gives the answer away",
-                lang.label(),
-                puzzle.id()
-            ));
-        }
-        _ => {
-            return Err(format!(
-                "the {} skeleton of `{}` must compile and fail: {}",
-                lang.label(),
-                puzzle.id(),
-                describe(&skeleton)
-            ));
-        }
-    }
-    Ok(section(puzzle, lang, &skeleton, &solution))
-}
-
-/// Under `continue`, the section is still shown, with whatever happened.
-fn kernel_section_anyway(puzzle: &Puzzle, lang: runner::Lang, runner: &Runner) -> String {
-    match run_both(puzzle, lang, runner) {
-        Ok((skeleton, solution)) => section(puzzle, lang, &skeleton, &solution),
-        Err(e) => render::failure(&e),
-    }
-}
-
-fn run_both(
-    puzzle: &Puzzle,
-    lang: runner::Lang,
-    runner: &Runner,
-) -> std::result::Result<(RunReport, RunReport), String> {
-    let run = |variant| runner.run(puzzle, lang, variant).map_err(|e| e.to_string());
-    Ok((run(Variant::Skeleton)?, run(Variant::Solution)?))
-}
-
-fn section(
-    puzzle: &Puzzle,
-    lang: runner::Lang,
-    skeleton: &RunReport,
-    solution: &RunReport,
-) -> String {
+    let (label, id) = (lang.label(), puzzle.id());
+    let problem = match (solution.status, skeleton.status) {
+        (
+            Status::Pass | Status::Compiled | Status::Unavailable,
+            Status::Fail | Status::Compiled | Status::Unavailable,
+        ) => None,
+        (Status::Pass | Status::Compiled | Status::Unavailable, Status::Pass) => Some(format!(
+            "the {label} skeleton of `{id}` already passes: the marked region gives the answer away"
+        )),
+        (Status::Pass | Status::Compiled | Status::Unavailable, _) => Some(format!(
+            "the {label} skeleton of `{id}` must compile and fail: {}",
+            describe(&skeleton)
+        )),
+        _ => Some(format!(
+            "the {label} solution of `{id}` does not pass: {}",
+            describe(&solution)
+        )),
+    };
     let kernel = puzzle
         .kernel(lang)
         .expect("kernel present: the block names it");
@@ -223,13 +200,20 @@ fn section(
         .main_file()
         .map(display_relative)
         .unwrap_or_default();
-    render::kernel_block(
+    let (skeleton_code, solution_code) = (kernel.skeleton().text, kernel.solution().text);
+    let shown = |code, local, variant| render::Shown {
+        code,
+        local,
+        recorded: record::lookup(&session.recordings, puzzle, lang, variant),
+    };
+    let text = render::kernel_block(
         lang,
         &file,
         &kernel.hint,
-        (&kernel.skeleton().text, skeleton),
-        (&kernel.solution().text, solution),
-    )
+        shown(&skeleton_code, &skeleton, Variant::Skeleton),
+        shown(&solution_code, &solution, Variant::Solution),
+    );
+    (text, problem)
 }
 
 /// `kernels/p01_map/add_10.cu` rather than an absolute path.

@@ -5,6 +5,7 @@
 //! without a GPU.
 
 use runner::kernel::{Lang, Variant};
+use runner::record::Recorded;
 use runner::report::{RunReport, Status};
 use runner::spec::{Arg, Spec};
 use runner::verify::format_values;
@@ -81,38 +82,77 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
     md
 }
 
+/// One variant of a kernel as the page shows it: its code, the run made while
+/// building, and what `runner record` kept from real GPUs.
+pub struct Shown<'a> {
+    pub code: &'a str,
+    pub local: &'a RunReport,
+    pub recorded: Vec<Recorded<'a>>,
+}
+
 /// Replaces a kernel block: the skeleton with what it prints, then the solution, collapsed.
 pub fn kernel_block(
     lang: Lang,
     file: &str,
     hint: &str,
-    skeleton: (&str, &RunReport),
-    solution: (&str, &RunReport),
+    skeleton: Shown,
+    solution: Shown,
 ) -> String {
     let class = highlight_class(lang);
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-kernel puzzle-{lang}\">\n");
+    let hint = if hint.is_empty() {
+        String::new()
+    } else {
+        format!(", {hint}")
+    };
     let _ = writeln!(
         md,
-        "**{} — code to complete** (`{file}`{})\n",
-        lang.label(),
-        if hint.is_empty() {
-            String::new()
-        } else {
-            format!(", {hint}")
-        }
+        "**{} — code to complete** (`{file}`{hint})\n",
+        lang.label()
     );
-    let _ = writeln!(md, "```{class}\n{}```\n", skeleton.0);
+    let _ = writeln!(md, "```{class}\n{}```\n", skeleton.code);
     let _ = writeln!(md, "What you see before solving:\n");
-    md.push_str(&result(skeleton.1));
+    md.push_str(&result(skeleton.local));
+    md.push_str(&recorded_results(&skeleton.recorded));
     let _ = writeln!(
         md,
         "<details class=\"puzzle-solution\">\n<summary>{} solution</summary>\n",
         lang.label()
     );
-    let _ = writeln!(md, "```{class}\n{}```\n", solution.0);
-    md.push_str(&result(solution.1));
+    let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
+    md.push_str(&result(solution.local));
+    md.push_str(&recorded_results(&solution.recorded));
     let _ = writeln!(md, "</details>\n\n</div>\n");
+    md
+}
+
+/// Results kept from real GPUs, labelled as recorded; stale ones say so instead of showing numbers.
+fn recorded_results(recorded: &[Recorded]) -> String {
+    let mut md = String::new();
+    for r in recorded {
+        match r {
+            Recorded::Current { recording, report } => {
+                let _ = writeln!(
+                    md,
+                    "<p class=\"puzzle-recorded\">Recorded on {}, {} (runner {}):</p>\n",
+                    escape(&recording.device.name),
+                    recording.date,
+                    recording.runner_version
+                );
+                md.push_str(&result(report));
+            }
+            Recorded::Stale { recording } => {
+                let _ = writeln!(
+                    md,
+                    "<p class=\"puzzle-recorded puzzle-stale\">A result recorded on {}, {} is stale: the kernel or its spec \
+                     changed since. Run <code>runner record</code> on that GPU to refresh it.</p>\n",
+                    escape(&recording.device.name),
+                    recording.date
+                );
+            }
+        }
+    }
     md
 }
 

@@ -3,7 +3,8 @@
 //! for what a reader or author would see.
 
 use mdbook_puzzles::config::OnFailure;
-use mdbook_puzzles::process_chapter;
+use mdbook_puzzles::{Session, process_chapter};
+use runner::record::{Entry, Recording, hash};
 use runner::{BackendKind, Runner, Settings};
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,14 @@ fn runner() -> Runner {
     })
 }
 
+fn session(on_failure: OnFailure) -> Session {
+    Session {
+        runner: runner(),
+        on_failure,
+        recordings: vec![],
+    }
+}
+
 /// These cases need wgpu; without it they fail loudly rather than pass.
 fn require_wgpu(runner: &Runner) {
     if let Err(e) = runner.backend(BackendKind::Wgpu) {
@@ -31,10 +40,10 @@ fn require_wgpu(runner: &Runner) {
 
 #[test]
 fn page_shows_config_skeleton_solution_and_verdicts() {
-    let runner = runner();
-    require_wgpu(&runner);
+    let session = session(OnFailure::Bail);
+    require_wgpu(&session.runner);
     let (content, file) = chapter("passing");
-    let (page, problems) = process_chapter(&content, &file, &runner, OnFailure::Bail).unwrap();
+    let (page, problems) = process_chapter(&content, &file, &session).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
     for part in [
         "Prose stays.",
@@ -71,11 +80,11 @@ const BAIL_CASES: &[(&str, &str)] = &[
 
 #[test]
 fn bail_stops_with_the_problem_and_its_place() {
-    let runner = runner();
-    require_wgpu(&runner);
+    let bail = session(OnFailure::Bail);
+    require_wgpu(&bail.runner);
     for (case, message) in BAIL_CASES {
         let (content, file) = chapter(case);
-        let error = process_chapter(&content, &file, &runner, OnFailure::Bail)
+        let error = process_chapter(&content, &file, &bail)
             .expect_err(case)
             .to_string();
         assert!(error.contains(message), "{case}: {error}");
@@ -84,12 +93,11 @@ fn bail_stops_with_the_problem_and_its_place() {
 
 #[test]
 fn continue_renders_the_problem_into_the_page() {
-    let runner = runner();
-    require_wgpu(&runner);
+    let keep_going = session(OnFailure::Continue);
+    require_wgpu(&keep_going.runner);
     for (case, message) in BAIL_CASES {
         let (content, file) = chapter(case);
-        let (page, problems) =
-            process_chapter(&content, &file, &runner, OnFailure::Continue).unwrap();
+        let (page, problems) = process_chapter(&content, &file, &keep_going).unwrap();
         assert_eq!(problems.len(), 1, "{case}: {problems:?}");
         assert!(
             page.contains("This puzzle could not be checked"),
@@ -105,7 +113,61 @@ fn continue_renders_the_problem_into_the_page() {
 #[test]
 fn chapters_without_puzzles_are_untouched() {
     let (content, file) = chapter("no_puzzles");
-    let (page, problems) = process_chapter(&content, &file, &runner(), OnFailure::Bail).unwrap();
+    let (page, problems) = process_chapter(&content, &file, &session(OnFailure::Bail)).unwrap();
     assert_eq!(page, content);
     assert!(problems.is_empty());
+}
+
+/// A recording whose hashes match is shown, labelled; one whose kernel changed is marked stale.
+#[test]
+fn recorded_gpu_results_are_shown_or_marked_stale() {
+    let mut session = session(OnFailure::Bail);
+    require_wgpu(&session.runner);
+    let (content, file) = chapter("passing");
+    let puzzle = runner::book::chapter_puzzles(&content, &file)
+        .unwrap()
+        .remove(0);
+    let lang = runner::Lang::Wgsl;
+    let solution = puzzle.kernel(lang).unwrap().solution().text;
+    let report = session
+        .runner
+        .run(&puzzle, lang, runner::Variant::Solution)
+        .unwrap();
+    let mut device = report.device.clone().unwrap();
+    device.name = "NVIDIA Imaginary 9000".into();
+    let entry = Entry {
+        puzzle: "fx".into(),
+        lang,
+        variant: runner::Variant::Solution,
+        spec_hash: hash(&puzzle.spec.text),
+        source_hash: hash(&solution),
+        report,
+    };
+    let recording = |entry: Entry| Recording {
+        device: device.clone(),
+        date: "2026-11-21".into(),
+        runner_version: "0.1.0".into(),
+        entries: vec![entry],
+    };
+
+    session.recordings = vec![recording(entry.clone())];
+    let (page, _) = process_chapter(&content, &file, &session).unwrap();
+    assert!(
+        page.contains("Recorded on NVIDIA Imaginary 9000, 2026-11-21"),
+        "{page}"
+    );
+    assert!(!page.contains("is stale"), "{page}");
+
+    let mut changed = entry;
+    changed.source_hash = hash("an older kernel");
+    session.recordings = vec![recording(changed)];
+    let (page, _) = process_chapter(&content, &file, &session).unwrap();
+    assert!(
+        page.contains("A result recorded on NVIDIA Imaginary 9000, 2026-11-21 is stale"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("Recorded on NVIDIA Imaginary 9000"),
+        "{page}"
+    );
 }

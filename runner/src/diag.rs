@@ -3,12 +3,12 @@
 //! Authors and learners fix problems in their editor, so every message a user
 //! can act on says where: `kernels/p01_map/add_10.wgsl:7: expected ';'`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// A message about a line of a file (1-based). Line 0 means "the whole file".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Located {
     pub file: PathBuf,
     pub line: usize,

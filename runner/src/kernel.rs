@@ -72,7 +72,7 @@ impl fmt::Display for Lang {
 }
 
 /// Which version of a kernel to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     Solution,

@@ -14,7 +14,8 @@
 //! - [`kernel`] derives the skeleton from the solution; [`source`] maps every
 //!   line back to its file for diagnostics ([`diag`]).
 //! - [`backend`] compiles and runs; [`verify`] judges; [`timing`] summarises;
-//!   [`report`] is what users see; [`check`] ties a run together.
+//!   [`report`] is what users see; [`check`] ties a run together;
+//!   [`record`] keeps GPU results in committed files for builds without that GPU.
 
 pub mod backend;
 pub mod book;
@@ -25,6 +26,7 @@ pub mod expr;
 pub mod extract;
 pub mod include;
 pub mod kernel;
+pub mod record;
 pub mod report;
 pub mod source;
 pub mod spec;

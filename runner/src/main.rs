@@ -24,6 +24,16 @@ struct Cli {
 enum Command {
     /// List every puzzle and its kernels.
     List,
+    /// Run every puzzle on this machine's GPUs and write results/<device>.json
+    /// (committed; books built without that GPU show them, labelled as recorded).
+    Record {
+        /// Where to write (default: the book's results/ folder).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Timed repetitions per solution.
+        #[arg(long, default_value_t = 20)]
+        samples: usize,
+    },
     /// Print a puzzle's skeleton (to start from) or its solution.
     Show {
         puzzle: String,
@@ -66,6 +76,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A CUDA launch isolated in a child process re-enters here.
+    runner::backend::isolate::serve_if_child();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(error) => {
@@ -100,14 +112,38 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Show { puzzle, lang, solution } => {
+        Command::Record { out, samples } => {
+            let runner = Runner::new(Settings {
+                timing_samples: samples,
+                ..Settings::default()
+            });
+            let dir = out.unwrap_or_else(|| book.root.join(runner::record::RESULTS_DIR));
+            let written =
+                runner::record::record(&book, &runner, &dir).map_err(anyhow::Error::msg)?;
+            if written.is_empty() {
+                bail!("no GPU here runs kernels: nothing recorded");
+            }
+            for path in written {
+                println!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Show {
+            puzzle,
+            lang,
+            solution,
+        } => {
             let puzzle = book.find(&puzzle).map_err(anyhow::Error::msg)?;
             let lang = Lang::from_fence(&lang)
                 .with_context(|| format!("unknown language `{lang}`; use wgsl or cuda"))?;
             let kernel = puzzle
                 .kernel(lang)
                 .with_context(|| format!("`{}` has no {} kernel", puzzle.id(), lang.label()))?;
-            let variant = if solution { Variant::Solution } else { Variant::Skeleton };
+            let variant = if solution {
+                Variant::Solution
+            } else {
+                Variant::Skeleton
+            };
             print!("{}", kernel.variant(variant).text);
             Ok(ExitCode::SUCCESS)
         }

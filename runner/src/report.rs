@@ -7,10 +7,10 @@ use crate::kernel::{Lang, Variant};
 use crate::spec::Spec;
 use crate::timing::Timing;
 use crate::verify::{self, BufferCheck};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Ran, and every output matched.
@@ -40,7 +40,7 @@ impl Status {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
     pub puzzle: String,
     pub lang: Lang,

@@ -6,17 +6,17 @@
 //! through this table before a user sees it.
 
 use crate::diag::Located;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The file and 1-based line a line of text came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineOrigin {
     pub file: PathBuf,
     pub line: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceText {
     pub text: String,
     /// One entry per line of `text`.

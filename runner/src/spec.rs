@@ -139,7 +139,7 @@ pub struct PuzzleSpec {
 }
 
 /// One buffer, with its size evaluated.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Buffer {
     pub name: String,
     pub dtype: Dtype,
@@ -168,7 +168,7 @@ impl Buffer {
 }
 
 /// A kernel argument, in parameter (CUDA) and binding (WGSL) order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Arg {
     Buffer(Buffer),
     Scalar {
@@ -188,7 +188,7 @@ impl Arg {
 }
 
 /// A spec with every size evaluated: what a backend launches.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
     pub id: String,
     pub title: String,

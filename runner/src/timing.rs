@@ -4,9 +4,9 @@
 //! always named, because a wall-clock figure includes submission overhead that
 //! a device timer does not.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Clock {
     /// GPU timestamp queries (wgpu) or CUDA events.
@@ -15,7 +15,7 @@ pub enum Clock {
     Wall,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     pub clock: Clock,
     pub samples: usize,

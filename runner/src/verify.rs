@@ -6,13 +6,13 @@
 
 use crate::backend::OutputData;
 use crate::spec::{Buffer, Spec};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Floats are compared with this absolute-plus-relative tolerance.
 pub const TOLERANCE: f64 = 1e-5;
 
 /// One output buffer, checked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BufferCheck {
     pub name: String,
     pub shape: Vec<usize>,
@@ -22,8 +22,8 @@ pub struct BufferCheck {
     pub wrong: Vec<usize>,
     /// Never written (still poisoned).
     pub unwritten: Vec<usize>,
-    /// Written past the end.
-    pub out_of_bounds: Vec<usize>,
+    /// Written outside the buffer: past the end, or before the start (negative).
+    pub out_of_bounds: Vec<i64>,
 }
 
 impl BufferCheck {
@@ -83,7 +83,7 @@ impl BufferCheck {
     }
 }
 
-fn list(items: &[usize], show: impl Fn(usize) -> String) -> String {
+fn list<T: Copy>(items: &[T], show: impl Fn(T) -> String) -> String {
     const SHOWN: usize = 8;
     let mut text: Vec<String> = items.iter().take(SHOWN).map(|&i| show(i)).collect();
     if items.len() > SHOWN {
@@ -176,7 +176,7 @@ mod tests {
     type Case = (
         &'static str,
         Vec<Option<f64>>,
-        Vec<usize>,
+        Vec<i64>,
         (usize, usize, usize),
     );
 

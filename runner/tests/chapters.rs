@@ -8,7 +8,7 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use runner::kernel::{Lang, Variant};
 use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
@@ -19,11 +19,20 @@ static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
 });
 
 fn main() {
+    // A CUDA launch isolated in a child process re-enters here.
+    runner::backend::isolate::serve_if_child();
     let args = Arguments::from_args();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root");
-    let book = match Book::load(root) {
+    // GPU_PUZZLES_BOOK: where the book is when this binary runs away from its
+    // checkout (the GPU machine gets a copy at another path).
+    let root = std::env::var_os("GPU_PUZZLES_BOOK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("workspace root")
+                .to_path_buf()
+        });
+    let book = match Book::load(&root) {
         Ok(book) => Arc::new(book),
         Err(errors) => {
             for e in &errors {

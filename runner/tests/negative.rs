@@ -30,7 +30,57 @@ fn fixtures() -> PathBuf {
 }
 
 /// A learner's file that must be rejected: (file, puzzle, status, message part, line of the message).
+/// Files listed in [`NEED_A_GPU`] only show their fault when run.
 const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
+    (
+        "p03_no_guard.cu",
+        "p03_guard",
+        Status::Fail,
+        "out-of-bounds write: `out` has 4 elements, but something wrote index 4, 5, 6, 7",
+        None,
+    ),
+    (
+        "p03_write_before_start.cu",
+        "p03_guard",
+        Status::Fail,
+        "something wrote index -1",
+        None,
+    ),
+    (
+        "p01_endless_loop.cu",
+        "p01_map",
+        Status::Error,
+        "did not finish within 5s",
+        None,
+    ),
+    (
+        "p01_illegal_address.cu",
+        "p01_map",
+        Status::Error,
+        "CUDA_ERROR_ILLEGAL_ADDRESS",
+        None,
+    ),
+    (
+        "p03_missing_param.cu",
+        "p03_guard",
+        Status::CompileError,
+        "takes 2 parameter(s), but the spec passes 3",
+        Some(2),
+    ),
+    (
+        "p03_pointer_for_scalar.cu",
+        "p03_guard",
+        Status::CompileError,
+        "should be the value `size` (unsigned int)",
+        Some(2),
+    ),
+    (
+        "p01_wrong_name.cu",
+        "p01_map",
+        Status::CompileError,
+        "no kernel named `add_10`",
+        Some(1),
+    ),
     (
         "p03_no_guard.wgsl",
         "p03_guard",
@@ -103,6 +153,14 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
     ),
 ];
 
+/// Fixtures whose fault shows only on a GPU; skipped, by name, without one.
+const NEED_A_GPU: &[&str] = &[
+    "p03_no_guard.cu",
+    "p03_write_before_start.cu",
+    "p01_endless_loop.cu",
+    "p01_illegal_address.cu",
+];
+
 /// Launches no device accepts: (puzzle in limits_book, language, message part).
 const IMPOSSIBLE_LAUNCHES: &[(&str, Lang, &str)] = &[
     (
@@ -120,43 +178,63 @@ const IMPOSSIBLE_LAUNCHES: &[(&str, Lang, &str)] = &[
         Lang::Cuda,
         "GPUs allow at most 1024 threads per block",
     ),
+    (
+        "too_much_shared",
+        Lang::Wgsl,
+        "bytes of workgroup memory; this adapter allows",
+    ),
+    // NVRTC does not check the limit; the runner reads the PTX before launching.
+    (
+        "too_much_shared",
+        Lang::Cuda,
+        "declares 262144 bytes of static __shared__ memory",
+    ),
 ];
 
 fn main() {
+    // A CUDA launch isolated in a child process re-enters here.
+    runner::backend::isolate::serve_if_child();
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for &(file, puzzle, status, message, line) in WRONG_KERNELS {
         let path = fixtures().join("kernels").join(file);
         let lang = Lang::from_extension(path.extension().unwrap().to_str().unwrap()).unwrap();
-        trials.push(trial(format!("wrong_kernel::{file}"), lang, move || {
-            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
-            let puzzle = book.find(puzzle)?;
-            let source = SourceText::read(&path).map_err(|e| e.to_string())?;
-            let report = RUNNER
-                .run_source(puzzle, lang, Variant::File, &source, &Default::default())
-                .map_err(|e| e.to_string())?;
-            expect(&report, status)?;
-            let text = report.to_text();
-            if !text.contains(message) {
-                return Err(format!("the report lacks {message:?}:\n{text}").into());
-            }
-            if let Some(line) = line {
-                let d = report.diagnostics.first().ok_or("no diagnostic")?;
-                if d.file != path || d.line != line {
-                    return Err(format!(
-                        "expected the message at {}:{line}, got {d}",
-                        path.display()
-                    )
-                    .into());
+        trials.push(trial(
+            format!("wrong_kernel::{file}"),
+            lang,
+            NEED_A_GPU.contains(&file),
+            move || {
+                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let puzzle = book.find(puzzle)?;
+                let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+                let report = RUNNER
+                    .run_source(puzzle, lang, Variant::File, &source, &Default::default())
+                    .map_err(|e| e.to_string())?;
+                expect(&report, status)?;
+                let text = report.to_text();
+                if !text.contains(message) {
+                    return Err(format!("the report lacks {message:?}:\n{text}").into());
                 }
-            }
-            Ok(())
-        }));
+                if let Some(line) = line {
+                    let d = report.diagnostics.first().ok_or("no diagnostic")?;
+                    if d.file != path || d.line != line {
+                        return Err(format!(
+                            "expected the message at {}:{line}, got {d}",
+                            path.display()
+                        )
+                        .into());
+                    }
+                }
+                Ok(())
+            },
+        ));
     }
     for &(puzzle, lang, message) in IMPOSSIBLE_LAUNCHES {
+        let needs_gpu = lang == Lang::Cuda && NEED_A_GPU.contains(&puzzle);
         trials.push(trial(
             format!("impossible_launch::{puzzle}::{lang}"),
             lang,
+            needs_gpu,
             move || {
                 let book =
                     Book::load(&fixtures().join("limits_book")).map_err(|e| format!("{e:?}"))?;
@@ -165,13 +243,42 @@ fn main() {
                     .map_err(|e| e.to_string())?;
                 expect(&report, Status::Error)?;
                 let said = report.message.clone().unwrap_or_default();
-                if !said.contains(message) {
+                if !said.to_lowercase().contains(&message.to_lowercase()) {
                     return Err(format!("expected {message:?}, got {said:?}").into());
                 }
                 Ok(())
             },
         ));
     }
+    // A fault or a hang must not poison the next puzzle: the CUDA context lives in a child process.
+    trials.push(trial(
+        "isolation::the_next_puzzle_still_passes".into(),
+        Lang::Cuda,
+        true,
+        || {
+            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            let puzzle = book.find("p01_map")?;
+            for bad in ["p01_illegal_address.cu", "p01_endless_loop.cu"] {
+                let source = SourceText::read(&fixtures().join("kernels").join(bad))
+                    .map_err(|e| e.to_string())?;
+                let report = RUNNER
+                    .run_source(
+                        puzzle,
+                        Lang::Cuda,
+                        Variant::File,
+                        &source,
+                        &Default::default(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                expect(&report, Status::Error)?;
+                let good = RUNNER
+                    .run(puzzle, Lang::Cuda, Variant::Solution)
+                    .map_err(|e| e.to_string())?;
+                expect(&good, Status::Pass)?;
+            }
+            Ok(())
+        },
+    ));
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = Book::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
@@ -190,10 +297,14 @@ fn main() {
 fn trial(
     name: String,
     lang: Lang,
+    needs_gpu: bool,
     test: impl FnOnce() -> Result<(), Failed> + Send + 'static,
 ) -> Trial {
     let kind = BackendKind::for_lang(lang);
     match RUNNER.backend(kind) {
+        Ok(b) if needs_gpu && !b.runs_kernels() => Trial::test(name, test)
+            .with_kind(format!("skipped: needs a GPU for {kind}"))
+            .with_ignored_flag(true),
         Ok(_) => Trial::test(name, test).with_kind(kind.to_string()),
         Err(e) => Trial::test(name, test)
             .with_kind(format!("skipped: {e}"))

@@ -6,16 +6,26 @@
 //! at run time, so CPU-only machines compile every CUDA kernel of the book.
 //!
 //! Compile errors keep NVRTC's message; its `name(LINE)` locations are
-//! re-pointed at the kernel file's lines. Running on a device lands with the
-//! CUDA execution work; until then a successful compile is `CompiledOnly`.
+//! re-pointed at the kernel file's lines. The parameter list is checked
+//! against the spec's args from the PTX, before any launch. With a GPU, the
+//! launch runs in a child process ([`super::isolate`]) with canary bands on
+//! both sides of every buffer and CUDA events around every launch; without
+//! one, a successful compile is `CompiledOnly`.
 
 // The one module with `unsafe`: cudarc's probes and loading need it.
 #![allow(unsafe_code)]
 
-use super::{Backend, BackendError, BackendKind, DeviceInfo, Job, Outcome, check_launch_basics};
+use super::isolate::{ChildJob, run_in_child};
+use super::{
+    Backend, BackendError, BackendKind, DeviceInfo, Execution, GUARD_ELEMENTS, Job, Outcome,
+    OutputData, check_launch_basics,
+};
 use crate::diag::Located;
 use crate::source::SourceText;
-use cudarc::nvrtc::{CompileError, CompileOptions};
+use crate::spec::{Arg, Spec};
+use crate::timing::{Clock, Timing};
+use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -25,25 +35,55 @@ pub const DEFAULT_ARCH: &str = "compute_90";
 pub struct CudaBackend {
     info: DeviceInfo,
     arch: &'static str,
+    /// Why kernels are compiled but not run, when there is no usable GPU.
+    no_device: Option<String>,
 }
 
 impl CudaBackend {
+    /// Loads NVRTC (required) and looks for a GPU (optional: without one, kernels are compiled only).
     pub fn open() -> Result<CudaBackend, BackendError> {
         let version = load_nvrtc().map_err(|reason| BackendError::Unavailable {
             backend: BackendKind::Cuda,
             reason,
         })?;
-        let info = DeviceInfo {
-            backend: BackendKind::Cuda,
-            name: DEFAULT_ARCH.into(),
-            kind: "compile only".into(),
-            api: format!("NVRTC {version}"),
-            driver: String::new(),
-        };
-        Ok(CudaBackend {
-            info,
-            arch: DEFAULT_ARCH,
-        })
+        match probe_gpu() {
+            Ok(gpu) => {
+                // NVRTC takes a 'static arch; one string per process.
+                let arch: &'static str =
+                    Box::leak(format!("compute_{}{}", gpu.cc.0, gpu.cc.1).into_boxed_str());
+                let info = DeviceInfo {
+                    backend: BackendKind::Cuda,
+                    name: gpu.name,
+                    kind: "GPU".into(),
+                    api: format!("CUDA {}, sm_{}{}", gpu.cuda_version, gpu.cc.0, gpu.cc.1),
+                    driver: format!("CUDA driver {}, NVRTC {version}", gpu.cuda_version),
+                };
+                Ok(CudaBackend {
+                    info,
+                    arch,
+                    no_device: None,
+                })
+            }
+            Err(reason) => {
+                let info = DeviceInfo {
+                    backend: BackendKind::Cuda,
+                    name: DEFAULT_ARCH.into(),
+                    kind: "compile only".into(),
+                    api: format!("NVRTC {version}"),
+                    driver: String::new(),
+                };
+                Ok(CudaBackend {
+                    info,
+                    arch: DEFAULT_ARCH,
+                    no_device: Some(reason),
+                })
+            }
+        }
+    }
+
+    /// Whether kernels are run (a GPU is present) or only compiled.
+    pub fn has_gpu(&self) -> bool {
+        self.no_device.is_none()
     }
 
     /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
@@ -118,15 +158,320 @@ impl Backend for CudaBackend {
         &self.info
     }
 
+    fn runs_kernels(&self) -> bool {
+        self.has_gpu()
+    }
+
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
         check_launch_basics(job.spec)?;
-        match self.compile(job.source, &job.spec.kernel) {
-            Err(errors) => Ok(Outcome::CompileFailed(errors)),
-            Ok(_ptx) => Ok(Outcome::CompiledOnly(format!(
-                "compiled for {} with NVRTC; not run: this runner does not launch CUDA kernels yet",
-                self.arch
-            ))),
+        let ptx = match self.compile(job.source, &job.spec.kernel) {
+            Err(errors) => return Ok(Outcome::CompileFailed(errors)),
+            Ok(ptx) => ptx,
+        };
+        if let Err(message) = check_params(&ptx, job.spec) {
+            let line = signature_line(job.source, &job.spec.kernel);
+            return Ok(Outcome::CompileFailed(vec![
+                job.source.locate(line, message),
+            ]));
         }
+        let shared = static_shared_bytes(&ptx);
+        if shared > MAX_STATIC_SHARED {
+            return Err(BackendError::Launch(format!(
+                "`{}` declares {shared} bytes of static __shared__ memory; a block may have at most {MAX_STATIC_SHARED} \
+                 (48 KiB) of static shared memory",
+                job.spec.kernel
+            )));
+        }
+        if let Some(reason) = &self.no_device {
+            return Ok(Outcome::CompiledOnly(format!(
+                "compiled for {} with NVRTC; not run: {reason}",
+                self.arch
+            )));
+        }
+        let child = ChildJob {
+            spec: job.spec.clone(),
+            ptx,
+            timing_samples: job.timing_samples,
+        };
+        run_in_child(&child, job.timeout).map(Outcome::Ran)
+    }
+}
+
+/// Every CUDA GPU caps static `__shared__` memory at 48 KiB per block (more needs dynamic shared memory).
+const MAX_STATIC_SHARED: u64 = 48 * 1024;
+
+/// Bytes of static shared memory the PTX declares (`.shared .align 4 .b8 name[4096];`).
+fn static_shared_bytes(ptx: &str) -> u64 {
+    ptx.lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.starts_with(".shared") && !l.starts_with(".shared .extern") && !l.contains(".extern")
+        })
+        .filter_map(|l| {
+            let width = [
+                (".b8", 1),
+                (".u8", 1),
+                (".s8", 1),
+                (".b16", 2),
+                (".b32", 4),
+                (".f32", 4),
+                (".u32", 4),
+                (".s32", 4),
+                (".b64", 8),
+                (".f64", 8),
+                (".u64", 8),
+                (".s64", 8),
+            ]
+            .iter()
+            .find(|(t, _)| l.contains(&format!("{t} ")))
+            .map(|(_, w)| *w)?;
+            let count: u64 = l[l.find('[')? + 1..l.find(']')?].parse().ok()?;
+            Some(width * count)
+        })
+        .sum()
+}
+
+/// The line that declares the kernel, for messages about its parameters.
+fn signature_line(source: &SourceText, kernel: &str) -> usize {
+    let needle = format!("{kernel}(");
+    source
+        .text
+        .lines()
+        .position(|l| l.contains(&needle))
+        .map(|i| i + 1)
+        .unwrap_or(1)
+}
+
+/// Compares the kernel's parameters (read from the PTX) with the spec's args:
+/// buffers are 64-bit pointers, scalars 32-bit values. A mismatch launched
+/// anyway would read garbage or crash, so it is caught here, before the GPU.
+fn check_params(ptx: &str, spec: &Spec) -> Result<(), String> {
+    let header = format!(".entry {}(", spec.kernel);
+    let Some(start) = ptx.find(&header) else {
+        return Ok(());
+    };
+    let rest = &ptx[start + header.len()..];
+    let params: Vec<&str> = rest[..rest.find(')').unwrap_or(rest.len())]
+        .split(',')
+        .map(str::trim)
+        .filter(|p| p.starts_with(".param"))
+        .collect();
+    let describe = |args: &[Arg]| {
+        args.iter()
+            .map(|a| match a {
+                Arg::Buffer(b) => format!("{}* {}", b.dtype.name(), b.name),
+                Arg::Scalar { name, dtype, .. } => format!("{} {name}", dtype.name()),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if params.len() != spec.args.len() {
+        return Err(format!(
+            "`{}` takes {} parameter(s), but the spec passes {}: ({})",
+            spec.kernel,
+            params.len(),
+            spec.args.len(),
+            describe(&spec.args)
+        ));
+    }
+    for (i, (param, arg)) in params.iter().zip(&spec.args).enumerate() {
+        let is_pointer = param.contains(".u64") || param.contains(".b64") || param.contains(".s64");
+        match arg {
+            Arg::Buffer(b) if !is_pointer => {
+                return Err(format!(
+                    "parameter {} of `{}` should be a pointer to `{}` ({}*), but it is a value",
+                    i + 1,
+                    spec.kernel,
+                    b.name,
+                    cuda_type(b.dtype)
+                ));
+            }
+            Arg::Scalar { name, dtype, .. } if is_pointer => {
+                return Err(format!(
+                    "parameter {} of `{}` should be the value `{name}` ({}), but it is a pointer or 64-bit",
+                    i + 1,
+                    spec.kernel,
+                    cuda_type(*dtype)
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn cuda_type(dtype: crate::data::Dtype) -> &'static str {
+    match dtype {
+        crate::data::Dtype::F32 => "float",
+        crate::data::Dtype::I32 => "int",
+        crate::data::Dtype::U32 => "unsigned int",
+    }
+}
+
+struct Gpu {
+    name: String,
+    cc: (i32, i32),
+    cuda_version: String,
+}
+
+/// Finds GPU 0 without launching anything: the driver library, a device, its name and compute capability.
+fn probe_gpu() -> Result<Gpu, String> {
+    // SAFETY: probing only attempts dlopen of libcuda; it never panics.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err("no NVIDIA driver (libcuda) on this machine".into());
+    }
+    let count = CudaContext::device_count()
+        .map_err(|e| format!("the CUDA driver found no usable GPU ({e:?})"))?;
+    if count < 1 {
+        return Err("the CUDA driver reports no GPU".into());
+    }
+    let ctx = CudaContext::new(0).map_err(|e| format!("cannot open GPU 0: {e:?}"))?;
+    let name = ctx.name().map_err(|e| format!("{e:?}"))?;
+    let cc = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
+    let mut version = 0;
+    // SAFETY: the driver is loaded and initialised (a context exists); this writes one int.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
+    Ok(Gpu {
+        name,
+        cc,
+        cuda_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
+    })
+}
+
+/// Runs a compiled kernel on GPU 0. Called in the isolated child process.
+pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
+    let device = |e: cudarc::driver::DriverError| BackendError::Device(describe_driver_error(&e));
+    let spec = &job.spec;
+    let ctx = CudaContext::new(0).map_err(device)?;
+    let stream = ctx.default_stream();
+    let module = ctx
+        .load_module(Ptx::from_src(job.ptx.clone()))
+        .map_err(device)?;
+    let function = module.load_function(&spec.kernel).map_err(device)?;
+
+    // Every buffer sits between two canary bands of its own pattern.
+    let mut slices = Vec::new();
+    for (index, arg) in spec.args.iter().enumerate() {
+        if let Arg::Buffer(b) = arg {
+            let tag = index as u32;
+            let mut bytes = b.dtype.canary(tag, GUARD_ELEMENTS);
+            bytes.extend(match &b.init {
+                Some(values) => b.dtype.encode(values),
+                None => b.dtype.poison(b.len()),
+            });
+            bytes.extend(b.dtype.canary(tag, GUARD_ELEMENTS));
+            let words: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            slices.push(Some(stream.clone_htod(&words).map_err(device)?));
+        } else {
+            slices.push(None);
+        }
+    }
+    let config = LaunchConfig {
+        grid_dim: (spec.grid[0], spec.grid[1], spec.grid[2]),
+        block_dim: (spec.block[0], spec.block[1], spec.block[2]),
+        shared_mem_bytes: 0,
+    };
+    let scalars: Vec<[u8; 4]> = spec
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Scalar { dtype, value, .. } => {
+                let b = dtype.encode(&[*value]);
+                [b[0], b[1], b[2], b[3]]
+            }
+            Arg::Buffer(_) => [0; 4],
+        })
+        .collect();
+    let launch = |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u32>>>| -> Result<Option<f64>, BackendError> {
+        let mut builder = stream.launch_builder(&function);
+        let mut views = Vec::new();
+        for slice in slices.iter_mut().flatten() {
+            let len = slice.len();
+            views.push(slice.slice_mut(GUARD_ELEMENTS..len - GUARD_ELEMENTS));
+        }
+        let mut views = views.iter_mut();
+        let scalar_words: Vec<u32> = scalars.iter().map(|b| u32::from_le_bytes(*b)).collect();
+        for (i, arg) in spec.args.iter().enumerate() {
+            match arg {
+                Arg::Buffer(_) => {
+                    builder.arg(views.next().expect("one view per buffer"));
+                }
+                Arg::Scalar { .. } => {
+                    builder.arg(&scalar_words[i]);
+                }
+            }
+        }
+        builder.record_kernel_launch(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        // SAFETY: the parameter list was checked against the spec from the PTX
+        // (pointers for buffers, 32-bit values for scalars); every buffer is
+        // allocated with its spec length plus guard bands, so in-bounds
+        // accesses stay inside the allocation.
+        let events = unsafe { builder.launch(config) }.map_err(device)?;
+        stream.synchronize().map_err(device)?;
+        Ok(match events {
+            Some((start, end)) => Some(start.elapsed_ms(&end).map_err(device)? as f64),
+            None => None,
+        })
+    };
+    launch(&mut slices)?;
+
+    let mut outputs = Vec::new();
+    for (index, (arg, slice)) in spec.args.iter().zip(&slices).enumerate() {
+        let (Arg::Buffer(b), Some(slice)) = (arg, slice) else {
+            continue;
+        };
+        if !b.is_output() {
+            continue;
+        }
+        let words = stream.clone_dtoh(slice).map_err(device)?;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let band = GUARD_ELEMENTS * 4;
+        let data = &bytes[band..bytes.len() - band];
+        let tag = index as u32;
+        // Indices before the start are negative: -1 is the element just before `out[0]`.
+        let before = b.dtype.overwritten(tag, &bytes[..band]);
+        let after = b.dtype.overwritten(tag, &bytes[bytes.len() - band..]);
+        let mut out_of_bounds: Vec<i64> = before
+            .iter()
+            .map(|&i| i as i64 - GUARD_ELEMENTS as i64)
+            .collect();
+        out_of_bounds.extend(after.iter().map(|&i| (b.len() + i) as i64));
+        let values = b.dtype.decode(data);
+        outputs.push(OutputData {
+            name: b.name.clone(),
+            values,
+            out_of_bounds,
+        });
+    }
+    let mut samples = Vec::new();
+    for _ in 0..job.timing_samples {
+        if let Some(ms) = launch(&mut slices)? {
+            samples.push(ms);
+        }
+    }
+    Ok(Execution {
+        outputs,
+        timing: Timing::from_samples(Clock::Device, &samples),
+    })
+}
+
+/// "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".
+fn describe_driver_error(e: &cudarc::driver::DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let text = e
+        .error_string()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.is_empty() {
+        format!("{e:?}")
+    } else {
+        format!("{name}: {text}")
     }
 }
 
@@ -221,6 +566,22 @@ mod tests {
             "{}",
             found[0].message
         );
+    }
+
+    #[test]
+    fn static_shared_table() {
+        let cases = [
+            ("", 0),
+            (".shared .align 4 .b8 _ZZ1kE4tile[262144];", 262144),
+            (
+                ".shared .align 4 .f32 tile[16];\n.shared .align 8 .b8 other[8];",
+                72,
+            ),
+            (".extern .shared .align 16 .b8 dynamic[];", 0),
+        ];
+        for (ptx, want) in cases {
+            assert_eq!(static_shared_bytes(ptx), want, "{ptx}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! the same way for every backend.
 
 pub mod cuda;
+pub mod isolate;
 pub mod wgpu;
 
 use crate::diag::Located;
@@ -14,11 +15,11 @@ use crate::kernel::Lang;
 use crate::source::SourceText;
 use crate::spec::Spec;
 use crate::timing::Timing;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
     Wgpu,
@@ -62,7 +63,7 @@ impl fmt::Display for BackendKind {
 }
 
 /// What ran the kernel, for labels and provenance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceInfo {
     pub backend: BackendKind,
     /// The adapter or GPU name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or "NVIDIA H100 80GB HBM3".
@@ -95,7 +96,7 @@ pub struct Job<'a> {
 }
 
 /// What a backend saw; judged later by [`crate::verify`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Outcome {
     /// The kernel did not compile; messages point at the kernel file's lines.
     CompileFailed(Vec<Located>),
@@ -105,23 +106,24 @@ pub enum Outcome {
 }
 
 /// Raw results of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
     pub outputs: Vec<OutputData>,
     pub timing: Option<Timing>,
 }
 
 /// An output buffer as read back: `None` where the poison is still in place.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutputData {
     pub name: String,
     pub values: Vec<Option<f64>>,
-    /// Indices past the end (len, len + 1, …) whose guard band was overwritten.
-    pub out_of_bounds: Vec<usize>,
+    /// Indices outside the buffer whose guard band was overwritten: past the
+    /// end (len, len + 1, …) or, where the backend can see it, before the start (-1, -2, …).
+    pub out_of_bounds: Vec<i64>,
 }
 
 /// A failure of the tool or the machine, not of the learner's kernel.
-#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
 pub enum BackendError {
     #[error("{backend} unavailable: {reason}")]
     Unavailable {
@@ -143,6 +145,10 @@ pub trait Backend: Send + Sync {
     fn kind(&self) -> BackendKind;
     fn device(&self) -> &DeviceInfo;
     fn run(&self, job: &Job) -> Result<Outcome, BackendError>;
+    /// False where kernels are only compiled (CUDA without a GPU).
+    fn runs_kernels(&self) -> bool {
+        true
+    }
 }
 
 /// Opens a backend by kind.

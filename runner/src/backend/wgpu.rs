@@ -527,7 +527,7 @@ impl Backend for WgpuBackend {
                 .dtype
                 .overwritten(*tag, &bytes[split..])
                 .into_iter()
-                .map(|i| b.len() + i)
+                .map(|i| (b.len() + i) as i64)
                 .collect();
             outputs.push(OutputData {
                 name: b.name.clone(),

@@ -1,0 +1,260 @@
+//! Recorded GPU results: what a run on a real GPU produced, committed to the
+//! repository, so a book built anywhere can show it.
+//!
+//! `runner record` runs every puzzle's solution and skeleton on the backends
+//! of the machine at hand and writes one file per device,
+//! `results/<device>.json`, with the device, driver, date, runner version and
+//! a hash of each spec and kernel. A reader of the file shows an entry only
+//! while both hashes still match the book; otherwise the entry is stale and
+//! says so instead.
+
+use crate::book::{Book, Puzzle};
+use crate::check::Runner;
+use crate::kernel::{Lang, Variant};
+use crate::report::RunReport;
+use crate::{BackendKind, DeviceInfo};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The folder of recorded results, relative to the book's root.
+pub const RESULTS_DIR: &str = "results";
+
+/// One device's recorded results.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Recording {
+    pub device: DeviceInfo,
+    /// UTC date of the recording, YYYY-MM-DD.
+    pub date: String,
+    pub runner_version: String,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub puzzle: String,
+    pub lang: Lang,
+    pub variant: Variant,
+    /// blake3 of the spec's YAML and of the kernel text that ran.
+    pub spec_hash: String,
+    pub source_hash: String,
+    pub report: RunReport,
+}
+
+/// What a page shows for one kernel variant from one recording.
+#[derive(Debug, Clone)]
+pub enum Recorded<'a> {
+    Current {
+        recording: &'a Recording,
+        report: &'a RunReport,
+    },
+    /// The spec or the kernel changed since the recording.
+    Stale { recording: &'a Recording },
+}
+
+pub fn hash(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
+fn entry_hashes(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Option<(String, String)> {
+    let kernel = puzzle.kernel(lang)?;
+    Some((hash(&puzzle.spec.text), hash(&kernel.variant(variant).text)))
+}
+
+/// Runs every puzzle on every backend that runs kernels here, and writes a file per device.
+pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut written = Vec::new();
+    for kind in BackendKind::ALL {
+        let backend = match runner.backend(kind) {
+            Ok(b) if b.runs_kernels() && b.device().kind == "GPU" => b,
+            Ok(b) => {
+                eprintln!(
+                    "record: skipping {kind}: {} is not a GPU that runs kernels",
+                    b.device().label()
+                );
+                continue;
+            }
+            Err(e) => {
+                eprintln!("record: skipping {kind}: {e}");
+                continue;
+            }
+        };
+        let lang = kind.lang();
+        let mut entries = Vec::new();
+        for puzzle in &book.puzzles {
+            for variant in [Variant::Solution, Variant::Skeleton] {
+                let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
+                    continue;
+                };
+                let report = runner
+                    .run(puzzle, lang, variant)
+                    .map_err(|e| e.to_string())?;
+                eprintln!(
+                    "record: {} {} {variant}: {}",
+                    puzzle.id(),
+                    lang.label(),
+                    report.status.word()
+                );
+                entries.push(Entry {
+                    puzzle: puzzle.id().into(),
+                    lang,
+                    variant,
+                    spec_hash,
+                    source_hash,
+                    report,
+                });
+            }
+        }
+        let recording = Recording {
+            device: backend.device().clone(),
+            date: today(),
+            runner_version: env!("CARGO_PKG_VERSION").into(),
+            entries,
+        };
+        let path = dir.join(format!("{}.json", file_stem(&recording.device)));
+        write_atomically(
+            &path,
+            &serde_json::to_string_pretty(&recording).map_err(|e| e.to_string())?,
+        )?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Every recording under `dir`; a file that does not parse is reported, not fatal.
+pub fn load_all(dir: &Path) -> (Vec<Recording>, Vec<String>) {
+    let mut recordings = Vec::new();
+    let mut problems = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (recordings, problems);
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        match std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<Recording>(&t).map_err(|e| e.to_string()))
+        {
+            Ok(r) => recordings.push(r),
+            Err(e) => problems.push(format!(
+                "{}: ignored, it does not parse: {e}",
+                path.display()
+            )),
+        }
+    }
+    (recordings, problems)
+}
+
+/// The recorded results for one kernel variant, current or stale, one per recording that has it.
+pub fn lookup<'a>(
+    recordings: &'a [Recording],
+    puzzle: &Puzzle,
+    lang: Lang,
+    variant: Variant,
+) -> Vec<Recorded<'a>> {
+    let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
+        return vec![];
+    };
+    recordings
+        .iter()
+        .filter_map(|recording| {
+            let entry = recording
+                .entries
+                .iter()
+                .find(|e| e.puzzle == puzzle.id() && e.lang == lang && e.variant == variant)?;
+            Some(
+                if entry.spec_hash == spec_hash && entry.source_hash == source_hash {
+                    Recorded::Current {
+                        recording,
+                        report: &entry.report,
+                    }
+                } else {
+                    Recorded::Stale { recording }
+                },
+            )
+        })
+        .collect()
+}
+
+/// "cuda-nvidia-h100-80gb-hbm3".
+fn file_stem(device: &DeviceInfo) -> String {
+    let raw = format!("{}-{}", device.backend, device.name).to_lowercase();
+    let mut stem = String::new();
+    for c in raw.chars() {
+        if c.is_ascii_alphanumeric() {
+            stem.push(c);
+        } else if !stem.ends_with('-') {
+            stem.push('-');
+        }
+    }
+    stem.trim_matches('-').to_string()
+}
+
+/// Tempfile in the same folder, then rename: a reader never sees half a file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Today's UTC date, YYYY-MM-DD (days-to-civil conversion, proleptic Gregorian).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    civil_date((secs / 86_400) as i64)
+}
+
+fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_table() {
+        for (days, want) in [
+            (0, "1970-01-01"),
+            (59, "1970-03-01"),
+            (11_016, "2000-02-29"),
+            (20_413, "2025-11-21"),
+        ] {
+            assert_eq!(civil_date(days), want, "{days}");
+        }
+    }
+
+    #[test]
+    fn file_stems_table() {
+        let mut d = DeviceInfo {
+            backend: BackendKind::Cuda,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            kind: "GPU".into(),
+            api: String::new(),
+            driver: String::new(),
+        };
+        assert_eq!(file_stem(&d), "cuda-nvidia-h100-80gb-hbm3");
+        d.backend = BackendKind::Wgpu;
+        d.name = "NVIDIA H200 (rev 1)".into();
+        assert_eq!(file_stem(&d), "wgpu-nvidia-h200-rev-1");
+    }
+}
