@@ -92,7 +92,12 @@ impl Runner {
                 let job = Job {
                     spec: &spec,
                     source,
-                    timing_samples: self.settings.timing_samples,
+                    // A skeleton is run to show what it prints, not how fast it is.
+                    timing_samples: if variant == Variant::Skeleton {
+                        0
+                    } else {
+                        self.settings.timing_samples
+                    },
                     timeout: self.settings.timeout,
                 };
                 RunReport::new(

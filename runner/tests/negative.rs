@@ -11,10 +11,11 @@ use runner::{BackendKind, Book, Runner, Settings, Status};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+/// A short timeout: the endless-loop fixture must be stopped quickly.
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     Runner::new(Settings {
         timing_samples: 0,
-        ..Settings::default()
+        timeout: std::time::Duration::from_secs(5),
     })
 });
 
