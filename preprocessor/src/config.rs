@@ -22,6 +22,9 @@ pub struct Config {
     /// Timed repetitions of each solution (0 disables timing).
     #[serde(default = "default_samples")]
     pub timing_samples: usize,
+    /// Seconds before a kernel that has not finished is reported as hung.
+    #[serde(default = "default_timeout")]
+    pub timeout_seconds: u64,
     // mdBook's own keys for every preprocessor, accepted and left to mdBook.
     #[serde(default)]
     pub command: Option<String>,
@@ -39,11 +42,16 @@ fn default_samples() -> usize {
     10
 }
 
+fn default_timeout() -> u64 {
+    10
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             on_failure: OnFailure::Bail,
             timing_samples: default_samples(),
+            timeout_seconds: default_timeout(),
             command: None,
             after: vec![],
             before: vec![],

@@ -43,7 +43,7 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
     let session = Session {
         runner: Runner::new(Settings {
             timing_samples: config.timing_samples,
-            ..Settings::default()
+            timeout: std::time::Duration::from_secs(config.timeout_seconds),
         }),
         on_failure: config.on_failure,
         recordings,

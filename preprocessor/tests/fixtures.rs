@@ -171,3 +171,16 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
         "{page}"
     );
 }
+
+/// NVRTC's message reaches the page at the chapter's line (the kernel is inline here).
+#[test]
+fn cuda_compile_errors_point_at_the_chapter_line() {
+    let session = session(OnFailure::Continue);
+    if let Err(e) = session.runner.backend(BackendKind::Cuda) {
+        panic!("this fixture compiles CUDA C and needs NVRTC: {e}");
+    }
+    let (content, file) = chapter("cuda_compile_error");
+    let (page, problems) = process_chapter(&content, &file, &session).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(page.contains("chapter.md:21: error: identifier \"one\" is undefined"), "{page}");
+}

@@ -102,6 +102,10 @@ pub struct RawSpec {
     pub constants: BTreeMap<String, i64>,
     pub grid: Spanned<Vec<Size>>,
     pub block: Spanned<Vec<Size>>,
+    /// CUDA's dynamic shared memory per block, in bytes (`extern __shared__`).
+    /// WGSL sizes workgroup memory in the kernel itself and ignores this.
+    #[serde(default)]
+    pub dynamic_shared_bytes: Option<Spanned<Size>>,
     pub buffers: BTreeMap<String, Spanned<RawBuffer>>,
     #[serde(default)]
     pub scalars: BTreeMap<String, Spanned<RawScalar>>,
@@ -196,6 +200,9 @@ pub struct Spec {
     pub constants: Constants,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// Bytes of dynamic shared memory per block (CUDA); 0 when unused.
+    #[serde(default)]
+    pub dynamic_shared_bytes: u32,
     pub args: Vec<Arg>,
 }
 
@@ -285,6 +292,19 @@ impl PuzzleSpec {
         };
         let grid = dims(&raw.grid, "grid")?;
         let block = dims(&raw.block, "block")?;
+        let dynamic_shared_bytes = match &raw.dynamic_shared_bytes {
+            None => 0,
+            Some(size) => {
+                let line = size.referenced.line();
+                let v = eval(&size.value, line, "dynamic_shared_bytes")?;
+                u32::try_from(v).map_err(|_| {
+                    self.origin.at(
+                        line,
+                        format!("`dynamic_shared_bytes` is {v}; it must be 0 or more"),
+                    )
+                })?
+            }
+        };
 
         for (name, expect) in &raw.expect {
             let is_output = raw.buffers.get(name).is_some_and(|b| b.value.output);
@@ -341,6 +361,7 @@ impl PuzzleSpec {
             constants,
             grid,
             block,
+            dynamic_shared_bytes,
             args,
         })
     }

@@ -63,19 +63,35 @@ fn main() {
                 continue;
             }
             for variant in [Variant::Solution, Variant::Skeleton] {
-                let book = book.clone();
-                let id = puzzle.id().to_string();
-                let mut trial = Trial::test(format!("{name}::{variant}"), move || {
-                    let puzzle = book.find(&id).map_err(Failed::from)?;
-                    check(puzzle, lang, variant)
-                })
-                .with_kind(kind.to_string());
-                if let Err(e) = RUNNER.backend(kind) {
-                    trial = trial
-                        .with_kind(format!("skipped: {e}"))
-                        .with_ignored_flag(true);
+                let name = format!("{name}::{variant}");
+                let make = |name: String| {
+                    let book = book.clone();
+                    let id = puzzle.id().to_string();
+                    Trial::test(name, move || {
+                        let puzzle = book.find(&id).map_err(Failed::from)?;
+                        check(puzzle, lang, variant)
+                    })
+                };
+                match RUNNER.backend(kind) {
+                    Ok(b) => match b.compile_only() {
+                        None => trials.push(make(name).with_kind(kind.to_string())),
+                        // Compiled here; the run itself is skipped, by name and reason.
+                        Some(reason) => {
+                            trials
+                                .push(make(format!("{name}::compile")).with_kind(kind.to_string()));
+                            trials.push(
+                                Trial::test(format!("{name}::run"), || Ok(()))
+                                    .with_kind(format!("skipped: {reason}"))
+                                    .with_ignored_flag(true),
+                            );
+                        }
+                    },
+                    Err(e) => trials.push(
+                        make(name)
+                            .with_kind(format!("skipped: {e}"))
+                            .with_ignored_flag(true),
+                    ),
                 }
-                trials.push(trial);
             }
         }
     }

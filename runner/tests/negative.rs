@@ -160,6 +160,7 @@ const NEED_A_GPU: &[&str] = &[
     "p03_write_before_start.cu",
     "p01_endless_loop.cu",
     "p01_illegal_address.cu",
+    "too_much_dynamic_shared",
 ];
 
 /// Launches no device accepts: (puzzle in limits_book, language, message part).
@@ -183,6 +184,11 @@ const IMPOSSIBLE_LAUNCHES: &[(&str, Lang, &str)] = &[
         "too_much_shared",
         Lang::Wgsl,
         "bytes of workgroup memory; this adapter allows",
+    ),
+    (
+        "too_much_dynamic_shared",
+        Lang::Cuda,
+        "of dynamic shared memory (plus 0 static) per block; this GPU allows at most",
     ),
     // NVRTC does not check the limit; the runner reads the PTX before launching.
     (
@@ -278,6 +284,23 @@ fn main() {
                 expect(&good, Status::Pass)?;
             }
             Ok(())
+        },
+    ));
+    // The other side of the limit: 100 KiB of dynamic shared memory is allowed once the kernel opts in.
+    trials.push(trial(
+        "gpu_feature::dynamic_shared_beyond_48k".into(),
+        Lang::Cuda,
+        true,
+        || {
+            let book = Book::load(&fixtures().join("cuda_book")).map_err(|e| format!("{e:?}"))?;
+            let report = RUNNER
+                .run(
+                    book.find("big_dynamic_shared")?,
+                    Lang::Cuda,
+                    Variant::Solution,
+                )
+                .map_err(|e| e.to_string())?;
+            expect(&report, Status::Pass)
         },
     ));
     trials.push(Trial::test("malformed_spec::names_its_line", || {

@@ -32,6 +32,16 @@ use std::sync::OnceLock;
 /// The virtual architecture used when no GPU says which one to target (Hopper: H100, H200).
 pub const DEFAULT_ARCH: &str = "compute_90";
 
+/// `GPU_PUZZLES_CUDA_ARCH` (e.g. `compute_80`) names another target for compile-only machines.
+fn compile_only_arch() -> &'static str {
+    match std::env::var("GPU_PUZZLES_CUDA_ARCH") {
+        Ok(arch) if arch.starts_with("compute_") || arch.starts_with("sm_") => {
+            Box::leak(arch.into_boxed_str())
+        }
+        _ => DEFAULT_ARCH,
+    }
+}
+
 pub struct CudaBackend {
     info: DeviceInfo,
     arch: &'static str,
@@ -56,7 +66,13 @@ impl CudaBackend {
                     name: gpu.name,
                     kind: "GPU".into(),
                     api: format!("CUDA {}, sm_{}{}", gpu.cuda_version, gpu.cc.0, gpu.cc.1),
-                    driver: format!("CUDA driver {}, NVRTC {version}", gpu.cuda_version),
+                    driver: match &gpu.driver {
+                        Some(d) => format!(
+                            "NVIDIA driver {d}, CUDA {}, NVRTC {version}",
+                            gpu.cuda_version
+                        ),
+                        None => format!("CUDA {}, NVRTC {version}", gpu.cuda_version),
+                    },
                 };
                 Ok(CudaBackend {
                     info,
@@ -65,25 +81,21 @@ impl CudaBackend {
                 })
             }
             Err(reason) => {
+                let arch = compile_only_arch();
                 let info = DeviceInfo {
                     backend: BackendKind::Cuda,
-                    name: DEFAULT_ARCH.into(),
+                    name: arch.into(),
                     kind: "compile only".into(),
                     api: format!("NVRTC {version}"),
                     driver: String::new(),
                 };
                 Ok(CudaBackend {
                     info,
-                    arch: DEFAULT_ARCH,
+                    arch,
                     no_device: Some(reason),
                 })
             }
         }
-    }
-
-    /// Whether kernels are run (a GPU is present) or only compiled.
-    pub fn has_gpu(&self) -> bool {
-        self.no_device.is_none()
     }
 
     /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
@@ -158,8 +170,8 @@ impl Backend for CudaBackend {
         &self.info
     }
 
-    fn runs_kernels(&self) -> bool {
-        self.has_gpu()
+    fn compile_only(&self) -> Option<&str> {
+        self.no_device.as_deref()
     }
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
@@ -312,6 +324,17 @@ struct Gpu {
     name: String,
     cc: (i32, i32),
     cuda_version: String,
+    /// The NVIDIA kernel driver's version, e.g. "580.159.04", where Linux tells it.
+    driver: Option<String>,
+}
+
+/// "580.159.04" from /proc/driver/nvidia/version (Linux); the CUDA API does not report it.
+fn kernel_driver_version() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let line = text.lines().next()?;
+    line.split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))
+        .map(str::to_string)
 }
 
 /// Finds GPU 0 without launching anything: the driver library, a device, its name and compute capability.
@@ -335,6 +358,7 @@ fn probe_gpu() -> Result<Gpu, String> {
         name,
         cc,
         cuda_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
+        driver: kernel_driver_version(),
     })
 }
 
@@ -348,6 +372,28 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
         .load_module(Ptx::from_src(job.ptx.clone()))
         .map_err(device)?;
     let function = module.load_function(&spec.kernel).map_err(device)?;
+    let dynamic = spec.dynamic_shared_bytes;
+    if dynamic > 0 {
+        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+        let optin = ctx
+            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(device)? as u64;
+        let fixed = function.shared_size_bytes().map_err(device)? as u64;
+        if dynamic as u64 + fixed > optin {
+            return Err(BackendError::Launch(format!(
+                "{dynamic} bytes of dynamic shared memory (plus {fixed} static) per block; this GPU allows at most {optin}"
+            )));
+        }
+        // Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
+        if dynamic as u64 > MAX_STATIC_SHARED {
+            function
+                .set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    dynamic as i32,
+                )
+                .map_err(device)?;
+        }
+    }
 
     // Every buffer sits between two canary bands of its own pattern.
     let mut slices = Vec::new();
@@ -372,7 +418,7 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
     let config = LaunchConfig {
         grid_dim: (spec.grid[0], spec.grid[1], spec.grid[2]),
         block_dim: (spec.block[0], spec.block[1], spec.block[2]),
-        shared_mem_bytes: 0,
+        shared_mem_bytes: spec.dynamic_shared_bytes,
     };
     let scalars: Vec<[u8; 4]> = spec
         .args

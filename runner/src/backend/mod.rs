@@ -145,9 +145,12 @@ pub trait Backend: Send + Sync {
     fn kind(&self) -> BackendKind;
     fn device(&self) -> &DeviceInfo;
     fn run(&self, job: &Job) -> Result<Outcome, BackendError>;
-    /// False where kernels are only compiled (CUDA without a GPU).
+    /// Why kernels are only compiled here, not run (CUDA without a GPU).
+    fn compile_only(&self) -> Option<&str> {
+        None
+    }
     fn runs_kernels(&self) -> bool {
-        true
+        self.compile_only().is_none()
     }
 }
 
