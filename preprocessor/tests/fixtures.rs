@@ -182,5 +182,8 @@ fn cuda_compile_errors_point_at_the_chapter_line() {
     let (content, file) = chapter("cuda_compile_error");
     let (page, problems) = process_chapter(&content, &file, &session).unwrap();
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(page.contains("chapter.md:21: error: identifier \"one\" is undefined"), "{page}");
+    assert!(
+        page.contains("chapter.md:21: error: identifier \"one\" is undefined"),
+        "{page}"
+    );
 }

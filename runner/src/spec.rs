@@ -34,6 +34,9 @@ impl<'de> Deserialize<'de> for Size {
             fn visit_str<E>(self, v: &str) -> Result<Size, E> {
                 Ok(Size(v.to_string()))
             }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Size, E> {
+                Err(E::custom(yaml_bool_hint(v)))
+            }
         }
         de.deserialize_any(Visitor)
     }
@@ -65,6 +68,9 @@ impl<'de> Deserialize<'de> for ScalarValue {
             }
             fn visit_str<E>(self, v: &str) -> Result<ScalarValue, E> {
                 Ok(ScalarValue::Expr(v.to_string()))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<ScalarValue, E> {
+                Err(E::custom(yaml_bool_hint(v)))
             }
         }
         de.deserialize_any(Visitor)
@@ -439,6 +445,15 @@ impl PuzzleSpec {
     }
 }
 
+/// YAML reads a bare `N`, `y`, `no`, `off`… as a boolean, so a constant named
+/// `N` arrives as `false`. Say so, rather than "expected an integer".
+fn yaml_bool_hint(v: bool) -> String {
+    format!(
+        "YAML read this as the boolean {v}: a bare N, Y, yes, no, on or off is a boolean in YAML; \
+         quote the expression (\"N\") or give the constant another name"
+    )
+}
+
 fn is_identifier(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
@@ -551,6 +566,12 @@ expect:
                 18,
                 "needs an `init`",
             ),
+            (
+                "yaml boolean",
+                "  a: { len: SIZE, init: arange }",
+                18,
+                "YAML read this as the boolean false",
+            ),
         ];
         let replacement = |name: &str| match name {
             "unknown key" => "block: [TPB]\nthreads: 4",
@@ -560,6 +581,7 @@ expect:
             "expect length" => "  out: [10, 11, 12]",
             "bad init word" => "  a: { len: SIZE, init: iota }",
             "input without init" => "  a: { len: SIZE }",
+            "yaml boolean" => "  a: { len: N, init: arange }",
             _ => unreachable!(),
         };
         for (name, target, line, message) in cases {

@@ -303,6 +303,13 @@ fn main() {
             expect(&report, Status::Pass)
         },
     ));
+    // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
+    trials.push(Trial::test("fixture_books::load", || {
+        for book in ["limits_book", "cuda_book"] {
+            Book::load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
+        }
+        Ok(())
+    }));
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = Book::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
