@@ -25,18 +25,6 @@ pub fn eval(text: &str, constants: &Constants) -> Result<i64, String> {
     }
 }
 
-/// The names an expression refers to, in order of appearance.
-pub fn names(text: &str) -> Vec<String> {
-    tokenize(text)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|t| match t {
-            Token::Name(n) => Some(n),
-            _ => None,
-        })
-        .collect()
-}
-
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
     Num(i64),
@@ -214,10 +202,5 @@ mod tests {
             let err = eval(text, &consts()).unwrap_err();
             assert!(err.contains(want), "{text}: {err}");
         }
-    }
-
-    #[test]
-    fn lists_names() {
-        assert_eq!(names("(SIZE + TPB) * 2"), ["SIZE", "TPB"]);
     }
 }

@@ -172,9 +172,6 @@ impl Buffer {
         self.init.is_none()
     }
 
-    pub fn bytes(&self) -> usize {
-        self.len() * self.dtype.size()
-    }
 }
 
 /// A kernel argument, in parameter (CUDA) and binding (WGSL) order.

@@ -100,9 +100,6 @@ impl WgpuBackend {
         })
     }
 
-    pub fn limits(&self) -> &wgpu::Limits {
-        &self.limits
-    }
 
     fn check_limits(&self, spec: &Spec) -> Result<(), BackendError> {
         check_launch_basics(spec)?;
