@@ -171,7 +171,6 @@ impl Buffer {
     pub fn is_output(&self) -> bool {
         self.init.is_none()
     }
-
 }
 
 /// A kernel argument, in parameter (CUDA) and binding (WGSL) order.

@@ -100,7 +100,6 @@ impl WgpuBackend {
         })
     }
 
-
     fn check_limits(&self, spec: &Spec) -> Result<(), BackendError> {
         check_launch_basics(spec)?;
         let l = &self.limits;
