@@ -67,25 +67,24 @@ impl Runner {
                 format!("`{}` has no {} kernel", puzzle.id(), lang.label()),
             )
         })?;
-        self.run_source(
-            puzzle,
-            lang,
-            variant,
-            &kernel.variant(variant),
-            &Constants::new(),
-        )
+        self.run_source(puzzle, lang, variant, &kernel.variant(variant), None)
     }
 
-    /// Runs any source (a learner's file, a variant) against a puzzle's spec.
+    /// Runs any source (a learner's file, a variant) against a puzzle's spec:
+    /// at the teaching size, or as a stress run with the constants in `stress`
+    /// changed (random inputs, expected values from the CPU reference).
     pub fn run_source(
         &self,
         puzzle: &Puzzle,
         lang: Lang,
         variant: Variant,
         source: &SourceText,
-        overrides: &Constants,
+        stress: Option<&Constants>,
     ) -> Result<RunReport, Located> {
-        let spec = puzzle.spec.resolve(overrides)?;
+        let spec = match stress {
+            None => puzzle.spec.resolve(&Constants::new())?,
+            Some(case) => puzzle.spec.resolve_stress(case)?,
+        };
         let kind = BackendKind::for_lang(lang);
         let report = match self.backend(kind) {
             Ok(backend) => {

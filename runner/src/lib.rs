@@ -15,6 +15,7 @@
 //!   line back to its file for diagnostics ([`diag`]).
 //! - [`backend`] compiles and runs; [`verify`] judges; [`timing`] summarises;
 //!   [`report`] is what users see; [`check`] ties a run together;
+//!   [`reference`] computes expected outputs at any size (stress runs);
 //!   [`record`] keeps GPU results in committed files for builds without that GPU.
 
 pub mod backend;
@@ -27,6 +28,7 @@ pub mod extract;
 pub mod include;
 pub mod kernel;
 pub mod record;
+pub mod reference;
 pub mod report;
 pub mod source;
 pub mod spec;

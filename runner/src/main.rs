@@ -72,6 +72,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Also run the spec's stress cases: other sizes, random inputs,
+        /// expected values from the CPU reference.
+        #[arg(long)]
+        stress: bool,
     },
 }
 
@@ -156,6 +160,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             samples,
             timeout,
             json,
+            stress,
         } => {
             let puzzle = book.find(&puzzle).map_err(anyhow::Error::msg)?;
             let file_lang = match &file {
@@ -193,17 +198,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 timeout: Duration::from_secs(timeout),
             };
             let runner = Runner::new(settings);
-            let report = match &file {
+            let (variant, source) = match &file {
                 Some(path) => {
                     let source = SourceText::read(path)?;
                     if source.text.trim().is_empty() {
                         bail!(
-                            "{}: the file is empty; start from the skeleton (`runner run {} --skeleton`)",
+                            "{}: the file is empty; start from the skeleton (`runner show {} --lang {lang}`)",
                             path.display(),
                             puzzle.id()
                         );
                     }
-                    runner.run_source(puzzle, lang, Variant::File, &source, &Default::default())?
+                    (Variant::File, source)
                 }
                 None => {
                     let variant = if skeleton {
@@ -211,19 +216,49 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     } else {
                         Variant::Solution
                     };
-                    runner.run(puzzle, lang, variant)?
+                    let kernel = puzzle.kernel(lang).with_context(|| {
+                        format!("`{}` has no {} kernel", puzzle.id(), lang.label())
+                    })?;
+                    (variant, kernel.variant(variant))
                 }
             };
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", report.to_text());
+            // The teaching size first, then (with --stress) every stress case of the spec.
+            let mut cases = vec![None];
+            if stress {
+                let declared = puzzle.spec.stress_cases();
+                if declared.is_empty() {
+                    eprintln!(
+                        "note: `{}` declares no stress cases (its kernel is size-specific)",
+                        puzzle.id()
+                    );
+                }
+                cases.extend(declared.into_iter().map(Some));
             }
-            Ok(match report.status {
-                Status::Pass => ExitCode::SUCCESS,
-                Status::Fail | Status::CompileError => ExitCode::from(1),
-                Status::Compiled | Status::Unavailable | Status::Error => ExitCode::from(2),
-            })
+            let mut worst = 0;
+            for case in &cases {
+                let report = runner.run_source(puzzle, lang, variant, &source, case.as_ref())?;
+                if let Some(case) = case {
+                    let set: Vec<String> = case.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    println!(
+                        "\n-- stress run: {} (random inputs, CPU reference)",
+                        set.join(", ")
+                    );
+                }
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                } else {
+                    print!("{}", report.to_text());
+                }
+                let code = match report.status {
+                    Status::Pass => 0,
+                    Status::Fail | Status::CompileError => 1,
+                    Status::Compiled | Status::Unavailable | Status::Error => 2,
+                };
+                if worst == 0 {
+                    worst = code;
+                }
+            }
+            Ok(ExitCode::from(worst))
         }
     }
 }

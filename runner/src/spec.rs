@@ -119,6 +119,10 @@ pub struct RawSpec {
     pub expect: BTreeMap<String, Spanned<Values>>,
     #[serde(default)]
     pub hints: Vec<String>,
+    /// Stress runs: constants to change (e.g. `{ SIZE: 1001 }`). Inputs then
+    /// become random and the expected outputs come from the CPU reference.
+    #[serde(default)]
+    pub stress: Vec<Spanned<BTreeMap<String, i64>>>,
 }
 
 /// Where a spec block sits: the chapter file and the line of its first YAML line.
@@ -243,6 +247,13 @@ impl PuzzleSpec {
         };
         // Resolve once now so that every mistake surfaces when the chapter is read.
         spec.resolve(&Constants::new())?;
+        for case in &spec.raw.stress {
+            spec.resolve_stress(&case.value).map_err(|mut e| {
+                e.line = spec.origin.first_line + case.referenced.line() as usize - 1;
+                e.message = format!("stress case: {}", e.message);
+                e
+            })?;
+        }
         Ok(spec)
     }
 
@@ -252,6 +263,44 @@ impl PuzzleSpec {
 
     /// Evaluates sizes with the spec's constants, replaced by `overrides` where given.
     pub fn resolve(&self, overrides: &Constants) -> Result<Spec, Located> {
+        self.resolve_with(overrides, false)
+    }
+
+    /// A stress run: sizes from `overrides`, random inputs, and expected
+    /// outputs from the puzzle's CPU reference ([`crate::reference`]).
+    pub fn resolve_stress(&self, overrides: &Constants) -> Result<Spec, Located> {
+        let mut spec = self.resolve_with(overrides, true)?;
+        let expected = crate::reference::expected(&spec).ok_or_else(|| {
+            self.origin.at(
+                0,
+                format!(
+                    "`{}` has no CPU reference in runner/src/reference.rs; stress runs need one",
+                    spec.id
+                ),
+            )
+        })?;
+        for arg in &mut spec.args {
+            if let Arg::Buffer(b) = arg
+                && b.is_output()
+            {
+                let values = expected.get(&b.name).ok_or_else(|| {
+                    self.origin.at(
+                        0,
+                        format!("the CPU reference gives no values for output `{}`", b.name),
+                    )
+                })?;
+                b.expect = Some(values.clone());
+            }
+        }
+        Ok(spec)
+    }
+
+    /// The stress cases the spec declares, as constant overrides.
+    pub fn stress_cases(&self) -> Vec<Constants> {
+        self.raw.stress.iter().map(|s| s.value.clone()).collect()
+    }
+
+    fn resolve_with(&self, overrides: &Constants, stress: bool) -> Result<Spec, Located> {
         let raw = &self.raw;
         let mut constants: Constants = raw.constants.clone();
         for (name, value) in overrides {
@@ -327,7 +376,11 @@ impl PuzzleSpec {
                     .at(args_line, format!("`{name}` appears twice in `args`")));
             }
             if let Some(buffer) = raw.buffers.get(name) {
-                args.push(Arg::Buffer(self.resolve_buffer(name, buffer, &eval)?));
+                // Stress inputs are random, seeded by position: an index mistake cannot hide behind arange.
+                let random = stress.then_some(args.len() as u64 + 1);
+                args.push(Arg::Buffer(
+                    self.resolve_buffer(name, buffer, &eval, random)?,
+                ));
             } else if let Some(scalar) = raw.scalars.get(name) {
                 let line = scalar.referenced.line();
                 let value = match &scalar.value.value {
@@ -373,6 +426,7 @@ impl PuzzleSpec {
         name: &str,
         buffer: &Spanned<RawBuffer>,
         eval: &dyn Fn(&Size, u64, &str) -> Result<i64, Located>,
+        random_seed: Option<u64>,
     ) -> Result<Buffer, Located> {
         let line = buffer.referenced.line();
         let b = &buffer.value;
@@ -415,7 +469,16 @@ impl PuzzleSpec {
                     format!("input `{name}` needs an `init` (or `output: true`)"),
                 ));
             }
+            (false, Some(_)) if random_seed.is_some() => {
+                let seed = random_seed.unwrap_or_default();
+                (
+                    Some(materialize(&Values::Random(seed), line, "init")?),
+                    None,
+                )
+            }
             (false, Some(values)) => (Some(materialize(values, line, "init")?), None),
+            // Stress runs take expected values from the CPU reference afterwards.
+            (true, None) if random_seed.is_some() => (None, None),
             (true, None) => {
                 let expect = self.raw.expect.get(name).ok_or_else(|| {
                     self.origin
@@ -510,6 +573,43 @@ expect:
                 value: 9.0
             }
         );
+    }
+
+    #[test]
+    fn stress_runs_use_random_inputs_and_the_reference() {
+        let text =
+            GOOD.replace("id: p06_blocks", "id: p06_blocks") + "stress:\n  - { SIZE: 1001 }\n";
+        let spec = parse(&text).unwrap();
+        let cases = spec.stress_cases();
+        assert_eq!(cases.len(), 1);
+        let stressed = spec.resolve_stress(&cases[0]).unwrap();
+        assert_eq!(stressed.grid, [251, 1, 1]);
+        let a = stressed
+            .buffers()
+            .find(|b| b.name == "a")
+            .unwrap()
+            .init
+            .clone()
+            .unwrap();
+        assert_eq!(a.len(), 1001);
+        assert!(
+            a.iter().any(|v| v.fract() != 0.0),
+            "stress inputs are random, not arange"
+        );
+        let out = stressed.outputs().next().unwrap().expect.clone().unwrap();
+        assert_eq!(
+            out[500],
+            a[500] + 10.0,
+            "expected values come from the CPU reference"
+        );
+    }
+
+    #[test]
+    fn stress_cases_are_checked_when_read() {
+        let text = GOOD.to_string() + "stress:\n  - { WIDTH: 3 }\n";
+        let err = parse(&text).unwrap_err();
+        assert_eq!(err.line, 25, "{err}");
+        assert!(err.message.contains("cannot set `WIDTH`"), "{err}");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //!   "ignored", with the reason printed), never passed silently.
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use runner::expr::Constants;
 use runner::kernel::{Lang, Variant};
 use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
 use std::path::{Path, PathBuf};
@@ -62,14 +63,32 @@ fn main() {
                 }));
                 continue;
             }
-            for variant in [Variant::Solution, Variant::Skeleton] {
-                let name = format!("{name}::{variant}");
+            // The teaching size (solution, skeleton), then the spec's stress cases (solution).
+            let mut cases: Vec<(Variant, Option<Constants>)> =
+                vec![(Variant::Solution, None), (Variant::Skeleton, None)];
+            cases.extend(
+                puzzle
+                    .spec
+                    .stress_cases()
+                    .into_iter()
+                    .map(|c| (Variant::Solution, Some(c))),
+            );
+            for (variant, stress) in cases {
+                let name = match &stress {
+                    None => format!("{name}::{variant}"),
+                    Some(case) => {
+                        let set: Vec<String> =
+                            case.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        format!("{name}::stress[{}]", set.join(","))
+                    }
+                };
                 let make = |name: String| {
                     let book = book.clone();
                     let id = puzzle.id().to_string();
+                    let stress = stress.clone();
                     Trial::test(name, move || {
                         let puzzle = book.find(&id).map_err(Failed::from)?;
-                        check(puzzle, lang, variant)
+                        check(puzzle, lang, variant, stress.as_ref())
                     })
                 };
                 match RUNNER.backend(kind) {
@@ -98,9 +117,15 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn check(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Result<(), Failed> {
+fn check(
+    puzzle: &Puzzle,
+    lang: Lang,
+    variant: Variant,
+    stress: Option<&Constants>,
+) -> Result<(), Failed> {
+    let kernel = puzzle.kernel(lang).ok_or("no kernel")?;
     let report = RUNNER
-        .run(puzzle, lang, variant)
+        .run_source(puzzle, lang, variant, &kernel.variant(variant), stress)
         .map_err(|e| e.to_string())?;
     let ok = match (variant, report.status) {
         (Variant::Solution, Status::Pass) => true,

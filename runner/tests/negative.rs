@@ -215,7 +215,7 @@ fn main() {
                 let puzzle = book.find(puzzle)?;
                 let source = SourceText::read(&path).map_err(|e| e.to_string())?;
                 let report = RUNNER
-                    .run_source(puzzle, lang, Variant::File, &source, &Default::default())
+                    .run_source(puzzle, lang, Variant::File, &source, None)
                     .map_err(|e| e.to_string())?;
                 expect(&report, status)?;
                 let text = report.to_text();
@@ -269,13 +269,7 @@ fn main() {
                 let source = SourceText::read(&fixtures().join("kernels").join(bad))
                     .map_err(|e| e.to_string())?;
                 let report = RUNNER
-                    .run_source(
-                        puzzle,
-                        Lang::Cuda,
-                        Variant::File,
-                        &source,
-                        &Default::default(),
-                    )
+                    .run_source(puzzle, Lang::Cuda, Variant::File, &source, None)
                     .map_err(|e| e.to_string())?;
                 expect(&report, Status::Error)?;
                 let good = RUNNER
@@ -301,6 +295,41 @@ fn main() {
                 )
                 .map_err(|e| e.to_string())?;
             expect(&report, Status::Pass)
+        },
+    ));
+    // A kernel that is right only at the teaching size: the stress run must catch it.
+    trials.push(trial(
+        "stress::catches_what_the_teaching_size_hides".into(),
+        Lang::Wgsl,
+        false,
+        || {
+            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            let puzzle = book.find("p06_blocks")?;
+            let path = fixtures().join("kernels/p06_hard_coded_size.wgsl");
+            let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+            let teaching = RUNNER
+                .run_source(puzzle, Lang::Wgsl, Variant::File, &source, None)
+                .map_err(|e| e.to_string())?;
+            expect(&teaching, Status::Pass)?;
+            let case = puzzle
+                .spec
+                .stress_cases()
+                .into_iter()
+                .next()
+                .ok_or("p06_blocks declares no stress case")?;
+            let stressed = RUNNER
+                .run_source(puzzle, Lang::Wgsl, Variant::File, &source, Some(&case))
+                .map_err(|e| e.to_string())?;
+            expect(&stressed, Status::Fail)?;
+            let text = stressed.to_text();
+            if !text.contains("elements of `out` were never written") || !text.contains("are wrong")
+            {
+                return Err(format!(
+                    "the stress report should name unwritten and wrong elements:\n{text}"
+                )
+                .into());
+            }
+            Ok(())
         },
     ));
     // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
