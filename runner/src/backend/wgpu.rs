@@ -351,7 +351,8 @@ impl Backend for WgpuBackend {
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&spec.kernel),
-                source: wgpu::ShaderSource::Wgsl(std::borrow::Cow::Borrowed(&job.source.text)),
+                // The module naga already parsed and validated above: no second WGSL parse.
+                source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
             });
 
         // Device buffers: data followed by a poisoned guard band; scalars as small uniforms.
