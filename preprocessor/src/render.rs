@@ -28,17 +28,37 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-config\">\n");
     let _ = writeln!(md, "| {} | |\n| --- | --- |", spec.title);
-    let _ = writeln!(md, "| kernel | `{}` |", spec.kernel);
-    let _ = writeln!(md, "| grid (blocks) | {} |", dims(spec.grid));
-    let _ = writeln!(md, "| block (threads) | {} |", dims(spec.block));
-    let total = spec.threads_per_block() * spec.grid.iter().map(|&g| g as u64).product::<u64>();
-    let _ = writeln!(md, "| threads in all | {total} |");
+    let several = spec.launches.len() > 1;
+    for (step, launch) in spec.launches.iter().enumerate() {
+        let prefix = if several {
+            format!("step {}: ", step + 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(md, "| {prefix}kernel | `{}` |", launch.kernel);
+        let _ = writeln!(md, "| {prefix}grid (blocks) | {} |", dims(launch.grid));
+        let _ = writeln!(md, "| {prefix}block (threads) | {} |", dims(launch.block));
+        let _ = writeln!(
+            md,
+            "| {prefix}threads in all | {} |",
+            launch.total_threads()
+        );
+        if several {
+            let names: Vec<String> = spec
+                .launch_args(launch)
+                .map(|a| format!("`{}`", a.name()))
+                .collect();
+            let _ = writeln!(md, "| {prefix}args | {} |", names.join(", "));
+        }
+    }
     for (i, arg) in spec.args.iter().enumerate() {
         let what = match arg {
             Arg::Buffer(b) => {
                 let shape: Vec<String> = b.shape.iter().map(usize::to_string).collect();
                 let role = if b.is_output() {
                     "output, starts poisoned".to_string()
+                } else if b.scratch {
+                    "scratch between steps, starts poisoned".to_string()
                 } else {
                     "input".to_string()
                 };
@@ -59,14 +79,34 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
     }
     for b in spec.outputs() {
         if let Some(expect) = &b.expect {
-            let shown: Vec<Option<f64>> = expect.iter().copied().map(Some).collect();
+            const SHOWN: usize = 16;
+            let shown: Vec<Option<f64>> = expect.iter().take(SHOWN).copied().map(Some).collect();
+            let more = if expect.len() > SHOWN {
+                format!(" … ({} values)", expect.len())
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 md,
-                "| expected `{}` | `{}` |",
+                "| expected `{}` | `{}{more}` |",
                 b.name,
                 format_values(&shown)
             );
         }
+    }
+    if let Some(flops) = spec.flops {
+        // Computed from the spec, never typed in: the FLOPs expression and the buffers' sizes.
+        let bytes = spec.min_bytes();
+        let _ = writeln!(md, "| floating-point operations | {flops} |");
+        let _ = writeln!(
+            md,
+            "| fewest bytes moved (inputs read once, outputs written once) | {bytes} |"
+        );
+        let _ = writeln!(
+            md,
+            "| arithmetic intensity | {:.3} FLOP/byte |",
+            flops as f64 / bytes.max(1) as f64
+        );
     }
     let _ = writeln!(md, "\n</div>\n");
     if !hints.is_empty() {
@@ -161,7 +201,7 @@ pub fn result(report: &RunReport) -> String {
     let mut md = String::new();
     if !report.checks.is_empty() {
         let _ = writeln!(md, "```text");
-        for check in &report.checks {
+        for check in report.checks.iter().filter(|c| c.judged) {
             let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
             let label = format!("{}:", check.name);
             let width = label.len().max(9);

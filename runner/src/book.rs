@@ -155,6 +155,21 @@ pub fn chapter_puzzles(markdown: &str, file: &Path) -> Result<Vec<Puzzle>, Vec<L
             }
         }
     }
+    for p in &puzzles {
+        for lang in p.spec.raw.why_no_kernel.keys() {
+            if p.kernels.contains_key(lang) {
+                errors.push(Located::new(
+                    file,
+                    p.spec.origin.first_line,
+                    format!(
+                        "`{}` has a {} kernel and also a `why_no_kernel` reason for it; keep one",
+                        p.id(),
+                        lang.label()
+                    ),
+                ));
+            }
+        }
+    }
     if errors.is_empty() {
         Ok(puzzles)
     } else {

@@ -104,9 +104,14 @@ impl Dtype {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
     List(Vec<f64>),
+    /// 0, 1, 2, …
     Arange,
+    /// 0, STEP, 2·STEP, … (the MatMul chapter's second matrix is `arange 2`).
+    ArangeStep(f64),
     Fill(f64),
     Random(u64),
+    /// Expected values only: whatever the puzzle's CPU reference computes.
+    Reference,
 }
 
 impl Values {
@@ -118,6 +123,11 @@ impl Values {
         let extra = words.next();
         let parsed = match (head, arg, extra) {
             ("arange", None, None) => Values::Arange,
+            ("arange", Some(step), None) => Values::ArangeStep(
+                step.parse()
+                    .map_err(|_| format!("`arange` takes a number as its step, got `{step}`"))?,
+            ),
+            ("reference", None, None) => Values::Reference,
             ("zeros", None, None) => Values::Fill(0.0),
             ("ones", None, None) => Values::Fill(1.0),
             ("fill", Some(v), None) => Values::Fill(
@@ -130,7 +140,7 @@ impl Values {
             ),
             _ => {
                 return Err(format!(
-                    "`{text}` is not a list of numbers or one of: arange, zeros, ones, fill V, random SEED"
+                    "`{text}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, reference"
                 ));
             }
         };
@@ -146,13 +156,20 @@ impl Values {
                 list.len()
             )),
             Values::Arange => Ok((0..len).map(|i| i as f64).collect()),
+            Values::ArangeStep(step) => Ok((0..len).map(|i| i as f64 * step).collect()),
             Values::Fill(v) => Ok(vec![*v; len]),
+            // Quarters in [-4, 4]: not integers, so `(int)` slips show, yet exact
+            // in f32, so sums and products of thousands of them compare exactly
+            // with the f64 reference whatever order a kernel adds them in.
             Values::Random(seed) => {
                 let mut state = *seed;
                 Ok((0..len)
-                    .map(|_| unit_interval(&mut state) * 2.0 - 1.0)
+                    .map(|_| ((unit_interval(&mut state) * 33.0).floor() - 16.0) / 4.0)
                     .collect())
             }
+            Values::Reference => Err(
+                "cannot be `reference`: only expected values come from the CPU reference".into(),
+            ),
         }
     }
 }
@@ -163,7 +180,7 @@ impl<'de> Deserialize<'de> for Values {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = Values;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of numbers, or arange / zeros / ones / fill V / random SEED")
+                f.write_str("a list of numbers, or arange / arange STEP / zeros / ones / fill V / random SEED / reference")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Values, E> {
                 Values::parse_word(v).map_err(E::custom)
@@ -206,11 +223,19 @@ mod tests {
             ("ones", Ok(Values::Fill(1.0))),
             ("fill 11", Ok(Values::Fill(11.0))),
             ("random 7", Ok(Values::Random(7))),
+            ("arange 2", Ok(Values::ArangeStep(2.0))),
         ];
         for (text, want) in cases {
             assert_eq!(Values::parse_word(text), want, "{text}");
         }
-        for bad in ["fill", "fill x", "random -1", "arange 3", "iota"] {
+        for bad in [
+            "fill",
+            "fill x",
+            "random -1",
+            "arange two",
+            "arange 1 2",
+            "iota",
+        ] {
             assert!(Values::parse_word(bad).is_err(), "{bad} should be rejected");
         }
     }
@@ -222,7 +247,11 @@ mod tests {
         let err = Values::List(vec![1.0, 2.0]).materialize(3).unwrap_err();
         assert_eq!(err, "lists 2 values but the buffer has 3 elements");
         let r = Values::Random(7).materialize(1000).unwrap();
-        assert!(r.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(
+            r.iter()
+                .all(|v| (-4.0..=4.0).contains(v) && (v * 4.0).fract() == 0.0)
+        );
+        assert!(r.iter().any(|v| v.fract() != 0.0), "not only integers");
         assert_eq!(r, Values::Random(7).materialize(1000).unwrap(), "seeded");
         assert_ne!(r, Values::Random(8).materialize(1000).unwrap());
     }

@@ -122,7 +122,7 @@ impl RunReport {
     /// seed book prints them, then the verdict, the device and the problems.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
-        for check in &self.checks {
+        for check in self.checks.iter().filter(|c| c.judged) {
             let label = format!("{}:", check.name);
             let width = label.len().max("expected:".len());
             let _ = writeln!(text, "{label:width$} {}", verify::format_values(&check.got));

@@ -86,6 +86,11 @@ pub struct RawBuffer {
     pub dtype: Dtype,
     #[serde(default)]
     pub output: bool,
+    /// Working storage shared between launches (a two-kernel scan's block
+    /// sums): starts poisoned, is guarded against out-of-bounds writes, and is
+    /// not compared with anything.
+    #[serde(default)]
+    pub scratch: bool,
     pub init: Option<Values>,
 }
 
@@ -97,21 +102,54 @@ pub struct RawScalar {
     pub value: ScalarValue,
 }
 
+/// One launch of a multi-kernel puzzle, as written under `steps:`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStep {
+    pub kernel: String,
+    pub grid: Spanned<Vec<Size>>,
+    pub block: Spanned<Vec<Size>>,
+    #[serde(default)]
+    pub dynamic_shared_bytes: Option<Spanned<Size>>,
+    /// This kernel's parameters, in CUDA order; the spec's `args` when absent.
+    #[serde(default)]
+    pub args: Option<Spanned<Vec<String>>>,
+}
+
 /// The spec as written, before sizes are evaluated.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSpec {
     pub id: String,
     pub title: String,
-    pub kernel: String,
+    /// The one kernel of a single-launch puzzle (with `grid` and `block`).
+    #[serde(default)]
+    pub kernel: Option<String>,
     #[serde(default, rename = "const")]
     pub constants: BTreeMap<String, i64>,
-    pub grid: Spanned<Vec<Size>>,
-    pub block: Spanned<Vec<Size>>,
+    #[serde(default)]
+    pub grid: Option<Spanned<Vec<Size>>>,
+    #[serde(default)]
+    pub block: Option<Spanned<Vec<Size>>>,
     /// CUDA's dynamic shared memory per block, in bytes (`extern __shared__`).
     /// WGSL sizes workgroup memory in the kernel itself and ignores this.
     #[serde(default)]
     pub dynamic_shared_bytes: Option<Spanned<Size>>,
+    /// Several launches in order, sharing the buffers (instead of `kernel`, `grid`, `block`).
+    #[serde(default)]
+    pub steps: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    /// Which CPU reference in `runner/src/reference.rs` computes the outputs; the id when absent.
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// Floating-point operations of one run, as an expression over the constants
+    /// (for the roofline numbers); absent when the puzzle does no arithmetic worth counting.
+    #[serde(default)]
+    pub flops: Option<Spanned<Size>>,
+    /// Why a language has no kernel for this puzzle, e.g.
+    /// `{ wgsl: "WGSL has no view types; the raw kernel above is its version" }`.
+    /// Every puzzle has a kernel in each language or a reason here.
+    #[serde(default)]
+    pub why_no_kernel: BTreeMap<crate::kernel::Lang, String>,
     pub buffers: BTreeMap<String, Spanned<RawBuffer>>,
     #[serde(default)]
     pub scalars: BTreeMap<String, Spanned<RawScalar>>,
@@ -158,9 +196,12 @@ pub struct Buffer {
     pub name: String,
     pub dtype: Dtype,
     pub shape: Vec<usize>,
-    /// Inputs' initial contents; outputs start poisoned.
+    /// Inputs' initial contents; outputs and scratch start poisoned.
     pub init: Option<Vec<f64>>,
     pub expect: Option<Vec<f64>>,
+    /// Working storage between launches: guarded, never compared.
+    #[serde(default)]
+    pub scratch: bool,
 }
 
 impl Buffer {
@@ -172,8 +213,9 @@ impl Buffer {
         self.len() == 0
     }
 
+    /// An output the run is judged on (scratch buffers also start poisoned, but are not judged).
     pub fn is_output(&self) -> bool {
-        self.init.is_none()
+        self.init.is_none() && !self.scratch
     }
 }
 
@@ -197,22 +239,61 @@ impl Arg {
     }
 }
 
-/// A spec with every size evaluated: what a backend launches.
+/// One kernel launch with its sizes evaluated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Spec {
-    pub id: String,
-    pub title: String,
+pub struct Launch {
     pub kernel: String,
-    pub constants: Constants,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     /// Bytes of dynamic shared memory per block (CUDA); 0 when unused.
     #[serde(default)]
     pub dynamic_shared_bytes: u32,
+    /// The kernel's parameters, in order, as indices into [`Spec::args`].
+    pub args: Vec<usize>,
+}
+
+impl Launch {
+    pub fn threads_per_block(&self) -> u64 {
+        self.block.iter().map(|&d| d as u64).product()
+    }
+
+    pub fn total_threads(&self) -> u64 {
+        self.threads_per_block() * self.grid.iter().map(|&g| g as u64).product::<u64>()
+    }
+}
+
+/// A spec with every size evaluated: what a backend launches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spec {
+    pub id: String,
+    pub title: String,
+    /// The CPU reference's name (see [`crate::reference`]).
+    pub reference: String,
+    pub constants: Constants,
+    /// One launch, or several in order (a two-kernel scan).
+    pub launches: Vec<Launch>,
+    /// Every buffer and scalar, in WGSL binding order.
     pub args: Vec<Arg>,
+    /// Floating-point operations of one run, when the spec counts them.
+    #[serde(default)]
+    pub flops: Option<u64>,
 }
 
 impl Spec {
+    /// The arguments one launch passes, in parameter order.
+    pub fn launch_args<'a>(&'a self, launch: &'a Launch) -> impl Iterator<Item = &'a Arg> + 'a {
+        launch.args.iter().map(|&i| &self.args[i])
+    }
+
+    /// The fewest bytes a run must move: each input read once, each output
+    /// written once (scratch buffers are the kernel's business, not the problem's).
+    pub fn min_bytes(&self) -> u64 {
+        self.buffers()
+            .filter(|b| !b.scratch)
+            .map(|b| (b.len() * b.dtype.size()) as u64)
+            .sum()
+    }
+
     pub fn buffers(&self) -> impl Iterator<Item = &Buffer> {
         self.args.iter().filter_map(|a| match a {
             Arg::Buffer(b) => Some(b),
@@ -222,10 +303,6 @@ impl Spec {
 
     pub fn outputs(&self) -> impl Iterator<Item = &Buffer> {
         self.buffers().filter(|b| b.is_output())
-    }
-
-    pub fn threads_per_block(&self) -> u64 {
-        self.block.iter().map(|&d| d as u64).product()
     }
 }
 
@@ -263,25 +340,36 @@ impl PuzzleSpec {
 
     /// Evaluates sizes with the spec's constants, replaced by `overrides` where given.
     pub fn resolve(&self, overrides: &Constants) -> Result<Spec, Located> {
-        self.resolve_with(overrides, false)
+        let spec = self.resolve_with(overrides, false)?;
+        self.fill_from_reference(spec, "`expect: reference`")
     }
 
     /// A stress run: sizes from `overrides`, random inputs, and expected
     /// outputs from the puzzle's CPU reference ([`crate::reference`]).
     pub fn resolve_stress(&self, overrides: &Constants) -> Result<Spec, Located> {
-        let mut spec = self.resolve_with(overrides, true)?;
+        let spec = self.resolve_with(overrides, true)?;
+        self.fill_from_reference(spec, "stress runs")
+    }
+
+    /// Gives every output still without expected values (stress runs, and
+    /// `expect: reference`) the CPU reference's values.
+    fn fill_from_reference(&self, mut spec: Spec, who: &str) -> Result<Spec, Located> {
+        if spec.outputs().all(|b| b.expect.is_some()) {
+            return Ok(spec);
+        }
         let expected = crate::reference::expected(&spec).ok_or_else(|| {
             self.origin.at(
                 0,
                 format!(
-                    "`{}` has no CPU reference in runner/src/reference.rs; stress runs need one",
-                    spec.id
+                    "`{}` has no CPU reference in runner/src/reference.rs; {who} need one",
+                    spec.reference
                 ),
             )
         })?;
         for arg in &mut spec.args {
             if let Arg::Buffer(b) = arg
                 && b.is_output()
+                && b.expect.is_none()
             {
                 let values = expected.get(&b.name).ok_or_else(|| {
                     self.origin.at(
@@ -341,19 +429,26 @@ impl PuzzleSpec {
             }
             Ok(out)
         };
-        let grid = dims(&raw.grid, "grid")?;
-        let block = dims(&raw.block, "block")?;
-        let dynamic_shared_bytes = match &raw.dynamic_shared_bytes {
-            None => 0,
+        let shared_bytes = |size: &Option<Spanned<Size>>| -> Result<u32, Located> {
+            let Some(size) = size else { return Ok(0) };
+            let line = size.referenced.line();
+            let v = eval(&size.value, line, "dynamic_shared_bytes")?;
+            u32::try_from(v).map_err(|_| {
+                self.origin.at(
+                    line,
+                    format!("`dynamic_shared_bytes` is {v}; it must be 0 or more"),
+                )
+            })
+        };
+        let flops = match &raw.flops {
+            None => None,
             Some(size) => {
                 let line = size.referenced.line();
-                let v = eval(&size.value, line, "dynamic_shared_bytes")?;
-                u32::try_from(v).map_err(|_| {
-                    self.origin.at(
-                        line,
-                        format!("`dynamic_shared_bytes` is {v}; it must be 0 or more"),
-                    )
-                })?
+                let v = eval(&size.value, line, "flops")?;
+                Some(u64::try_from(v).map_err(|_| {
+                    self.origin
+                        .at(line, format!("`flops` is {v}; it must be 0 or more"))
+                })?)
             }
         };
 
@@ -409,16 +504,107 @@ impl PuzzleSpec {
                 ));
             }
         }
+
+        let all_args: Vec<usize> = (0..args.len()).collect();
+        let launches = match (&raw.steps, &raw.kernel, &raw.grid, &raw.block) {
+            (None, Some(kernel), Some(grid), Some(block)) => vec![Launch {
+                kernel: kernel.clone(),
+                grid: dims(grid, "grid")?,
+                block: dims(block, "block")?,
+                dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
+                args: all_args,
+            }],
+            (Some(steps), None, None, None) if raw.dynamic_shared_bytes.is_none() => {
+                self.resolve_steps(steps, &args, &dims, &shared_bytes)?
+            }
+            (Some(steps), ..) => {
+                return Err(self.origin.at(
+                    steps.referenced.line(),
+                    "with `steps`, each step names its own `kernel`, `grid`, `block` and \
+                     `dynamic_shared_bytes`; remove them from the top level",
+                ));
+            }
+            (None, ..) => {
+                return Err(self.origin.at(
+                    0,
+                    "a puzzle needs `kernel`, `grid` and `block` (or a list of `steps`)",
+                ));
+            }
+        };
         Ok(Spec {
             id: raw.id.clone(),
             title: raw.title.clone(),
-            kernel: raw.kernel.clone(),
+            reference: raw.reference.clone().unwrap_or_else(|| raw.id.clone()),
             constants,
-            grid,
-            block,
-            dynamic_shared_bytes,
+            launches,
             args,
+            flops,
         })
+    }
+
+    /// The launches of a multi-kernel puzzle. Each step's args must be names
+    /// from the spec's `args`, and every arg must be used by some step: a
+    /// buffer that no kernel touches is a spec that does not line up.
+    fn resolve_steps(
+        &self,
+        steps: &Spanned<Vec<Spanned<RawStep>>>,
+        args: &[Arg],
+        dims: &dyn Fn(&Spanned<Vec<Size>>, &str) -> Result<[u32; 3], Located>,
+        shared_bytes: &dyn Fn(&Option<Spanned<Size>>) -> Result<u32, Located>,
+    ) -> Result<Vec<Launch>, Located> {
+        if steps.value.is_empty() {
+            return Err(self
+                .origin
+                .at(steps.referenced.line(), "`steps` lists no launches"));
+        }
+        let mut used = vec![false; args.len()];
+        let mut launches = Vec::new();
+        for step in &steps.value {
+            let raw = &step.value;
+            let indices = match &raw.args {
+                None => (0..args.len()).collect(),
+                Some(names) => {
+                    let mut indices = Vec::new();
+                    for name in &names.value {
+                        let index = args.iter().position(|a| a.name() == name).ok_or_else(|| {
+                            self.origin.at(
+                                names.referenced.line(),
+                                format!(
+                                    "step `{}` passes `{name}`, which is not in the spec's `args` ({})",
+                                    raw.kernel,
+                                    args.iter().map(Arg::name).collect::<Vec<_>>().join(", ")
+                                ),
+                            )
+                        })?;
+                        if indices.contains(&index) {
+                            return Err(self.origin.at(
+                                names.referenced.line(),
+                                format!("step `{}` passes `{name}` twice", raw.kernel),
+                            ));
+                        }
+                        indices.push(index);
+                    }
+                    indices
+                }
+            };
+            for &i in &indices {
+                used[i] = true;
+            }
+            launches.push(Launch {
+                kernel: raw.kernel.clone(),
+                grid: dims(&raw.grid, "grid")?,
+                block: dims(&raw.block, "block")?,
+                dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
+                args: indices,
+            });
+        }
+        if let Some(i) = used.iter().position(|u| !u) {
+            return Err(self.origin.at(
+                steps.referenced.line(),
+                format!("no step passes `{}` to its kernel", args[i].name()),
+            ));
+        }
+        Ok(launches)
     }
 
     fn resolve_buffer(
@@ -456,6 +642,24 @@ impl PuzzleSpec {
                 .materialize(len)
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
+        if b.scratch {
+            if b.output || b.init.is_some() {
+                return Err(self.origin.at(
+                    line,
+                    format!(
+                        "scratch buffer `{name}` starts poisoned and is not judged; remove its `output` and `init`"
+                    ),
+                ));
+            }
+            return Ok(Buffer {
+                name: name.to_string(),
+                dtype: b.dtype,
+                shape,
+                init: None,
+                expect: None,
+                scratch: true,
+            });
+        }
         let (init, expect) = match (b.output, &b.init) {
             (true, Some(_)) => {
                 return Err(self.origin.at(
@@ -484,6 +688,17 @@ impl PuzzleSpec {
                     self.origin
                         .at(line, format!("output `{name}` has no `expect` entry"))
                 })?;
+                if expect.value == Values::Reference {
+                    // Filled in by `fill_from_reference` once every input is known.
+                    return Ok(Buffer {
+                        name: name.to_string(),
+                        dtype: b.dtype,
+                        shape,
+                        init: None,
+                        expect: None,
+                        scratch: false,
+                    });
+                }
                 (
                     None,
                     Some(materialize(
@@ -500,6 +715,7 @@ impl PuzzleSpec {
             shape,
             init,
             expect,
+            scratch: false,
         })
     }
 }
@@ -560,8 +776,10 @@ expect:
     #[test]
     fn resolves_a_good_spec() {
         let spec = parse(GOOD).unwrap().resolve(&Constants::new()).unwrap();
-        assert_eq!(spec.grid, [3, 1, 1]);
-        assert_eq!(spec.block, [4, 1, 1]);
+        assert_eq!(spec.launches.len(), 1);
+        assert_eq!(spec.launches[0].grid, [3, 1, 1]);
+        assert_eq!(spec.launches[0].block, [4, 1, 1]);
+        assert_eq!(spec.launches[0].args, [0, 1, 2]);
         let names: Vec<&str> = spec.args.iter().map(Arg::name).collect();
         assert_eq!(names, ["out", "a", "size"]);
         assert_eq!(spec.outputs().count(), 1);
@@ -582,7 +800,7 @@ expect:
         let cases = spec.stress_cases();
         assert_eq!(cases.len(), 1);
         let stressed = spec.resolve_stress(&cases[0]).unwrap();
-        assert_eq!(stressed.grid, [251, 1, 1]);
+        assert_eq!(stressed.launches[0].grid, [251, 1, 1]);
         let a = stressed
             .buffers()
             .find(|b| b.name == "a")
@@ -623,6 +841,117 @@ expect:
             "{err}"
         );
         assert!(spec.resolve(&[("NOPE".to_string(), 1)].into()).is_err());
+    }
+
+    const TWO_STEPS: &str = "\
+id: scan
+title: Two kernels
+reference: prefix_sum
+const: { SIZE: 15, TPB: 8 }
+steps:
+  - kernel: local_scan
+    grid: [\"(SIZE + TPB - 1) / TPB\"]
+    block: [TPB]
+  - kernel: add_block_sums
+    grid: [\"(SIZE + TPB - 1) / TPB\"]
+    block: [TPB]
+    args: [out, sums, size]
+buffers:
+  out: { len: SIZE, output: true }
+  a: { len: SIZE, init: arange }
+  sums: { len: \"(SIZE + TPB - 1) / TPB\", scratch: true }
+scalars:
+  size: { type: u32, value: SIZE }
+args: [out, a, sums, size]
+expect:
+  out: reference
+";
+
+    #[test]
+    fn steps_share_buffers_and_reference_fills_expect() {
+        let spec = parse(TWO_STEPS)
+            .unwrap()
+            .resolve(&Constants::new())
+            .unwrap();
+        assert_eq!(spec.launches.len(), 2);
+        assert_eq!(
+            spec.launches[0].args,
+            [0, 1, 2, 3],
+            "args default to the spec's"
+        );
+        assert_eq!(spec.launches[1].args, [0, 2, 3]);
+        assert_eq!(spec.outputs().count(), 1, "scratch is not judged");
+        let out = spec.outputs().next().unwrap().expect.clone().unwrap();
+        assert_eq!(out.last(), Some(&105.0), "from the CPU reference");
+        assert_eq!(
+            spec.min_bytes(),
+            2 * 15 * 4,
+            "scratch is not part of the problem"
+        );
+    }
+
+    /// Multi-kernel specs whose buffers do not line up name the line at fault.
+    #[test]
+    fn steps_that_do_not_line_up() {
+        let cases: &[(&str, &str, &str, usize, &str)] = &[
+            (
+                "unknown arg",
+                "    args: [out, sums, size]",
+                "    args: [out, block_sums, size]",
+                21,
+                "passes `block_sums`, which is not in the spec's `args`",
+            ),
+            (
+                "unused buffer",
+                "  - kernel: local_scan",
+                "  - kernel: local_scan\n    args: [out, sums, size]",
+                15,
+                "no step passes `a`",
+            ),
+            (
+                "top-level kernel too",
+                "steps:",
+                "kernel: k\nsteps:",
+                16,
+                "remove them from the top level",
+            ),
+            (
+                "scratch with init",
+                "scratch: true }",
+                "scratch: true, init: zeros }",
+                25,
+                "scratch buffer `sums` starts poisoned",
+            ),
+            (
+                "no kernel at all",
+                "steps:",
+                "unused:",
+                0,
+                "unknown field `unused`",
+            ),
+        ];
+        for (name, target, replacement, line, message) in cases {
+            assert!(TWO_STEPS.contains(target), "{name}");
+            let err = parse(&TWO_STEPS.replacen(target, replacement, 1)).expect_err(name);
+            assert!(err.message.contains(message), "{name}: {err}");
+            if *line > 0 {
+                assert_eq!(err.line, *line, "{name}: {err}");
+            }
+        }
+        let without = TWO_STEPS.replace("reference: prefix_sum\n", "");
+        let err = parse(&without).unwrap_err();
+        assert!(err.message.contains("`scan` has no CPU reference"), "{err}");
+    }
+
+    #[test]
+    fn flops_are_an_expression_over_the_constants() {
+        let with = GOOD.replace("args:", "flops: \"2 * SIZE\"\nargs:");
+        let spec = parse(&with).unwrap().resolve(&Constants::new()).unwrap();
+        assert_eq!(spec.flops, Some(18));
+        let bad = GOOD.replace("args:", "flops: \"2 * SIZES\"\nargs:");
+        let err = parse(&bad).unwrap_err();
+        assert_eq!(err.line, 21, "{err}");
+        assert!(err.message.contains("unknown constant `SIZES`"), "{err}");
     }
 
     /// Each malformed spec must fail with a message naming the right chapter line.

@@ -24,6 +24,13 @@ pub struct BufferCheck {
     pub unwritten: Vec<usize>,
     /// Written outside the buffer: past the end, or before the start (negative).
     pub out_of_bounds: Vec<i64>,
+    /// False for an input or scratch buffer, whose guard bands alone are checked.
+    #[serde(default = "yes")]
+    pub judged: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl BufferCheck {
@@ -34,10 +41,11 @@ impl BufferCheck {
     /// Sentences a learner can act on, empty when the buffer passed.
     pub fn problems(&self) -> Vec<String> {
         let mut lines = Vec::new();
-        let n = self.expected.len();
+        let n: usize = self.shape.iter().product();
         if !self.unwritten.is_empty() {
             lines.push(format!(
-                "{} of {n} elements of `{}` were never written: {}",
+                "{} of {n} elements of `{}` were never written: {} (no thread wrote them: \
+                 is a guard too strict, or the grid or a tile loop too small to cover the data?)",
                 self.unwritten.len(),
                 self.name,
                 self.indices(&self.unwritten)
@@ -92,8 +100,25 @@ fn list<T: Copy>(items: &[T], show: impl Fn(T) -> String) -> String {
     text.join(", ")
 }
 
-/// Checks every output of `spec` against what the run produced.
+/// Checks every output of `spec` against what the run produced, and the
+/// guard bands of every other buffer the backend reported on.
 pub fn check(spec: &Spec, outputs: &[OutputData]) -> Vec<BufferCheck> {
+    let strays = spec
+        .buffers()
+        .filter(|b| !b.is_output())
+        .filter_map(|buffer| {
+            let data = outputs.iter().find(|o| o.name == buffer.name)?;
+            (!data.out_of_bounds.is_empty()).then(|| BufferCheck {
+                name: buffer.name.clone(),
+                shape: buffer.shape.clone(),
+                got: vec![],
+                expected: vec![],
+                wrong: vec![],
+                unwritten: vec![],
+                out_of_bounds: data.out_of_bounds.clone(),
+                judged: false,
+            })
+        });
     spec.outputs()
         .map(
             |buffer| match outputs.iter().find(|o| o.name == buffer.name) {
@@ -108,6 +133,7 @@ pub fn check(spec: &Spec, outputs: &[OutputData]) -> Vec<BufferCheck> {
                 ),
             },
         )
+        .chain(strays)
         .collect()
 }
 
@@ -130,6 +156,7 @@ fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
         wrong,
         unwritten,
         out_of_bounds: data.out_of_bounds.clone(),
+        judged: true,
     }
 }
 
@@ -169,6 +196,7 @@ mod tests {
             shape,
             init: None,
             expect: Some(expect),
+            scratch: false,
         }
     }
 
@@ -243,7 +271,8 @@ mod tests {
         assert_eq!(
             c.problems(),
             [
-                "1 of 4 elements of `out` were never written: out[1, 0]",
+                "1 of 4 elements of `out` were never written: out[1, 0] (no thread wrote them: \
+                 is a guard too strict, or the grid or a tile loop too small to cover the data?)",
                 "1 of 4 elements of `out` are wrong: out[1, 1] (first: out[1, 1] is 9.0, expected 2.0)",
                 "out-of-bounds write: `out` has 4 elements, but something wrote index 4",
             ]

@@ -3,7 +3,12 @@
 //! - the solution must pass (wgpu) or compile (CUDA without a GPU);
 //! - the skeleton must compile and, where it can run, fail;
 //! - a backend that is not here is reported by name as skipped (libtest's
-//!   "ignored", with the reason printed), never passed silently.
+//!   "ignored", with the reason printed), never passed silently;
+//! - a language without a kernel needs the spec's `why_no_kernel` reason,
+//!   and is then reported as skipped with that reason;
+//! - the CPU reference reproduces every expected list the spec writes out
+//!   (the seeds' printouts), so the references that judge stress runs are
+//!   themselves checked against the seeds.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use runner::expr::Constants;
@@ -53,14 +58,30 @@ fn main() {
         }
     }
     for puzzle in &book.puzzles {
+        let id = puzzle.id().to_string();
+        let spec = puzzle.spec.clone();
+        trials.push(Trial::test(format!("{id}::reference"), move || {
+            reference_agrees(&spec)
+        }));
         for lang in Lang::ALL {
             let kind = BackendKind::for_lang(lang);
             let name = format!("{}::{lang}", puzzle.id());
             if puzzle.kernel(lang).is_none() {
                 let id = puzzle.id().to_string();
-                trials.push(Trial::test(format!("{name}::present"), move || {
-                    Err(format!("{id} has no {} kernel", lang.label()).into())
-                }));
+                match puzzle.spec.raw.why_no_kernel.get(&lang) {
+                    Some(reason) => trials.push(
+                        Trial::test(format!("{name}::present"), || Ok(()))
+                            .with_kind(format!("skipped: no {} kernel: {reason}", lang.label()))
+                            .with_ignored_flag(true),
+                    ),
+                    None => trials.push(Trial::test(format!("{name}::present"), move || {
+                        Err(format!(
+                            "{id} has no {} kernel; add one, or say why in the spec's `why_no_kernel`",
+                            lang.label()
+                        )
+                        .into())
+                    })),
+                }
                 continue;
             }
             // The teaching size (solution, skeleton), then the spec's stress cases (solution).
@@ -115,6 +136,38 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The puzzle's CPU reference exists and, at the teaching size, gives the
+/// values the spec lists (lists come from the seeds; `reference` entries are
+/// the reference itself, so only the lists are compared).
+fn reference_agrees(spec: &runner::spec::PuzzleSpec) -> Result<(), Failed> {
+    let resolved = spec.resolve(&Constants::new()).map_err(|e| e.to_string())?;
+    let computed = runner::reference::expected(&resolved).ok_or_else(|| {
+        format!(
+            "`{}` has no CPU reference in runner/src/reference.rs",
+            resolved.reference
+        )
+    })?;
+    for b in resolved.outputs() {
+        let want = b.expect.as_ref().ok_or("no expected values")?;
+        let got = computed
+            .get(&b.name)
+            .ok_or_else(|| format!("the reference computes no `{}`", b.name))?;
+        let differs = want.len() != got.len()
+            || want
+                .iter()
+                .zip(got)
+                .any(|(w, g)| (w - g).abs() > runner::verify::TOLERANCE * (1.0 + w.abs()));
+        if differs {
+            return Err(format!(
+                "the spec expects `{}` = {want:?}, but the CPU reference `{}` computes {got:?}",
+                b.name, resolved.reference
+            )
+            .into());
+        }
+    }
+    Ok(())
 }
 
 fn check(

@@ -194,7 +194,25 @@ const IMPOSSIBLE_LAUNCHES: &[(&str, Lang, &str)] = &[
     (
         "too_much_shared",
         Lang::Cuda,
-        "declares 262144 bytes of static __shared__ memory",
+        "declare 262144 bytes of static __shared__ memory",
+    ),
+];
+
+/// Puzzles of the `steps_book` fixture: (id, status of its solution, phrase in the report).
+const STEPS_BOOK: &[(&str, Status, &str)] = &[
+    // Two launches share a scratch buffer; the second sees the first's writes.
+    ("two_steps", Status::Pass, "PASS"),
+    // A grid too small for the data: the verdict names the uncovered elements.
+    (
+        "too_small_grid",
+        Status::Fail,
+        "5 of 9 elements of `out` were never written: out[4], out[5], out[6], out[7], out[8]",
+    ),
+    // Guard bands are checked on every buffer, not only on outputs.
+    (
+        "scratch_overrun",
+        Status::Fail,
+        "out-of-bounds write: `tmp` has 4 elements, but something wrote index 4, 5, 6, 7",
     ),
 ];
 
@@ -332,9 +350,63 @@ fn main() {
             Ok(())
         },
     ));
+    // Launch sequences and coverage (fixture book `steps_book`), on each backend.
+    for lang in Lang::ALL {
+        for &(puzzle, status, message) in STEPS_BOOK {
+            trials.push(trial(
+                format!("steps_book::{puzzle}::{lang}"),
+                lang,
+                lang == Lang::Cuda,
+                move || {
+                    let book =
+                        Book::load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
+                    let report = RUNNER
+                        .run(book.find(puzzle)?, lang, Variant::Solution)
+                        .map_err(|e| e.to_string())?;
+                    expect(&report, status)?;
+                    let text = report.to_text();
+                    if !text.contains(message) {
+                        return Err(format!("the report lacks {message:?}:\n{text}").into());
+                    }
+                    Ok(())
+                },
+            ));
+        }
+    }
+    // Each step's kernel is checked against that step's args, before any launch.
+    trials.push(trial(
+        "steps_book::parameters_checked_per_step".into(),
+        Lang::Cuda,
+        false,
+        || {
+            let book = Book::load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
+            let path = fixtures().join("kernels/steps_wrong_params.cu");
+            let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+            let report = RUNNER
+                .run_source(
+                    book.find("two_steps")?,
+                    Lang::Cuda,
+                    Variant::File,
+                    &source,
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+            expect(&report, Status::CompileError)?;
+            let d = report.diagnostics.first().ok_or("no diagnostic")?;
+            if !(d.line == 7
+                && d.message
+                    .contains("`add_one` takes 2 parameter(s), but the spec passes 3"))
+            {
+                return Err(
+                    format!("expected line 7, `add_one` takes 2 parameter(s); got {d}").into(),
+                );
+            }
+            Ok(())
+        },
+    ));
     // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
     trials.push(Trial::test("fixture_books::load", || {
-        for book in ["limits_book", "cuda_book"] {
+        for book in ["limits_book", "cuda_book", "steps_book"] {
             Book::load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
         }
         Ok(())

@@ -22,12 +22,13 @@ use super::{
 };
 use crate::diag::Located;
 use crate::source::SourceText;
-use crate::spec::{Arg, Spec};
+use crate::spec::{Arg, Launch, Spec};
 use crate::timing::{Clock, Timing};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The virtual architecture used when no GPU says which one to target (Hopper: H100, H200).
 pub const DEFAULT_ARCH: &str = "compute_90";
@@ -47,6 +48,8 @@ pub struct CudaBackend {
     arch: &'static str,
     /// Why kernels are compiled but not run, when there is no usable GPU.
     no_device: Option<String>,
+    /// PTX (or compile errors) by source hash.
+    compiled: Mutex<HashMap<blake3::Hash, Result<String, Vec<Located>>>>,
 }
 
 impl CudaBackend {
@@ -78,6 +81,7 @@ impl CudaBackend {
                     info,
                     arch,
                     no_device: None,
+                    compiled: Mutex::default(),
                 })
             }
             Err(reason) => {
@@ -93,43 +97,120 @@ impl CudaBackend {
                     info,
                     arch,
                     no_device: Some(reason),
+                    compiled: Mutex::default(),
                 })
             }
         }
     }
 
     /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
-    pub fn compile(&self, source: &SourceText, kernel: &str) -> Result<String, Vec<Located>> {
+    /// Results are kept for the process: a chapter's solution is compiled
+    /// once for its teaching run and its stress runs, and headers such as
+    /// `cuda/std/mdspan` make each compile take a second or more.
+    pub fn compile(&self, source: &SourceText) -> Result<String, Vec<Located>> {
+        let key = blake3::hash(source.text.as_bytes());
+        if let Some(hit) = self.compiled.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return hit;
+        }
+        let result = self.compile_uncached(source);
+        if let Ok(mut cache) = self.compiled.lock() {
+            cache.insert(key, result.clone());
+        }
+        result
+    }
+
+    fn compile_uncached(&self, source: &SourceText) -> Result<String, Vec<Located>> {
         let name = source
             .main_file()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "kernel.cu".into());
+        let mut options = vec!["--std=c++17".to_string()];
+        options.extend(
+            include_dirs()
+                .iter()
+                .map(|d| format!("--include-path={}", d.display())),
+        );
         let options = CompileOptions {
             arch: Some(self.arch),
             name: Some(name.clone()),
-            options: vec!["--std=c++17".into()],
+            options,
             ..Default::default()
         };
         match cudarc::nvrtc::compile_ptx_with_opts(&source.text, options) {
-            Ok(ptx) => {
-                let ptx = ptx.to_src();
-                if !ptx.contains(&format!(".entry {kernel}(")) {
-                    return Err(vec![source.locate(
-                        1,
-                        format!(
-                            "no kernel named `{kernel}` in the compiled code: declare it `extern \"C\" __global__ void {kernel}(...)` \
-                             (without `extern \"C\"` C++ mangles the name)"
-                        ),
-                    )]);
-                }
-                Ok(ptx)
-            }
+            Ok(ptx) => Ok(ptx.to_src()),
             Err(CompileError::CompileError { log, .. }) => {
-                Err(map_log(&log.to_string_lossy(), &name, source))
+                let mut errors = map_log(&log.to_string_lossy(), &name, source);
+                for e in &mut errors {
+                    if include_dirs().is_empty()
+                        && e.message.contains("cannot open source file \"cuda/")
+                    {
+                        e.message.push_str(
+                            "\n(CCCL's headers were not found: `pip install nvidia-cuda-cccl-cu12`, \
+                             install the CUDA toolkit, or set GPU_PUZZLES_CUDA_INCLUDE to the folder holding `cuda/std/mdspan`)",
+                        );
+                    }
+                }
+                Err(errors)
             }
             Err(other) => Err(vec![source.locate(1, format!("NVRTC failed: {other}"))]),
         }
     }
+}
+
+/// Where NVRTC finds `#include <cuda/std/mdspan>`, `<cuda/pipeline>` and the
+/// rest of CCCL (libcu++, CUB). In order: `GPU_PUZZLES_CUDA_INCLUDE`
+/// (folders separated by `:`), a CUDA toolkit's own headers (CUDA 13 keeps
+/// CCCL under `include/cccl`), then the pip wheel `nvidia-cuda-cccl-cu12`.
+/// A toolkit comes first because its headers match its NVRTC.
+pub fn include_dirs() -> &'static [PathBuf] {
+    static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    DIRS.get_or_init(|| {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Some(list) = std::env::var_os("GPU_PUZZLES_CUDA_INCLUDE") {
+            dirs.extend(std::env::split_paths(&list).filter(|d| d.is_dir()));
+        }
+        let mut toolkits: Vec<PathBuf> = ["CUDA_HOME", "CUDA_PATH"]
+            .iter()
+            .filter_map(std::env::var_os)
+            .map(PathBuf::from)
+            .collect();
+        toolkits.push(PathBuf::from("/usr/local/cuda"));
+        if let Ok(entries) = std::fs::read_dir("/usr/local") {
+            let mut versioned: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().contains("/cuda-"))
+                .collect();
+            versioned.sort();
+            toolkits.extend(versioned.into_iter().rev());
+        }
+        for root in toolkits {
+            for sub in ["targets/x86_64-linux/include", "include"] {
+                let include = root.join(sub);
+                let candidates = [include.join("cccl"), include.clone()];
+                if let Some(cccl) = candidates.iter().find(|d| has_cccl(d)) {
+                    dirs.push(cccl.clone());
+                    // cooperative_groups.h and friends live beside CCCL, not in it.
+                    if cccl != &include {
+                        dirs.push(include);
+                    }
+                    break;
+                }
+            }
+            if !dirs.is_empty() {
+                break;
+            }
+        }
+        if let Some(wheel) = python_package_dir("nvidia.cuda_cccl").map(|d| d.join("include"))
+            && has_cccl(&wheel)
+        {
+            dirs.push(wheel);
+        }
+        dirs
+    })
+}
+
+fn has_cccl(dir: &std::path::Path) -> bool {
+    dir.join("cuda/std/mdspan").is_file()
 }
 
 /// Turns NVRTC's log (`name(12): error: ...`) into located messages.
@@ -176,22 +257,33 @@ impl Backend for CudaBackend {
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
         check_launch_basics(job.spec)?;
-        let ptx = match self.compile(job.source, &job.spec.kernel) {
+        let ptx = match self.compile(job.source) {
             Err(errors) => return Ok(Outcome::CompileFailed(errors)),
             Ok(ptx) => ptx,
         };
-        if let Err(message) = check_params(&ptx, job.spec) {
-            let line = signature_line(job.source, &job.spec.kernel);
-            return Ok(Outcome::CompileFailed(vec![
-                job.source.locate(line, message),
-            ]));
+        for launch in &job.spec.launches {
+            let kernel = &launch.kernel;
+            if !ptx.contains(&format!(".entry {kernel}(")) {
+                return Ok(Outcome::CompileFailed(vec![job.source.locate(
+                    1,
+                    format!(
+                        "no kernel named `{kernel}` in the compiled code: declare it `extern \"C\" __global__ void {kernel}(...)` \
+                         (without `extern \"C\"` C++ mangles the name)"
+                    ),
+                )]));
+            }
+            if let Err(message) = check_params(&ptx, job.spec, launch) {
+                let line = signature_line(job.source, kernel);
+                return Ok(Outcome::CompileFailed(vec![
+                    job.source.locate(line, message),
+                ]));
+            }
         }
         let shared = static_shared_bytes(&ptx);
         if shared > MAX_STATIC_SHARED {
             return Err(BackendError::Launch(format!(
-                "`{}` declares {shared} bytes of static __shared__ memory; a block may have at most {MAX_STATIC_SHARED} \
-                 (48 KiB) of static shared memory",
-                job.spec.kernel
+                "the kernels declare {shared} bytes of static __shared__ memory; a block may have at most {MAX_STATIC_SHARED} \
+                 (48 KiB) of static shared memory"
             )));
         }
         if let Some(reason) = &self.no_device {
@@ -257,8 +349,10 @@ fn signature_line(source: &SourceText, kernel: &str) -> usize {
 /// Compares the kernel's parameters (read from the PTX) with the spec's args:
 /// buffers are 64-bit pointers, scalars 32-bit values. A mismatch launched
 /// anyway would read garbage or crash, so it is caught here, before the GPU.
-fn check_params(ptx: &str, spec: &Spec) -> Result<(), String> {
-    let header = format!(".entry {}(", spec.kernel);
+fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), String> {
+    let kernel = &launch.kernel;
+    let args: Vec<Arg> = spec.launch_args(launch).cloned().collect();
+    let header = format!(".entry {kernel}(");
     let Some(start) = ptx.find(&header) else {
         return Ok(());
     };
@@ -277,32 +371,29 @@ fn check_params(ptx: &str, spec: &Spec) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if params.len() != spec.args.len() {
+    if params.len() != args.len() {
         return Err(format!(
-            "`{}` takes {} parameter(s), but the spec passes {}: ({})",
-            spec.kernel,
+            "`{kernel}` takes {} parameter(s), but the spec passes {}: ({})",
             params.len(),
-            spec.args.len(),
-            describe(&spec.args)
+            args.len(),
+            describe(&args)
         ));
     }
-    for (i, (param, arg)) in params.iter().zip(&spec.args).enumerate() {
+    for (i, (param, arg)) in params.iter().zip(&args).enumerate() {
         let is_pointer = param.contains(".u64") || param.contains(".b64") || param.contains(".s64");
         match arg {
             Arg::Buffer(b) if !is_pointer => {
                 return Err(format!(
-                    "parameter {} of `{}` should be a pointer to `{}` ({}*), but it is a value",
+                    "parameter {} of `{kernel}` should be a pointer to `{}` ({}*), but it is a value",
                     i + 1,
-                    spec.kernel,
                     b.name,
                     cuda_type(b.dtype)
                 ));
             }
             Arg::Scalar { name, dtype, .. } if is_pointer => {
                 return Err(format!(
-                    "parameter {} of `{}` should be the value `{name}` ({}), but it is a pointer or 64-bit",
+                    "parameter {} of `{kernel}` should be the value `{name}` ({}), but it is a pointer or 64-bit",
                     i + 1,
-                    spec.kernel,
                     cuda_type(*dtype)
                 ));
             }
@@ -371,28 +462,40 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
     let module = ctx
         .load_module(Ptx::from_src(job.ptx.clone()))
         .map_err(device)?;
-    let function = module.load_function(&spec.kernel).map_err(device)?;
-    let dynamic = spec.dynamic_shared_bytes;
-    if dynamic > 0 {
-        use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
-        let optin = ctx
-            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
-            .map_err(device)? as u64;
-        let fixed = function.shared_size_bytes().map_err(device)? as u64;
-        if dynamic as u64 + fixed > optin {
-            return Err(BackendError::Launch(format!(
-                "{dynamic} bytes of dynamic shared memory (plus {fixed} static) per block; this GPU allows at most {optin}"
-            )));
-        }
-        // Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
-        if dynamic as u64 > MAX_STATIC_SHARED {
-            function
-                .set_attribute(
-                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    dynamic as i32,
+    let mut functions = Vec::new();
+    for launch in &spec.launches {
+        let function = module.load_function(&launch.kernel).map_err(device)?;
+        let dynamic = launch.dynamic_shared_bytes;
+        if dynamic > 0 {
+            use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
+            let optin = ctx
+                .attribute(
+                    CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                 )
-                .map_err(device)?;
+                .map_err(device)? as u64;
+            let fixed = function.shared_size_bytes().map_err(device)? as u64;
+            if dynamic as u64 + fixed > optin {
+                return Err(BackendError::Launch(format!(
+                    "`{}`: {dynamic} bytes of dynamic shared memory (plus {fixed} static) per block; this GPU allows at most {optin}",
+                    launch.kernel
+                )));
+            }
+            // Beyond 48 KiB a kernel must opt in to more dynamic shared memory.
+            if dynamic as u64 > MAX_STATIC_SHARED {
+                function
+                    .set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        dynamic as i32,
+                    )
+                    .map_err(device)?;
+            }
         }
+        let config = LaunchConfig {
+            grid_dim: (launch.grid[0], launch.grid[1], launch.grid[2]),
+            block_dim: (launch.block[0], launch.block[1], launch.block[2]),
+            shared_mem_bytes: launch.dynamic_shared_bytes,
+        };
+        functions.push((launch, function, config));
     }
 
     // Every buffer sits between two canary bands of its own pattern.
@@ -415,53 +518,51 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
             slices.push(None);
         }
     }
-    let config = LaunchConfig {
-        grid_dim: (spec.grid[0], spec.grid[1], spec.grid[2]),
-        block_dim: (spec.block[0], spec.block[1], spec.block[2]),
-        shared_mem_bytes: spec.dynamic_shared_bytes,
-    };
-    let scalars: Vec<[u8; 4]> = spec
+    let scalars: Vec<u32> = spec
         .args
         .iter()
         .map(|a| match a {
             Arg::Scalar { dtype, value, .. } => {
                 let b = dtype.encode(&[*value]);
-                [b[0], b[1], b[2], b[3]]
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
             }
-            Arg::Buffer(_) => [0; 4],
+            Arg::Buffer(_) => 0,
         })
         .collect();
-    let launch = |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u32>>>| -> Result<Option<f64>, BackendError> {
-        let mut builder = stream.launch_builder(&function);
-        let mut views = Vec::new();
-        for slice in slices.iter_mut().flatten() {
-            let len = slice.len();
-            views.push(slice.slice_mut(GUARD_ELEMENTS..len - GUARD_ELEMENTS));
-        }
-        let mut views = views.iter_mut();
-        let scalar_words: Vec<u32> = scalars.iter().map(|b| u32::from_le_bytes(*b)).collect();
-        for (i, arg) in spec.args.iter().enumerate() {
-            match arg {
-                Arg::Buffer(_) => {
-                    builder.arg(views.next().expect("one view per buffer"));
+    // One run is every launch in order on one stream; two events bracket the sequence.
+    let timing_event = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let launch =
+        |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u32>>>| -> Result<f64, BackendError> {
+            let start = stream.record_event(timing_event).map_err(device)?;
+            for (launch, function, config) in &functions {
+                let mut views: Vec<Option<cudarc::driver::CudaViewMut<u32>>> = slices
+                    .iter_mut()
+                    .map(|slice| {
+                        slice.as_mut().map(|s| {
+                            let len = s.len();
+                            s.slice_mut(GUARD_ELEMENTS..len - GUARD_ELEMENTS)
+                        })
+                    })
+                    .collect();
+                let mut views: Vec<Option<&mut cudarc::driver::CudaViewMut<u32>>> =
+                    views.iter_mut().map(Option::as_mut).collect();
+                let mut builder = stream.launch_builder(function);
+                for &i in &launch.args {
+                    match views[i].take() {
+                        Some(view) => builder.arg(view),
+                        None => builder.arg(&scalars[i]),
+                    };
                 }
-                Arg::Scalar { .. } => {
-                    builder.arg(&scalar_words[i]);
-                }
+                // SAFETY: the parameter list was checked against the spec from the PTX
+                // (pointers for buffers, 32-bit values for scalars); every buffer is
+                // allocated with its spec length plus guard bands, so in-bounds
+                // accesses stay inside the allocation.
+                unsafe { builder.launch(*config) }.map_err(device)?;
             }
-        }
-        builder.record_kernel_launch(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        // SAFETY: the parameter list was checked against the spec from the PTX
-        // (pointers for buffers, 32-bit values for scalars); every buffer is
-        // allocated with its spec length plus guard bands, so in-bounds
-        // accesses stay inside the allocation.
-        let events = unsafe { builder.launch(config) }.map_err(device)?;
-        stream.synchronize().map_err(device)?;
-        Ok(match events {
-            Some((start, end)) => Some(start.elapsed_ms(&end).map_err(device)? as f64),
-            None => None,
-        })
-    };
+            let end = stream.record_event(timing_event).map_err(device)?;
+            stream.synchronize().map_err(device)?;
+            Ok(start.elapsed_ms(&end).map_err(device)? as f64)
+        };
     launch(&mut slices)?;
 
     let mut outputs = Vec::new();
@@ -469,9 +570,7 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
         let (Arg::Buffer(b), Some(slice)) = (arg, slice) else {
             continue;
         };
-        if !b.is_output() {
-            continue;
-        }
+        // Every buffer's bands are checked; only outputs' values are judged.
         let words = stream.clone_dtoh(slice).map_err(device)?;
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let band = GUARD_ELEMENTS * 4;
@@ -485,7 +584,11 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
             .map(|&i| i as i64 - GUARD_ELEMENTS as i64)
             .collect();
         out_of_bounds.extend(after.iter().map(|&i| (b.len() + i) as i64));
-        let values = b.dtype.decode(data);
+        let values = if b.is_output() {
+            b.dtype.decode(data)
+        } else {
+            vec![]
+        };
         outputs.push(OutputData {
             name: b.name.clone(),
             values,
@@ -494,9 +597,7 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
     }
     let mut samples = Vec::new();
     for _ in 0..job.timing_samples {
-        if let Some(ms) = launch(&mut slices)? {
-            samples.push(ms);
-        }
+        samples.push(launch(&mut slices)?);
     }
     Ok(Execution {
         outputs,
@@ -584,13 +685,19 @@ fn wheel_lib_dir() -> Option<PathBuf> {
         let dir = PathBuf::from(dir);
         return dir.is_dir().then_some(dir);
     }
-    let script = "import nvidia.cuda_nvrtc as m; print(list(m.__path__)[0])";
+    let dir = python_package_dir("nvidia.cuda_nvrtc")?.join("lib");
+    dir.is_dir().then_some(dir)
+}
+
+/// The folder of a Python package, asked of the `python3` that pip installed into.
+fn python_package_dir(package: &str) -> Option<PathBuf> {
+    let script = format!("import {package} as m; print(list(m.__path__)[0])");
     let output = std::process::Command::new("python3")
-        .args(["-c", script])
+        .args(["-c", &script])
         .output()
         .ok()?;
-    let dir = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim()).join("lib");
-    dir.is_dir().then_some(dir)
+    let dir = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
+    (output.status.success() && dir.is_dir()).then_some(dir)
 }
 
 #[cfg(test)]

@@ -166,16 +166,19 @@ pub fn open(kind: BackendKind) -> Result<Box<dyn Backend>, BackendError> {
 /// A write there is an out-of-bounds write, reported by buffer and index.
 pub const GUARD_ELEMENTS: usize = 256;
 
-/// Checks the shape of a launch against limits every backend shares.
+/// Checks the shape of every launch against limits every backend shares.
 pub fn check_launch_basics(spec: &Spec) -> Result<(), BackendError> {
-    if spec.threads_per_block() > 1024 {
-        return Err(BackendError::Launch(format!(
-            "a block of {}×{}×{} = {} threads; GPUs allow at most 1024 threads per block",
-            spec.block[0],
-            spec.block[1],
-            spec.block[2],
-            spec.threads_per_block()
-        )));
+    for launch in &spec.launches {
+        if launch.threads_per_block() > 1024 {
+            return Err(BackendError::Launch(format!(
+                "`{}` asks for a block of {}×{}×{} = {} threads; GPUs allow at most 1024 threads per block",
+                launch.kernel,
+                launch.block[0],
+                launch.block[1],
+                launch.block[2],
+                launch.threads_per_block()
+            )));
+        }
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::diag::Located;
 use crate::source::SourceText;
-use crate::spec::{Arg, Spec};
+use crate::spec::{Arg, Launch, Spec};
 use crate::timing::{Clock, Timing};
 use naga::{AddressSpace, StorageAccess};
 use std::collections::BTreeMap;
@@ -109,26 +109,28 @@ impl WgpuBackend {
             l.max_compute_workgroup_size_y,
             l.max_compute_workgroup_size_z,
         ];
-        for i in 0..3 {
-            if spec.grid[i] > l.max_compute_workgroups_per_dimension {
+        for launch in &spec.launches {
+            for i in 0..3 {
+                if launch.grid[i] > l.max_compute_workgroups_per_dimension {
+                    return Err(BackendError::Launch(format!(
+                        "a grid of {} workgroups along {}; this adapter allows at most {}",
+                        launch.grid[i], axes[i], l.max_compute_workgroups_per_dimension
+                    )));
+                }
+                if launch.block[i] > max_block[i] {
+                    return Err(BackendError::Launch(format!(
+                        "a block of {} threads along {}; this adapter allows at most {}",
+                        launch.block[i], axes[i], max_block[i]
+                    )));
+                }
+            }
+            if launch.threads_per_block() > l.max_compute_invocations_per_workgroup as u64 {
                 return Err(BackendError::Launch(format!(
-                    "a grid of {} workgroups along {}; this adapter allows at most {}",
-                    spec.grid[i], axes[i], l.max_compute_workgroups_per_dimension
+                    "a block of {} threads; this adapter allows at most {} per workgroup",
+                    launch.threads_per_block(),
+                    l.max_compute_invocations_per_workgroup
                 )));
             }
-            if spec.block[i] > max_block[i] {
-                return Err(BackendError::Launch(format!(
-                    "a block of {} threads along {}; this adapter allows at most {}",
-                    spec.block[i], axes[i], max_block[i]
-                )));
-            }
-        }
-        if spec.threads_per_block() > l.max_compute_invocations_per_workgroup as u64 {
-            return Err(BackendError::Launch(format!(
-                "a block of {} threads; this adapter allows at most {} per workgroup",
-                spec.threads_per_block(),
-                l.max_compute_invocations_per_workgroup
-            )));
         }
         for b in spec.buffers() {
             let bytes = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
@@ -204,14 +206,26 @@ fn mapped_line(source: &SourceText, span: naga::Span) -> usize {
     source.origin(line).map(|o| o.line).unwrap_or(line)
 }
 
-/// Checks the kernel's entry point and bindings against the spec; returns how each binding is declared.
+/// Checks the kernels' entry points and the bindings against the spec; returns how each binding is declared.
 fn reflect(
     module: &naga::Module,
     spec: &Spec,
     source: &SourceText,
 ) -> Result<BTreeMap<u32, Declared>, Vec<Located>> {
+    for launch in &spec.launches {
+        reflect_entry(module, launch, source)?;
+    }
+    reflect_bindings(module, spec, source)
+}
+
+/// The entry point one launch names: present, @compute, and sized like the spec's block.
+fn reflect_entry(
+    module: &naga::Module,
+    launch: &Launch,
+    source: &SourceText,
+) -> Result<(), Vec<Located>> {
     let whole = |message: String| vec![source.locate(1, message)];
-    let Some(entry) = module.entry_points.iter().find(|e| e.name == spec.kernel) else {
+    let Some(entry) = module.entry_points.iter().find(|e| e.name == launch.kernel) else {
         let names: Vec<&str> = module
             .entry_points
             .iter()
@@ -219,7 +233,7 @@ fn reflect(
             .collect();
         return Err(whole(format!(
             "no entry point `{}` (the spec's `kernel`); the module has: {}",
-            spec.kernel,
+            launch.kernel,
             if names.is_empty() {
                 "none".to_string()
             } else {
@@ -230,15 +244,24 @@ fn reflect(
     if entry.stage != naga::ShaderStage::Compute {
         return Err(whole(format!(
             "`{}` is not a @compute entry point",
-            spec.kernel
+            launch.kernel
         )));
     }
-    if entry.workgroup_size != spec.block {
+    if entry.workgroup_size != launch.block {
         return Err(whole(format!(
             "`@workgroup_size{:?}` of `{}` does not match the spec's block {:?}; they must be equal",
-            entry.workgroup_size, spec.kernel, spec.block
+            entry.workgroup_size, launch.kernel, launch.block
         )));
     }
+    Ok(())
+}
+
+/// Every `@group(0) @binding(k)` global against arg `k` of the spec.
+fn reflect_bindings(
+    module: &naga::Module,
+    spec: &Spec,
+    source: &SourceText,
+) -> Result<BTreeMap<u32, Declared>, Vec<Located>> {
     let mut declared = BTreeMap::new();
     for (handle, var) in module.global_variables.iter() {
         let Some(binding) = &var.binding else {
@@ -350,7 +373,7 @@ impl Backend for WgpuBackend {
         let shader = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&spec.kernel),
+                label: Some(&spec.id),
                 // The module naga already parsed and validated above: no second WGSL parse.
                 source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
             });
@@ -429,16 +452,25 @@ impl Backend for WgpuBackend {
                 bind_group_layouts: &[Some(&bind_layout)],
                 immediate_size: 0,
             });
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&spec.kernel),
-                layout: Some(&pipeline_layout),
-                module: &shader,
-                entry_point: Some(&spec.kernel),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+        // One pipeline per launch, all sharing the one bind group: WGSL bindings
+        // are numbered by the spec's `args`, whichever entry point uses them.
+        let pipelines: Vec<(&Launch, wgpu::ComputePipeline)> = spec
+            .launches
+            .iter()
+            .map(|launch| {
+                let pipeline =
+                    self.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some(&launch.kernel),
+                            layout: Some(&pipeline_layout),
+                            module: &shader,
+                            entry_point: Some(&launch.kernel),
+                            compilation_options: Default::default(),
+                            cache: None,
+                        });
+                (launch, pipeline)
+            })
+            .collect();
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Ok(Outcome::CompileFailed(vec![
                 job.source
@@ -466,34 +498,41 @@ impl Backend for WgpuBackend {
 
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
+        // One run is every launch in order, each in its own pass (so each sees
+        // the last one's writes); the timestamps bracket the whole sequence.
+        let last = pipelines.len() - 1;
         let dispatch = |encoder: &mut wgpu::CommandEncoder, run: usize| {
-            let timestamp_writes =
-                queries
-                    .as_ref()
-                    .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
-                        query_set: set,
-                        beginning_of_pass_write_index: Some(2 * run as u32),
-                        end_of_pass_write_index: Some(2 * run as u32 + 1),
-                    });
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes,
-            });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(spec.grid[0], spec.grid[1], spec.grid[2]);
+            for (step, (launch, pipeline)) in pipelines.iter().enumerate() {
+                let timestamp_writes =
+                    queries
+                        .as_ref()
+                        .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
+                            query_set: set,
+                            beginning_of_pass_write_index: (step == 0).then_some(2 * run as u32),
+                            end_of_pass_write_index: (step == last).then_some(2 * run as u32 + 1),
+                        });
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&launch.kernel),
+                    timestamp_writes,
+                });
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.dispatch_workgroups(launch.grid[0], launch.grid[1], launch.grid[2]);
+            }
         };
         // The checked run's outputs are copied out before the timed repetitions
         // run: a kernel that accumulates (atomics, +=) is judged on one launch.
+        // Other buffers have only their guard band read back, for stray writes.
         dispatch(&mut encoder, 0);
         let mut readbacks = Vec::new();
         for (index, (arg, buffer)) in spec.args.iter().zip(&buffers).enumerate() {
-            if let Arg::Buffer(b) = arg
-                && b.is_output()
-            {
-                let size = ((b.len() + GUARD_ELEMENTS) * b.dtype.size()) as u64;
+            if let Arg::Buffer(b) = arg {
+                let data = (b.len() * b.dtype.size()) as u64;
+                let band = (GUARD_ELEMENTS * b.dtype.size()) as u64;
+                let start = if b.is_output() { 0 } else { data };
+                let size = data + band - start;
                 let readback = self.readback(size);
-                encoder.copy_buffer_to_buffer(buffer, 0, &readback, 0, size);
+                encoder.copy_buffer_to_buffer(buffer, start, &readback, 0, size);
                 readbacks.push((b, index as u32, readback));
             }
         }
@@ -528,7 +567,11 @@ impl Backend for WgpuBackend {
         let mut outputs = Vec::new();
         for (b, tag, readback) in &readbacks {
             let bytes = self.read(readback)?;
-            let split = b.len() * b.dtype.size();
+            let split = if b.is_output() {
+                b.len() * b.dtype.size()
+            } else {
+                0
+            };
             let out_of_bounds = b
                 .dtype
                 .overwritten(*tag, &bytes[split..])
