@@ -106,6 +106,15 @@ fn load_book(dir: Option<PathBuf>) -> Result<Book> {
     })
 }
 
+/// "`p10_dot_view` has no WGSL kernel: WGSL has no view types; …".
+fn missing_kernel(puzzle: &runner::Puzzle, lang: Lang) -> String {
+    let mut text = format!("`{}` has no {} kernel", puzzle.id(), lang.label());
+    if let Some(reason) = puzzle.spec.raw.why_no_kernel.get(&lang) {
+        text = format!("{text}: {reason}");
+    }
+    text
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let book = load_book(cli.book)?;
     match cli.command {
@@ -142,7 +151,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .with_context(|| format!("unknown language `{lang}`; use wgsl or cuda"))?;
             let kernel = puzzle
                 .kernel(lang)
-                .with_context(|| format!("`{}` has no {} kernel", puzzle.id(), lang.label()))?;
+                .with_context(|| missing_kernel(puzzle, lang))?;
             let variant = if solution {
                 Variant::Solution
             } else {
@@ -216,9 +225,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     } else {
                         Variant::Solution
                     };
-                    let kernel = puzzle.kernel(lang).with_context(|| {
-                        format!("`{}` has no {} kernel", puzzle.id(), lang.label())
-                    })?;
+                    let kernel = puzzle
+                        .kernel(lang)
+                        .with_context(|| missing_kernel(puzzle, lang))?;
                     (variant, kernel.variant(variant))
                 }
             };

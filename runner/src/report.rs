@@ -125,13 +125,17 @@ impl RunReport {
         for check in self.checks.iter().filter(|c| c.judged) {
             let label = format!("{}:", check.name);
             let width = label.len().max("expected:".len());
-            let _ = writeln!(text, "{label:width$} {}", verify::format_values(&check.got));
+            let _ = writeln!(
+                text,
+                "{label:width$} {}",
+                verify::format_values_short(&check.got)
+            );
             let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
             let _ = writeln!(
                 text,
                 "{:width$} {}",
                 "expected:",
-                verify::format_values(&expected)
+                verify::format_values_short(&expected)
             );
         }
         let _ = writeln!(

@@ -44,8 +44,10 @@ impl BufferCheck {
         let n: usize = self.shape.iter().product();
         if !self.unwritten.is_empty() {
             lines.push(format!(
-                "{} of {n} elements of `{}` were never written: {} (no thread wrote them: \
-                 is a guard too strict, or the grid or a tile loop too small to cover the data?)",
+                "{} of {n} elements of `{}` were never written: {}. They still hold the poison \
+                 they started with: either no thread stored to them (is a guard too strict, or \
+                 the grid or a tile loop too small to cover the data?), or what was stored was \
+                 computed from the poison (`out[i] += …` reads out[i] before anything set it)",
                 self.unwritten.len(),
                 self.name,
                 self.indices(&self.unwritten)
@@ -184,6 +186,26 @@ pub fn format_values(values: &[Option<f64>]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// Like [`format_values`], but a long buffer (a stress run's thousand
+/// elements) shows its head and tail only; the problems list the wrong indices.
+pub fn format_values_short(values: &[Option<f64>]) -> String {
+    const LONG: usize = 64;
+    const HEAD: usize = 24;
+    const TAIL: usize = 8;
+    if values.len() <= LONG {
+        return format_values(values);
+    }
+    let head = format_values(&values[..HEAD]);
+    let tail = format_values(&values[values.len() - TAIL..]);
+    format!(
+        "{}, … {} more …, {} ({} values)",
+        head.trim_end_matches(']'),
+        values.len() - HEAD - TAIL,
+        tail.trim_start_matches('['),
+        values.len()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,12 +293,24 @@ mod tests {
         assert_eq!(
             c.problems(),
             [
-                "1 of 4 elements of `out` were never written: out[1, 0] (no thread wrote them: \
-                 is a guard too strict, or the grid or a tile loop too small to cover the data?)",
+                "1 of 4 elements of `out` were never written: out[1, 0]. They still hold the poison \
+                 they started with: either no thread stored to them (is a guard too strict, or \
+                 the grid or a tile loop too small to cover the data?), or what was stored was \
+                 computed from the poison (`out[i] += …` reads out[i] before anything set it)",
                 "1 of 4 elements of `out` are wrong: out[1, 1] (first: out[1, 1] is 9.0, expected 2.0)",
                 "out-of-bounds write: `out` has 4 elements, but something wrote index 4",
             ]
         );
+    }
+
+    #[test]
+    fn long_buffers_are_shortened() {
+        let values: Vec<Option<f64>> = (0..100).map(|i| Some(i as f64)).collect();
+        let text = format_values_short(&values);
+        assert!(text.starts_with("[0.0, 1.0,"), "{text}");
+        assert!(text.contains("23.0, … 68 more …, 92.0"), "{text}");
+        assert!(text.ends_with("99.0] (100 values)"), "{text}");
+        assert_eq!(format_values_short(&values[..3]), "[0.0, 1.0, 2.0]");
     }
 
     #[test]

@@ -19,15 +19,102 @@ static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     })
 });
 
+/// The book: this checkout, or `GPU_PUZZLES_BOOK` where the binary runs away
+/// from it (the GPU machine gets a copy at another path).
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    std::env::var_os("GPU_PUZZLES_BOOK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .unwrap()
+                .to_path_buf()
+        })
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    root().join("runner/tests/fixtures")
+}
+
+/// Kernels right at the teaching size and wrong at another: (file, puzzle,
+/// phrase the failing stress report must contain). The teaching run must
+/// pass (that is the trap) and some stress case must fail.
+const STRESS_ONLY: &[(&str, &str, &str)] = &[
+    (
+        "p06_hard_coded_size.wgsl",
+        "p06_blocks",
+        "elements of `out` were never written",
+    ),
+    // A shared-memory solution that is right only because size == threads per block.
+    (
+        "p09_pooling_assumes_tpb.wgsl",
+        "p09_pooling",
+        "elements of `out` are wrong",
+    ),
+    (
+        "p09_pooling_assumes_tpb.cu",
+        "p09_pooling",
+        "elements of `out` are wrong",
+    ),
+    (
+        "p13_row_sum_tpb_stride.wgsl",
+        "p13_row_sum",
+        "elements of `out` are wrong",
+    ),
+    (
+        "p13_row_sum_tpb_stride.cu",
+        "p13_row_sum",
+        "elements of `out` are wrong",
+    ),
+];
+
+/// One entry of `tests/fixtures/races.toml`.
+#[derive(serde::Deserialize)]
+struct Race {
+    file: String,
+    puzzle: String,
+    /// Device-name fragments where repeated runs always showed the race.
+    #[serde(default)]
+    caught_on: Vec<String>,
+    /// Run the spec's stress cases too (the hazard needs SIZE < TPB, say).
+    #[serde(default)]
+    stress: bool,
+}
+
+/// Runs a race fixture at the teaching size (and the stress sizes where the
+/// entry asks): did any run fail?
+fn race_fails(race: &Race, book: &Book) -> Result<bool, Failed> {
+    let path = fixtures().join("kernels").join(&race.file);
+    let lang = Lang::from_extension(path.extension().unwrap().to_str().unwrap()).unwrap();
+    let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+    let puzzle = book.find(&race.puzzle)?;
+    let mut cases = vec![None];
+    if race.stress {
+        cases.extend(puzzle.spec.stress_cases().into_iter().map(Some));
+    }
+    for case in &cases {
+        let report = RUNNER
+            .run_source(puzzle, lang, Variant::File, &source, case.as_ref())
+            .map_err(|e| e.to_string())?;
+        if report.status != Status::Pass {
+            return Ok(report.status == Status::Fail);
+        }
+    }
+    Ok(false)
+}
+
+#[derive(serde::Deserialize)]
+struct Races {
+    #[serde(default)]
+    race: Vec<Race>,
+}
+
+fn races() -> Vec<Race> {
+    let path = fixtures().join("races.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    toml::from_str::<Races>(&text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .race
 }
 
 /// A learner's file that must be rejected: (file, puzzle, status, message part, line of the message).
@@ -152,10 +239,103 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "without `extern \"C\"`",
         Some(1),
     ),
+    // Part II: mistakes learners of the peer books reported.
+    (
+        "p10_dot_every_thread_adds.wgsl",
+        "p10_dot",
+        Status::Fail,
+        "1 of 1 elements of `out` were never written: out[0]",
+        None,
+    ),
+    (
+        "p10_dot_every_thread_adds.cu",
+        "p10_dot",
+        Status::Fail,
+        "1 of 1 elements of `out` were never written: out[0]",
+        None,
+    ),
+    (
+        "p11_conv_blocks_no_halo.wgsl",
+        "p11_conv_blocks",
+        Status::Fail,
+        "3 of 15 elements of `out` are wrong: out[5], out[6], out[7]",
+        None,
+    ),
+    (
+        "p11_conv_blocks_no_halo.cu",
+        "p11_conv_blocks",
+        Status::Fail,
+        "3 of 15 elements of `out` are wrong: out[5], out[6], out[7]",
+        None,
+    ),
+    (
+        "p11_conv_2d_no_corner.wgsl",
+        "p11_conv_2d",
+        Status::Fail,
+        "4 of 192 elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p14_matmul_tiled_no_bounds.wgsl",
+        "p14_matmul_tiled",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p14_matmul_tiled_no_bounds.cu",
+        "p14_matmul_tiled",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p14_matmul_transposed.wgsl",
+        "p14_matmul_naive",
+        Status::Fail,
+        "3 of 4 elements of `out` are wrong: out[0, 0], out[1, 0], out[1, 1]",
+        None,
+    ),
+    (
+        "p14_matmul_transposed.cu",
+        "p14_matmul_naive",
+        Status::Fail,
+        "3 of 4 elements of `out` are wrong: out[0, 0], out[1, 0], out[1, 1]",
+        None,
+    ),
+    (
+        "p12_scan_own_total.wgsl",
+        "p12_scan_two_kernels",
+        Status::Fail,
+        "15 of 15 elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p12_scan_own_total.cu",
+        "p12_scan_two_kernels",
+        Status::Fail,
+        "15 of 15 elements of `out` are wrong",
+        None,
+    ),
+    (
+        "v04_map_2d_view_mixed_layouts.cu",
+        "v04_map_2d_view",
+        Status::Fail,
+        "2 of 4 elements of `out` are wrong: out[0, 1], out[1, 0]",
+        None,
+    ),
 ];
 
 /// Fixtures whose fault shows only on a GPU; skipped, by name, without one.
 const NEED_A_GPU: &[&str] = &[
+    "p12_scan_own_total.cu",
+    "p10_dot_every_thread_adds.cu",
+    "p11_conv_blocks_no_halo.cu",
+    "p14_matmul_tiled_no_bounds.cu",
+    "p14_matmul_transposed.cu",
+    "v04_map_2d_view_mixed_layouts.cu",
+    "p09_pooling_assumes_tpb.cu",
+    "p13_row_sum_tpb_stride.cu",
     "p03_no_guard.cu",
     "p03_write_before_start.cu",
     "p01_endless_loop.cu",
@@ -315,41 +495,117 @@ fn main() {
             expect(&report, Status::Pass)
         },
     ));
-    // A kernel that is right only at the teaching size: the stress run must catch it.
-    trials.push(trial(
-        "stress::catches_what_the_teaching_size_hides".into(),
-        Lang::Wgsl,
-        false,
-        || {
-            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
-            let puzzle = book.find("p06_blocks")?;
-            let path = fixtures().join("kernels/p06_hard_coded_size.wgsl");
-            let source = SourceText::read(&path).map_err(|e| e.to_string())?;
-            let teaching = RUNNER
-                .run_source(puzzle, Lang::Wgsl, Variant::File, &source, None)
-                .map_err(|e| e.to_string())?;
-            expect(&teaching, Status::Pass)?;
-            let case = puzzle
-                .spec
-                .stress_cases()
-                .into_iter()
-                .next()
-                .ok_or("p06_blocks declares no stress case")?;
-            let stressed = RUNNER
-                .run_source(puzzle, Lang::Wgsl, Variant::File, &source, Some(&case))
-                .map_err(|e| e.to_string())?;
-            expect(&stressed, Status::Fail)?;
-            let text = stressed.to_text();
-            if !text.contains("elements of `out` were never written") || !text.contains("are wrong")
-            {
-                return Err(format!(
-                    "the stress report should name unwritten and wrong elements:\n{text}"
+    // Kernels right only at the teaching size: a stress run must catch each.
+    for &(file, puzzle, message) in STRESS_ONLY {
+        let path = fixtures().join("kernels").join(file);
+        let lang = Lang::from_extension(path.extension().unwrap().to_str().unwrap()).unwrap();
+        trials.push(trial(
+            format!("stress_catches::{file}"),
+            lang,
+            lang == Lang::Cuda,
+            move || {
+                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let puzzle = book.find(puzzle)?;
+                let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+                let teaching = RUNNER
+                    .run_source(puzzle, lang, Variant::File, &source, None)
+                    .map_err(|e| e.to_string())?;
+                expect(&teaching, Status::Pass)?;
+                let mut reports = Vec::new();
+                for case in puzzle.spec.stress_cases() {
+                    let report = RUNNER
+                        .run_source(puzzle, lang, Variant::File, &source, Some(&case))
+                        .map_err(|e| e.to_string())?;
+                    if report.status == Status::Fail && report.to_text().contains(message) {
+                        return Ok(());
+                    }
+                    reports.push(report.to_text());
+                }
+                Err(format!(
+                    "no stress case failed with {message:?}:\n{}",
+                    reports.join("\n")
                 )
-                .into());
+                .into())
+            },
+        ));
+    }
+    // Races: caught where races.toml says repeated runs always showed them;
+    // elsewhere skipped by name, with the file as the record for the CPU checker.
+    for race in races() {
+        let path = fixtures().join("kernels").join(&race.file);
+        let lang = Lang::from_extension(path.extension().unwrap().to_str().unwrap()).unwrap();
+        let kind = BackendKind::for_lang(lang);
+        let name = format!("race::{}", race.file);
+        let device = RUNNER
+            .backend(kind)
+            .ok()
+            .filter(|b| b.runs_kernels())
+            .map(|b| b.device().name.clone());
+        let caught_here = device
+            .as_ref()
+            .is_some_and(|d| race.caught_on.iter().any(|c| d.contains(c.as_str())));
+        if !caught_here {
+            let reason = match &device {
+                Some(d) => format!(
+                    "skipped: race not reliably observed on {d} (runner/tests/fixtures/races.toml)"
+                ),
+                None => format!("skipped: no {kind} device runs kernels here"),
+            };
+            trials.push(
+                Trial::test(name, || Ok(()))
+                    .with_kind(reason)
+                    .with_ignored_flag(true),
+            );
+            continue;
+        }
+        trials.push(trial(name, lang, lang == Lang::Cuda, move || {
+            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            if race_fails(&race, &book)? {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{} passed, but races.toml says it is always caught here",
+                    race.file
+                )
+                .into())
             }
-            Ok(())
-        },
-    ));
+        }));
+    }
+    // How often each race fires here: GPU_PUZZLES_RACE_RUNS=50 to measure
+    // (the numbers behind races.toml); skipped otherwise.
+    let runs: Option<usize> = std::env::var("GPU_PUZZLES_RACE_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let measure = Trial::test("races::measure", move || {
+        let runs = runs.unwrap_or(0);
+        let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+        for race in races() {
+            let path = fixtures().join("kernels").join(&race.file);
+            let lang = Lang::from_extension(path.extension().unwrap().to_str().unwrap()).unwrap();
+            let Ok(backend) = RUNNER.backend(BackendKind::for_lang(lang)) else {
+                continue;
+            };
+            if !backend.runs_kernels() {
+                continue;
+            }
+            let mut failed = 0;
+            for _ in 0..runs {
+                failed += usize::from(race_fails(&race, &book)?);
+            }
+            eprintln!(
+                "race {} on {}: {failed} of {runs} runs failed",
+                race.file,
+                backend.device().name
+            );
+        }
+        Ok(())
+    });
+    trials.push(match runs {
+        Some(_) => measure,
+        None => measure
+            .with_kind("skipped: set GPU_PUZZLES_RACE_RUNS=N to measure".to_string())
+            .with_ignored_flag(true),
+    });
     // Launch sequences and coverage (fixture book `steps_book`), on each backend.
     for lang in Lang::ALL {
         for &(puzzle, status, message) in STEPS_BOOK {
