@@ -642,25 +642,16 @@ impl PuzzleSpec {
                 .materialize(len)
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
-        if b.scratch {
-            if b.output || b.init.is_some() {
-                return Err(self.origin.at(
-                    line,
-                    format!(
-                        "scratch buffer `{name}` starts poisoned and is not judged; remove its `output` and `init`"
-                    ),
-                ));
-            }
-            return Ok(Buffer {
-                name: name.to_string(),
-                dtype: b.dtype,
-                shape,
-                init: None,
-                expect: None,
-                scratch: true,
-            });
+        if b.scratch && (b.output || b.init.is_some()) {
+            return Err(self.origin.at(
+                line,
+                format!(
+                    "scratch buffer `{name}` starts poisoned and is not judged; remove its `output` and `init`"
+                ),
+            ));
         }
         let (init, expect) = match (b.output, &b.init) {
+            _ if b.scratch => (None, None),
             (true, Some(_)) => {
                 return Err(self.origin.at(
                     line,
@@ -690,23 +681,17 @@ impl PuzzleSpec {
                 })?;
                 if expect.value == Values::Reference {
                     // Filled in by `fill_from_reference` once every input is known.
-                    return Ok(Buffer {
-                        name: name.to_string(),
-                        dtype: b.dtype,
-                        shape,
-                        init: None,
-                        expect: None,
-                        scratch: false,
-                    });
+                    (None, None)
+                } else {
+                    (
+                        None,
+                        Some(materialize(
+                            &expect.value,
+                            expect.referenced.line(),
+                            "expect",
+                        )?),
+                    )
                 }
-                (
-                    None,
-                    Some(materialize(
-                        &expect.value,
-                        expect.referenced.line(),
-                        "expect",
-                    )?),
-                )
             }
         };
         Ok(Buffer {
@@ -715,7 +700,7 @@ impl PuzzleSpec {
             shape,
             init,
             expect,
-            scratch: false,
+            scratch: b.scratch,
         })
     }
 }

@@ -47,7 +47,8 @@ impl BufferCheck {
                 "{} of {n} elements of `{}` were never written: {}. They still hold the poison \
                  they started with: either no thread stored to them (is a guard too strict, or \
                  the grid or a tile loop too small to cover the data?), or what was stored was \
-                 computed from the poison (`out[i] += …` reads out[i] before anything set it)",
+                 computed from the poison (`out[i] += …` reads out[i] before anything set it; \
+                 a read past the end of an input reads a guard band, which is poison too)",
                 self.unwritten.len(),
                 self.name,
                 self.indices(&self.unwritten)
@@ -55,13 +56,23 @@ impl BufferCheck {
         }
         if !self.wrong.is_empty() {
             let first = self.wrong[0];
+            let got = self.got[first].unwrap_or_default();
+            // GPUs replace a NaN's payload with their own, so a value computed from
+            // the poison arrives as a plain NaN: say where NaNs come from here.
+            let why = if got.is_nan() {
+                ". A NaN is computed from a NaN: an element never written (outputs start as NaN; \
+                 `out[i] += …` reads out[i] before anything set it), or a read past the end of an \
+                 input (guard bands hold NaN)"
+            } else {
+                ""
+            };
             lines.push(format!(
-                "{} of {n} elements of `{}` are wrong: {} (first: {} is {}, expected {})",
+                "{} of {n} elements of `{}` are wrong: {} (first: {} is {}, expected {}){why}",
                 self.wrong.len(),
                 self.name,
                 self.indices(&self.wrong),
                 self.index(first),
-                self.got[first].map(format_value).unwrap_or_default(),
+                format_value(got),
                 format_value(self.expected[first])
             ));
         }
@@ -296,7 +307,8 @@ mod tests {
                 "1 of 4 elements of `out` were never written: out[1, 0]. They still hold the poison \
                  they started with: either no thread stored to them (is a guard too strict, or \
                  the grid or a tile loop too small to cover the data?), or what was stored was \
-                 computed from the poison (`out[i] += …` reads out[i] before anything set it)",
+                 computed from the poison (`out[i] += …` reads out[i] before anything set it; \
+                 a read past the end of an input reads a guard band, which is poison too)",
                 "1 of 4 elements of `out` are wrong: out[1, 1] (first: out[1, 1] is 9.0, expected 2.0)",
                 "out-of-bounds write: `out` has 4 elements, but something wrote index 4",
             ]
