@@ -25,6 +25,12 @@ pub struct Config {
     /// Seconds before a kernel that has not finished is reported as hung.
     #[serde(default = "default_timeout")]
     pub timeout_seconds: u64,
+    /// Reuse the results of runs whose inputs have not changed (see `runner::cache`).
+    #[serde(default = "default_cache")]
+    pub cache: bool,
+    /// Where cached results live, relative to the book's root.
+    #[serde(default = "default_cache_dir")]
+    pub cache_dir: String,
     // mdBook's own keys for every preprocessor, accepted and left to mdBook.
     #[serde(default)]
     pub command: Option<String>,
@@ -46,12 +52,23 @@ fn default_timeout() -> u64 {
     10
 }
 
+fn default_cache() -> bool {
+    true
+}
+
+/// Beside cargo's build output: ignored by git, emptied by `cargo clean`, never under `src/`.
+fn default_cache_dir() -> String {
+    "target/puzzle-cache".into()
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             on_failure: OnFailure::Bail,
             timing_samples: default_samples(),
             timeout_seconds: default_timeout(),
+            cache: default_cache(),
+            cache_dir: default_cache_dir(),
             command: None,
             after: vec![],
             before: vec![],

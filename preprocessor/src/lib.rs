@@ -6,21 +6,28 @@
 //! then replace the blocks in the chapter mdBook hands over (already past the
 //! `links` preprocessor) by byte range, last block first so earlier ranges
 //! stay valid. Nothing is written under `src/`.
+//!
+//! Chapters are processed in parallel, one worker per CPU, and every run goes
+//! through the result cache (`runner::cache`), so a warm build runs nothing
+//! and editing one chapter under `mdbook serve` re-runs only what changed.
 
 pub mod config;
 pub mod render;
+pub mod roofline;
 
 use anyhow::{Context, Result, bail};
 use config::{Config, OnFailure};
 use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
 use runner::book::{Puzzle, chapter_puzzles};
+use runner::cache::ResultCache;
 use runner::extract::{self, BlockKind};
 use runner::kernel::Variant;
 use runner::record::{self, Recording};
 use runner::report::{RunReport, Status};
 use runner::{Runner, Settings};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 pub const NAME: &str = "puzzles";
 
@@ -30,6 +37,42 @@ pub struct Session {
     pub on_failure: OnFailure,
     /// GPU results recorded by `runner record` (results/*.json).
     pub recordings: Vec<Recording>,
+    /// The book's root: roofline blocks name puzzles of any chapter.
+    pub root: PathBuf,
+    book: std::sync::OnceLock<Result<runner::Book, String>>,
+}
+
+impl Session {
+    pub fn new(
+        runner: Runner,
+        on_failure: OnFailure,
+        recordings: Vec<Recording>,
+        root: PathBuf,
+    ) -> Session {
+        Session {
+            runner,
+            on_failure,
+            recordings,
+            root,
+            book: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Every puzzle of the book, loaded once, on the first roofline block.
+    fn book(&self) -> Result<&runner::Book, String> {
+        self.book
+            .get_or_init(|| {
+                runner::Book::load(&self.root).map_err(|errors| {
+                    errors
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
 }
 
 /// Processes every chapter of `book`.
@@ -39,43 +82,76 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
         .get(&format!("preprocessor.{NAME}"))
         .context("reading [preprocessor.puzzles] in book.toml")?
         .unwrap_or_default();
-    let (recordings, mut failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
-    let session = Session {
-        runner: Runner::new(Settings {
-            timing_samples: config.timing_samples,
-            timeout: std::time::Duration::from_secs(config.timeout_seconds),
-        }),
-        on_failure: config.on_failure,
-        recordings,
+    let (recordings, failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
+    let settings = Settings {
+        timing_samples: config.timing_samples,
+        timeout: std::time::Duration::from_secs(config.timeout_seconds),
     };
+    let runner = if config.cache {
+        Runner::with_cache(settings, ResultCache::new(ctx.root.join(&config.cache_dir)))
+    } else {
+        Runner::new(settings)
+    };
+    let session = Session::new(runner, config.on_failure, recordings, ctx.root.clone());
     let src = ctx.root.join(&ctx.config.book.src);
-    for_each_chapter(&mut book.items, &mut |content, source_path| {
-        let Some(source_path) = source_path else {
-            return Ok(());
-        };
-        let file = src.join(source_path);
-        let (new, mut problems) = process_chapter(content, &file, &session)?;
-        *content = new;
-        failures.append(&mut problems);
-        Ok(())
-    })?;
-    for failure in &failures {
+    let mut chapters = Vec::new();
+    collect_chapters(&mut book.items, &src, &mut chapters);
+
+    // Round-robin over the workers: each owns its chapters, so no locking of pages.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut shares: Vec<Vec<(&mut String, PathBuf)>> = (0..workers).map(|_| Vec::new()).collect();
+    for (i, chapter) in chapters.into_iter().enumerate() {
+        shares[i % workers].push(chapter);
+    }
+    let failures = Mutex::new(failures);
+    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for share in shares {
+            let (session, failures, first_error) = (&session, &failures, &first_error);
+            scope.spawn(move || {
+                for (content, file) in share {
+                    match process_chapter(content, &file, session) {
+                        Ok((new, mut problems)) => {
+                            *content = new;
+                            lock(failures).append(&mut problems);
+                        }
+                        Err(e) => {
+                            lock(first_error).get_or_insert(e);
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = lock(&first_error).take() {
+        return Err(e);
+    }
+    for failure in lock(&failures).iter() {
         eprintln!("warning (mdbook-puzzles): {failure}");
     }
     Ok(book)
 }
 
-fn for_each_chapter(
-    items: &mut [BookItem],
-    f: &mut dyn FnMut(&mut String, Option<&Path>) -> Result<()>,
-) -> Result<()> {
+/// A poisoned lock only means another worker panicked; its data is still usable.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Every chapter with a source file, as (its content, its path under `src/`).
+fn collect_chapters<'a>(
+    items: &'a mut [BookItem],
+    src: &Path,
+    out: &mut Vec<(&'a mut String, PathBuf)>,
+) {
     for item in items {
         if let BookItem::Chapter(chapter) = item {
-            f(&mut chapter.content, chapter.source_path.as_deref())?;
-            for_each_chapter(&mut chapter.sub_items, f)?;
+            if let Some(path) = &chapter.source_path {
+                out.push((&mut chapter.content, src.join(path)));
+            }
+            collect_chapters(&mut chapter.sub_items, src, out);
         }
     }
-    Ok(())
 }
 
 /// Replaces the puzzle and kernel blocks of one chapter. `content` is the
@@ -132,6 +208,22 @@ pub fn process_chapter(
                 match p.spec.resolve(&Default::default()) {
                     Ok(spec) => render::puzzle_block(&spec, &p.spec.raw.hints),
                     Err(e) => render::failure(&e.to_string()),
+                }
+            }
+            BlockKind::Roofline => {
+                match session
+                    .book()
+                    .and_then(|book| roofline::render(&block.body, book, &session.recordings))
+                {
+                    Ok(text) => text,
+                    Err(problem) => {
+                        let problem = format!("{}: {problem}", file.display());
+                        if session.on_failure == OnFailure::Bail {
+                            bail!("{problem}");
+                        }
+                        problems.push(problem.clone());
+                        render::failure(&problem)
+                    }
                 }
             }
             BlockKind::Kernel { lang, puzzle } => {

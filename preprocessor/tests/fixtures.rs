@@ -24,11 +24,8 @@ fn runner() -> Runner {
 }
 
 fn session(on_failure: OnFailure) -> Session {
-    Session {
-        runner: runner(),
-        on_failure,
-        recordings: vec![],
-    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    Session::new(runner(), on_failure, vec![], root)
 }
 
 /// These cases need wgpu; without it they fail loudly rather than pass.
@@ -147,6 +144,7 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
         device: device.clone(),
         date: "2026-11-21".into(),
         runner_version: "0.1.0".into(),
+        ceilings: None,
         entries: vec![entry],
     };
 
@@ -186,4 +184,76 @@ fn cuda_compile_errors_point_at_the_chapter_line() {
         page.contains("chapter.md:21: error: identifier \"one\" is undefined"),
         "{page}"
     );
+}
+
+/// A roofline block: the recorded run under the recorded ceilings (table and
+/// SVG), the seeds' datasheet roofs beside it; without ceilings, a sentence.
+#[test]
+fn roofline_blocks_chart_recorded_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline");
+    let file = root.join("src/chapter.md");
+    let content = std::fs::read_to_string(&file).unwrap();
+    let mut session = Session::new(runner(), OnFailure::Bail, vec![], root);
+    require_wgpu(&session.runner);
+
+    let (page, _) = process_chapter(&content, &file, &session).unwrap();
+    assert!(
+        page.contains("No recorded WGSL results with measured ceilings yet"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| NVIDIA A100 | 1555 | 19500 | 12.5 |"),
+        "{page}"
+    );
+
+    let puzzle = runner::book::chapter_puzzles(&content, &file)
+        .unwrap()
+        .remove(0);
+    let lang = runner::Lang::Wgsl;
+    let report = session
+        .runner
+        .run(&puzzle, lang, runner::Variant::Solution)
+        .unwrap();
+    let mut device = report.device.clone().unwrap();
+    device.name = "NVIDIA Imaginary 9000".into();
+    let measured = |value: f64| runner::calibrate::Measured {
+        value,
+        timing: report.timing.clone().unwrap(),
+    };
+    session.recordings = vec![Recording {
+        device,
+        date: "2026-11-22".into(),
+        runner_version: "0.1.0".into(),
+        ceilings: Some(runner::calibrate::Ceilings {
+            bandwidth_gb_s: measured(1000.0),
+            fp32_gflop_s: measured(20_000.0),
+            launch_us: measured(2.0),
+            stream_bytes: 1 << 30,
+            date: "2026-11-22".into(),
+        }),
+        entries: vec![Entry {
+            puzzle: "fx".into(),
+            lang,
+            variant: runner::Variant::Solution,
+            spec_hash: hash(&puzzle.spec.text),
+            source_hash: hash(&puzzle.kernel(lang).unwrap().solution().text),
+            report,
+        }],
+    }];
+    let (page, _) = process_chapter(&content, &file, &session).unwrap();
+    for text in [
+        "**Fixture kernels on NVIDIA Imaginary 9000**",
+        "1000 GB/s streaming, 20000 GFLOP/s FP32",
+        "| `fx` | 4 | 32 | 0.125 |",
+        "<svg",
+        "memory roof 1000 GB/s",
+    ] {
+        assert!(page.contains(text), "missing {text:?}:\n{page}");
+    }
+
+    let broken = content.replace("puzzles: [fx]", "puzzles: [nope]");
+    let err = process_chapter(&broken, &file, &session)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nope"), "{err}");
 }

@@ -134,6 +134,8 @@ pub fn chapter_puzzles(markdown: &str, file: &Path) -> Result<Vec<Puzzle>, Vec<L
                 }),
                 Err(e) => errors.push(e),
             },
+            // Rooflines name puzzles of any chapter; the preprocessor reads them.
+            BlockKind::Roofline => {}
             BlockKind::Kernel { lang, puzzle } => {
                 let text = SourceText::new(block.body, file, block.body_line);
                 match include::expand(&text, base).and_then(|source| Kernel::new(lang, source)) {

@@ -5,10 +5,11 @@
 
 use crate::backend::{self, Backend, BackendError, BackendKind, Job};
 use crate::book::Puzzle;
+use crate::cache::{ResultCache, RunKey};
 use crate::diag::Located;
 use crate::expr::Constants;
 use crate::kernel::{Lang, Variant};
-use crate::report::RunReport;
+use crate::report::{RunReport, Status};
 use crate::source::SourceText;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -39,6 +40,8 @@ type LazyBackend = OnceLock<Result<Box<dyn Backend>, BackendError>>;
 pub struct Runner {
     pub settings: Settings,
     backends: BTreeMap<BackendKind, LazyBackend>,
+    /// Book builds reuse earlier results; tests and the CLI always run.
+    cache: Option<ResultCache>,
 }
 
 impl Runner {
@@ -47,7 +50,19 @@ impl Runner {
             .iter()
             .map(|&k| (k, OnceLock::new()))
             .collect();
-        Runner { settings, backends }
+        Runner {
+            settings,
+            backends,
+            cache: None,
+        }
+    }
+
+    /// A runner that looks results up in `cache` before running, and stores them after.
+    pub fn with_cache(settings: Settings, cache: ResultCache) -> Runner {
+        Runner {
+            cache: Some(cache),
+            ..Runner::new(settings)
+        }
     }
 
     /// The backend of this kind, or why it is unavailable.
@@ -86,19 +101,33 @@ impl Runner {
             Some(case) => puzzle.spec.resolve_stress(case)?,
         };
         let kind = BackendKind::for_lang(lang);
+        // A skeleton is run to show what it prints, not how fast it is.
+        let timing_samples = if variant == Variant::Skeleton {
+            0
+        } else {
+            self.settings.timing_samples
+        };
+        let key = RunKey {
+            backend: kind,
+            spec_text: &puzzle.spec.text,
+            source,
+            variant,
+            stress,
+            timing_samples,
+            timeout_ms: self.settings.timeout.as_millis(),
+        };
+        if let Some(cache) = &self.cache {
+            if let Some(hit) = cache.get(&key) {
+                return Ok(hit);
+            }
+            // Say what a cached build had to run (GPU_PUZZLES_CACHE_TRACE=1).
+            if std::env::var_os("GPU_PUZZLES_CACHE_TRACE").is_some() {
+                eprintln!("cache miss: {} {} {variant}", puzzle.id(), lang.label());
+            }
+        }
         let report = match self.backend(kind) {
             Ok(backend) => {
-                let job = Job {
-                    spec: &spec,
-                    source,
-                    // A skeleton is run to show what it prints, not how fast it is.
-                    timing_samples: if variant == Variant::Skeleton {
-                        0
-                    } else {
-                        self.settings.timing_samples
-                    },
-                    timeout: self.settings.timeout,
-                };
+                let job = Job::new(&spec, source, timing_samples, self.settings.timeout);
                 RunReport::new(
                     &spec,
                     lang,
@@ -110,6 +139,12 @@ impl Runner {
             }
             Err(error) => RunReport::new(&spec, lang, variant, kind, None, Err(error.clone())),
         };
+        // A missing backend or a device failure may be gone next time: not cached.
+        if let Some(cache) = &self.cache
+            && !matches!(report.status, Status::Unavailable | Status::Error)
+        {
+            cache.put(&key, &report);
+        }
         Ok(report)
     }
 }

@@ -16,7 +16,12 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BlockKind {
     Puzzle,
-    Kernel { lang: Lang, puzzle: String },
+    Kernel {
+        lang: Lang,
+        puzzle: String,
+    },
+    /// A roofline chart of several puzzles' recorded runs (see [`crate::roofline`]).
+    Roofline,
 }
 
 /// A fenced block this book cares about.
@@ -78,13 +83,17 @@ fn classify(info: &str) -> Result<Option<BlockKind>, String> {
         return Ok(None);
     };
     let attrs: Vec<&str> = words.collect();
-    if first == "puzzle" {
+    if first == "puzzle" || first == "roofline" {
         if let Some(extra) = attrs.first() {
             return Err(format!(
-                "a ```puzzle block takes no attributes, found `{extra}`"
+                "a ```{first} block takes no attributes, found `{extra}`"
             ));
         }
-        return Ok(Some(BlockKind::Puzzle));
+        return Ok(Some(if first == "puzzle" {
+            BlockKind::Puzzle
+        } else {
+            BlockKind::Roofline
+        }));
     }
     let mut puzzle = None;
     for attr in &attrs {

@@ -16,10 +16,15 @@
 //! - [`backend`] compiles and runs; [`verify`] judges; [`timing`] summarises;
 //!   [`report`] is what users see; [`check`] ties a run together;
 //!   [`reference`] computes expected outputs at any size (stress runs);
-//!   [`record`] keeps GPU results in committed files for builds without that GPU.
+//!   [`record`] keeps GPU results in committed files for builds without that GPU;
+//!   [`cache`] lets book builds skip runs whose inputs have not changed.
 
 pub mod backend;
+pub mod bench;
 pub mod book;
+pub mod cache;
+pub mod calibrate;
+pub mod chart;
 pub mod check;
 pub mod data;
 pub mod diag;
@@ -30,6 +35,7 @@ pub mod kernel;
 pub mod record;
 pub mod reference;
 pub mod report;
+pub mod roofline;
 pub mod source;
 pub mod spec;
 pub mod timing;

@@ -34,6 +34,50 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         samples: usize,
     },
+    /// Measure this machine's ceilings: streaming bandwidth, FP32 rate, launch overhead.
+    Calibrate {
+        /// wgpu or cuda (default: every backend that runs kernels here).
+        #[arg(long)]
+        backend: Option<String>,
+        /// Timed repetitions of each measurement.
+        #[arg(long, default_value_t = 20)]
+        samples: usize,
+        /// Store the ceilings with this GPU's recorded results (results/<device>.json).
+        #[arg(long)]
+        save: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Time a puzzle's solution at any size, with roofline figures.
+    ///
+    /// Warm-up runs first, then device-timed samples; buffers smaller than the
+    /// last-level cache are rotated so the cache does not flatter the time.
+    Bench {
+        /// Puzzle id, e.g. p10_dot (see `runner list`).
+        puzzle: String,
+        /// wgpu or cuda (default: wgpu).
+        #[arg(long)]
+        backend: Option<String>,
+        /// Change a constant of the spec, e.g. --set SIZE=16777216 (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        /// Timed samples.
+        #[arg(long, default_value_t = 50)]
+        samples: usize,
+        /// Untimed runs before the samples.
+        #[arg(long, default_value_t = 5)]
+        warmup: usize,
+        /// Seconds before a run is reported as hung.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// Buffer sets to rotate through (default: enough to spill the last-level cache).
+        #[arg(long)]
+        buffer_sets: Option<usize>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a puzzle's skeleton (to start from) or its solution.
     Show {
         puzzle: String,
@@ -115,6 +159,107 @@ fn missing_kernel(puzzle: &runner::Puzzle, lang: Lang) -> String {
     text
 }
 
+fn parse_backend(name: &str) -> Result<BackendKind> {
+    BackendKind::parse(name).with_context(|| format!("unknown backend `{name}`; use wgpu or cuda"))
+}
+
+/// `runner calibrate`: measures, prints beside the datasheet, and optionally saves.
+fn calibrate(
+    book: &Book,
+    backend: Option<&str>,
+    samples: usize,
+    save: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let kinds = match backend {
+        Some(name) => vec![parse_backend(name)?],
+        None => BackendKind::ALL.to_vec(),
+    };
+    let runner = Runner::new(Settings::default());
+    let mut measured_any = false;
+    for kind in kinds {
+        let backend = match runner.backend(kind) {
+            Ok(b) if b.runs_kernels() => b,
+            Ok(b) => {
+                eprintln!(
+                    "{kind}: not calibrated: {}",
+                    b.compile_only().unwrap_or("kernels do not run here")
+                );
+                continue;
+            }
+            Err(e) => {
+                eprintln!("{kind}: not calibrated: {e}");
+                continue;
+            }
+        };
+        let ceilings =
+            runner::calibrate::calibrate(backend, samples).map_err(|e| anyhow::anyhow!("{e}"))?;
+        measured_any = true;
+        let device = backend.device();
+        if json {
+            println!("{}", serde_json::to_string_pretty(&ceilings)?);
+        } else {
+            println!("{}", device.label());
+            if device.kind == "CPU" {
+                println!(
+                    "  note: a CPU adapter (lavapipe): these are the CPU's figures, not a GPU's"
+                );
+            }
+            let spread = |m: &runner::calibrate::Measured| {
+                format!(
+                    "median of {}, spread {:.1}%",
+                    m.timing.samples,
+                    m.timing.spread_pct()
+                )
+            };
+            let sheet = runner::roofline::datasheet_for(&device.name);
+            println!(
+                "  streaming bandwidth: {:>10.1} GB/s   ({}; {} bytes a launch){}",
+                ceilings.bandwidth_gb_s.value,
+                spread(&ceilings.bandwidth_gb_s),
+                ceilings.stream_bytes,
+                sheet
+                    .map(|d| format!("   datasheet: {:.0} GB/s", d.bandwidth_gb_s))
+                    .unwrap_or_default()
+            );
+            println!(
+                "  FP32 FMA rate:       {:>10.1} GFLOP/s ({}){}",
+                ceilings.fp32_gflop_s.value,
+                spread(&ceilings.fp32_gflop_s),
+                sheet
+                    .map(|d| format!("   datasheet: {:.0} GFLOP/s", d.fp32_gflop_s))
+                    .unwrap_or_default()
+            );
+            println!(
+                "  launch overhead:     {:>10.2} µs     (an empty kernel, device timer; {})",
+                ceilings.launch_us.value,
+                spread(&ceilings.launch_us)
+            );
+            println!(
+                "  ridge point:         {:>10.2} FLOP/byte",
+                ceilings.ridge_point()
+            );
+        }
+        if save {
+            if device.kind != "GPU" {
+                eprintln!("{kind}: not saved: results/ keeps GPU figures only");
+                continue;
+            }
+            let path = runner::record::save_ceilings(
+                &book.root.join(runner::record::RESULTS_DIR),
+                device,
+                ceilings,
+            )
+            .map_err(anyhow::Error::msg)?;
+            eprintln!("saved in {}", path.display());
+        }
+    }
+    if !measured_any {
+        bail!("no backend here runs kernels: nothing to calibrate");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     let book = load_book(cli.book)?;
     match cli.command {
@@ -140,6 +285,58 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 println!("wrote {}", path.display());
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Calibrate {
+            backend,
+            samples,
+            save,
+            json,
+        } => calibrate(&book, backend.as_deref(), samples, save, json),
+        Command::Bench {
+            puzzle,
+            backend,
+            set,
+            samples,
+            warmup,
+            timeout,
+            buffer_sets,
+            json,
+        } => {
+            let puzzle = book.find(&puzzle).map_err(anyhow::Error::msg)?;
+            let kind = parse_backend(backend.as_deref().unwrap_or("wgpu"))?;
+            let mut overrides = runner::expr::Constants::new();
+            for pair in &set {
+                let (name, value) = pair
+                    .split_once('=')
+                    .with_context(|| format!("--set takes NAME=VALUE, got `{pair}`"))?;
+                let value = runner::expr::eval(value, &puzzle.spec.raw.constants)
+                    .map_err(|e| anyhow::anyhow!("--set {pair}: {e}"))?;
+                overrides.insert(name.to_string(), value);
+            }
+            let runner = Runner::new(Settings::default());
+            let backend = runner.backend(kind).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let (recordings, _) =
+                runner::record::load_all(&book.root.join(runner::record::RESULTS_DIR));
+            let ceilings = runner::record::find(&recordings, backend.device())
+                .and_then(|r| r.ceilings.clone());
+            let options = runner::bench::Options {
+                overrides,
+                samples,
+                warmup,
+                timeout: Duration::from_secs(timeout),
+                buffer_sets,
+            };
+            let report = runner::bench::bench(puzzle, backend, &options, ceilings.as_ref())?
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.to_text());
+            }
+            Ok(match report.checked {
+                runner::bench::Checked::Failed(_) => ExitCode::from(1),
+                _ => ExitCode::SUCCESS,
+            })
         }
         Command::Show {
             puzzle,

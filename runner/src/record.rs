@@ -26,6 +26,9 @@ pub struct Recording {
     /// UTC date of the recording, YYYY-MM-DD.
     pub date: String,
     pub runner_version: String,
+    /// The device's measured ceilings (`runner calibrate`), when taken.
+    #[serde(default)]
+    pub ceilings: Option<crate::calibrate::Ceilings>,
     pub entries: Vec<Entry>,
 }
 
@@ -80,6 +83,14 @@ pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, 
             }
         };
         let lang = kind.lang();
+        // The ceilings first, on an idle device, so every figure has its roof.
+        let ceilings = match crate::calibrate::calibrate(backend, 20) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("record: calibrating {kind} failed: {e}");
+                None
+            }
+        };
         let mut entries = Vec::new();
         for puzzle in &book.puzzles {
             for variant in [Variant::Solution, Variant::Skeleton] {
@@ -109,6 +120,7 @@ pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, 
             device: backend.device().clone(),
             date: today(),
             runner_version: env!("CARGO_PKG_VERSION").into(),
+            ceilings,
             entries,
         };
         let path = dir.join(format!("{}.json", file_stem(&recording.device)));
@@ -179,8 +191,42 @@ pub fn lookup<'a>(
         .collect()
 }
 
+/// Stores `ceilings` in the recording of `device` under `dir` (made if missing).
+pub fn save_ceilings(
+    dir: &Path,
+    device: &DeviceInfo,
+    ceilings: crate::calibrate::Ceilings,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("{}.json", file_stem(device)));
+    let mut recording = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str::<Recording>(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?,
+        Err(_) => Recording {
+            device: device.clone(),
+            date: today(),
+            runner_version: env!("CARGO_PKG_VERSION").into(),
+            ceilings: None,
+            entries: vec![],
+        },
+    };
+    recording.ceilings = Some(ceilings);
+    write_atomically(
+        &path,
+        &serde_json::to_string_pretty(&recording).map_err(|e| e.to_string())?,
+    )?;
+    Ok(path)
+}
+
+/// The recording for `device` under `dir`, if one was made.
+pub fn find<'a>(recordings: &'a [Recording], device: &DeviceInfo) -> Option<&'a Recording> {
+    recordings
+        .iter()
+        .find(|r| r.device.backend == device.backend && r.device.name == device.name)
+}
+
 /// "cuda-nvidia-h100-80gb-hbm3".
-fn file_stem(device: &DeviceInfo) -> String {
+pub fn file_stem(device: &DeviceInfo) -> String {
     let raw = format!("{}-{}", device.backend, device.name).to_lowercase();
     let mut stem = String::new();
     for c in raw.chars() {
@@ -206,7 +252,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// Today's UTC date, YYYY-MM-DD (days-to-civil conversion, proleptic Gregorian).
-fn today() -> String {
+pub fn today() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -324,12 +324,17 @@ impl PuzzleSpec {
         };
         // Resolve once now so that every mistake surfaces when the chapter is read.
         spec.resolve(&Constants::new())?;
+        // Stress cases: their sizes now, the CPU reference only at the teaching
+        // size (cheap; a stress size's reference is computed when it runs).
         for case in &spec.raw.stress {
-            spec.resolve_stress(&case.value).map_err(|mut e| {
+            spec.resolve_random(&case.value).map_err(|mut e| {
                 e.line = spec.origin.first_line + case.referenced.line() as usize - 1;
                 e.message = format!("stress case: {}", e.message);
                 e
             })?;
+        }
+        if !spec.raw.stress.is_empty() {
+            spec.resolve_stress(&Constants::new())?;
         }
         Ok(spec)
     }
@@ -349,6 +354,17 @@ impl PuzzleSpec {
     pub fn resolve_stress(&self, overrides: &Constants) -> Result<Spec, Located> {
         let spec = self.resolve_with(overrides, true)?;
         self.fill_from_reference(spec, "stress runs")
+    }
+
+    /// Sizes from `overrides` and random inputs, with no expected values yet:
+    /// a benchmark decides whether the CPU reference is cheap enough to check against.
+    pub fn resolve_random(&self, overrides: &Constants) -> Result<Spec, Located> {
+        self.resolve_with(overrides, true)
+    }
+
+    /// Expected values from the CPU reference for every output still without them.
+    pub fn with_reference(&self, spec: Spec) -> Result<Spec, Located> {
+        self.fill_from_reference(spec, "checked benchmarks")
     }
 
     /// Gives every output still without expected values (stress runs, and

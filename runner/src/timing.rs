@@ -22,6 +22,9 @@ pub struct Timing {
     pub median_ms: f64,
     pub min_ms: f64,
     pub max_ms: f64,
+    /// Host wall time per run (submit to finish), beside a device timer's figure.
+    #[serde(default)]
+    pub wall_median_ms: Option<f64>,
 }
 
 impl Timing {
@@ -48,7 +51,23 @@ impl Timing {
             median_ms: median,
             min_ms: sorted[0],
             max_ms: sorted[n - 1],
+            wall_median_ms: None,
         })
+    }
+
+    /// The same summary, with the host's wall-clock samples beside it.
+    pub fn with_wall(mut self, wall_ms: &[f64]) -> Timing {
+        self.wall_median_ms = Timing::from_samples(Clock::Wall, wall_ms).map(|w| w.median_ms);
+        self
+    }
+
+    /// (max − min) / median, in percent: how much the samples disagree.
+    pub fn spread_pct(&self) -> f64 {
+        if self.median_ms > 0.0 {
+            100.0 * (self.max_ms - self.min_ms) / self.median_ms
+        } else {
+            0.0
+        }
     }
 
     /// "0.0123 ms (median of 10, 0.0110–0.0150, device timer)".

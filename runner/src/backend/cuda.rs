@@ -48,6 +48,8 @@ pub struct CudaBackend {
     arch: &'static str,
     /// Why kernels are compiled but not run, when there is no usable GPU.
     no_device: Option<String>,
+    /// The GPU's L2 cache, in bytes (benchmarks size their buffer rotation by it).
+    l2_bytes: Option<u64>,
     /// PTX (or compile errors) by source hash.
     compiled: Mutex<HashMap<blake3::Hash, Result<String, Vec<Located>>>>,
 }
@@ -81,6 +83,7 @@ impl CudaBackend {
                     info,
                     arch,
                     no_device: None,
+                    l2_bytes: gpu.l2_bytes,
                     compiled: Mutex::default(),
                 })
             }
@@ -97,6 +100,7 @@ impl CudaBackend {
                     info,
                     arch,
                     no_device: Some(reason),
+                    l2_bytes: None,
                     compiled: Mutex::default(),
                 })
             }
@@ -251,6 +255,10 @@ impl Backend for CudaBackend {
         &self.info
     }
 
+    fn last_level_cache_bytes(&self) -> Option<u64> {
+        self.l2_bytes
+    }
+
     fn compile_only(&self) -> Option<&str> {
         self.no_device.as_deref()
     }
@@ -296,6 +304,8 @@ impl Backend for CudaBackend {
             spec: job.spec.clone(),
             ptx,
             timing_samples: job.timing_samples,
+            warmup: job.warmup,
+            buffer_sets: job.buffer_sets.max(1),
         };
         run_in_child(&child, job.timeout).map(Outcome::Ran)
     }
@@ -412,6 +422,7 @@ fn cuda_type(dtype: crate::data::Dtype) -> &'static str {
 }
 
 struct Gpu {
+    l2_bytes: Option<u64>,
     name: String,
     cc: (i32, i32),
     cuda_version: String,
@@ -445,7 +456,12 @@ fn probe_gpu() -> Result<Gpu, String> {
     let mut version = 0;
     // SAFETY: the driver is loaded and initialised (a context exists); this writes one int.
     unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
+    let l2_bytes = ctx
+        .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+        .ok()
+        .and_then(|b| u64::try_from(b).ok());
     Ok(Gpu {
+        l2_bytes,
         name,
         cc,
         cuda_version: format!("{}.{}", version / 1000, (version % 1000) / 10),
@@ -498,25 +514,30 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
         functions.push((launch, function, config));
     }
 
-    // Every buffer sits between two canary bands of its own pattern.
-    let mut slices = Vec::new();
-    for (index, arg) in spec.args.iter().enumerate() {
-        if let Arg::Buffer(b) = arg {
-            let tag = index as u32;
-            let mut bytes = b.dtype.canary(tag, GUARD_ELEMENTS);
-            bytes.extend(match &b.init {
-                Some(values) => b.dtype.encode(values),
-                None => b.dtype.poison(b.len()),
-            });
-            bytes.extend(b.dtype.canary(tag, GUARD_ELEMENTS));
-            let words: Vec<u32> = bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            slices.push(Some(stream.clone_htod(&words).map_err(device)?));
-        } else {
-            slices.push(None);
+    // Every buffer sits between two canary bands of its own pattern. Set 0 is
+    // the checked one; timed runs rotate through all sets (see `Job::buffer_sets`).
+    let mut sets = Vec::new();
+    for _ in 0..job.buffer_sets.max(1) {
+        let mut slices = Vec::new();
+        for (index, arg) in spec.args.iter().enumerate() {
+            if let Arg::Buffer(b) = arg {
+                let tag = index as u32;
+                let mut bytes = b.dtype.canary(tag, GUARD_ELEMENTS);
+                bytes.extend(match &b.init {
+                    Some(values) => b.dtype.encode(values),
+                    None => b.dtype.poison(b.len()),
+                });
+                bytes.extend(b.dtype.canary(tag, GUARD_ELEMENTS));
+                let words: Vec<u32> = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                slices.push(Some(stream.clone_htod(&words).map_err(device)?));
+            } else {
+                slices.push(None);
+            }
         }
+        sets.push(slices);
     }
     let scalars: Vec<u32> = spec
         .args
@@ -563,10 +584,10 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
             stream.synchronize().map_err(device)?;
             Ok(start.elapsed_ms(&end).map_err(device)? as f64)
         };
-    launch(&mut slices)?;
+    launch(&mut sets[0])?;
 
     let mut outputs = Vec::new();
-    for (index, (arg, slice)) in spec.args.iter().zip(&slices).enumerate() {
+    for (index, (arg, slice)) in spec.args.iter().zip(&sets[0]).enumerate() {
         let (Arg::Buffer(b), Some(slice)) = (arg, slice) else {
             continue;
         };
@@ -595,13 +616,19 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
             out_of_bounds,
         });
     }
-    let mut samples = Vec::new();
-    for _ in 0..job.timing_samples {
-        samples.push(launch(&mut slices)?);
+    let count = sets.len();
+    for run in 0..job.warmup {
+        launch(&mut sets[(run + 1) % count])?;
+    }
+    let (mut samples, mut wall) = (Vec::new(), Vec::new());
+    for run in 0..job.timing_samples {
+        let started = std::time::Instant::now();
+        samples.push(launch(&mut sets[(job.warmup + run + 1) % count])?);
+        wall.push(started.elapsed().as_secs_f64() * 1e3);
     }
     Ok(Execution {
         outputs,
-        timing: Timing::from_samples(Clock::Device, &samples),
+        timing: Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall)),
     })
 }
 

@@ -25,6 +25,8 @@ pub struct ChildJob {
     pub spec: Spec,
     pub ptx: String,
     pub timing_samples: usize,
+    pub warmup: usize,
+    pub buffer_sets: usize,
 }
 
 /// In a child: run the job from stdin, print the result, exit. Otherwise: return.

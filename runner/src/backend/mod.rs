@@ -91,8 +91,32 @@ pub struct Job<'a> {
     pub source: &'a SourceText,
     /// Timed repetitions after the checked run (0: no timing).
     pub timing_samples: usize,
+    /// Untimed repetitions between the checked run and the timed ones (caches, clocks, JIT).
+    pub warmup: usize,
+    /// Copies of every buffer that the timed runs rotate through, so data
+    /// smaller than the last-level cache is not timed from the cache (1: no rotation).
+    pub buffer_sets: usize,
     /// A kernel still running after this long is reported as hung.
     pub timeout: Duration,
+}
+
+impl<'a> Job<'a> {
+    /// A checked run followed by `timing_samples` timed ones, no warm-up, one buffer set.
+    pub fn new(
+        spec: &'a Spec,
+        source: &'a SourceText,
+        timing_samples: usize,
+        timeout: Duration,
+    ) -> Job<'a> {
+        Job {
+            spec,
+            source,
+            timing_samples,
+            warmup: 0,
+            buffer_sets: 1,
+            timeout,
+        }
+    }
 }
 
 /// What a backend saw; judged later by [`crate::verify`].
@@ -151,6 +175,14 @@ pub trait Backend: Send + Sync {
     }
     fn runs_kernels(&self) -> bool {
         self.compile_only().is_none()
+    }
+    /// The last-level cache the kernels' data passes through, where known.
+    fn last_level_cache_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// The largest buffer one binding may hold, in bytes (guard band included).
+    fn max_buffer_bytes(&self) -> u64 {
+        u64::MAX
     }
 }
 

@@ -340,6 +340,26 @@ impl Backend for WgpuBackend {
         &self.info
     }
 
+    /// WebGPU does not say. A CPU adapter (lavapipe) runs through the CPU's
+    /// L3, which Linux reports; a GPU gets a generous guess (larger than the
+    /// L2 of any current NVIDIA GPU), so the rotation errs on the safe side.
+    fn last_level_cache_bytes(&self) -> Option<u64> {
+        if self.info.kind == "CPU" {
+            let text =
+                std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size").ok()?;
+            let kib: u64 = text.trim().trim_end_matches('K').parse().ok()?;
+            Some(kib * 1024)
+        } else {
+            Some(128 << 20)
+        }
+    }
+
+    fn max_buffer_bytes(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
         if self.stuck.load(Ordering::Relaxed) {
             return Err(BackendError::Device(
@@ -379,11 +399,11 @@ impl Backend for WgpuBackend {
             });
 
         // Device buffers: data followed by a poisoned guard band; scalars as small uniforms.
-        let mut buffers = Vec::new();
+        let mut contents = Vec::new();
         let mut layout_entries = Vec::new();
         for (index, arg) in spec.args.iter().enumerate() {
             let binding = index as u32;
-            let (contents, ty) = match arg {
+            let (bytes, ty) = match arg {
                 Arg::Buffer(b) => {
                     let mut bytes = match &b.init {
                         Some(values) => b.dtype.encode(values),
@@ -402,18 +422,7 @@ impl Backend for WgpuBackend {
                     (bytes, wgpu::BufferBindingType::Uniform)
                 }
             };
-            let usage = match ty {
-                wgpu::BufferBindingType::Uniform => wgpu::BufferUsages::UNIFORM,
-                _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            };
-            buffers.push(
-                self.device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some(arg.name()),
-                        contents: &contents,
-                        usage,
-                    }),
-            );
+            contents.push((bytes, ty));
             layout_entries.push(wgpu::BindGroupLayoutEntry {
                 binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
@@ -432,19 +441,43 @@ impl Backend for WgpuBackend {
                 label: Some("args"),
                 entries: &layout_entries,
             });
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
+        // Set 0 is the checked one; timed runs rotate through all sets (`Job::buffer_sets`).
+        let sets: Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)> = (0..job.buffer_sets.max(1))
+            .map(|_| {
+                let buffers: Vec<wgpu::Buffer> = spec
+                    .args
+                    .iter()
+                    .zip(&contents)
+                    .map(|(arg, (bytes, ty))| {
+                        let usage = match ty {
+                            wgpu::BufferBindingType::Uniform => wgpu::BufferUsages::UNIFORM,
+                            _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        };
+                        self.device
+                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                                label: Some(arg.name()),
+                                contents: bytes,
+                                usage,
+                            })
+                    })
+                    .collect();
+                let entries: Vec<wgpu::BindGroupEntry> = buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| wgpu::BindGroupEntry {
+                        binding: i as u32,
+                        resource: b.as_entire_binding(),
+                    })
+                    .collect();
+                let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("args"),
+                    layout: &bind_layout,
+                    entries: &entries,
+                });
+                (buffers, group)
             })
             .collect();
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("args"),
-            layout: &bind_layout,
-            entries: &entries,
-        });
+        drop(contents);
         let pipeline_layout = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -478,7 +511,9 @@ impl Backend for WgpuBackend {
             ]));
         }
 
-        let runs = 1 + job.timing_samples;
+        // Run 0 is checked, then `warmup` untimed runs, then the timed ones.
+        let runs = 1 + job.warmup + job.timing_samples;
+        let timed = |run: usize| run > job.warmup;
         let queries = self.timestamps.then(|| {
             let count = 2 * runs as u32;
             let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -502,10 +537,12 @@ impl Backend for WgpuBackend {
         // the last one's writes); the timestamps bracket the whole sequence.
         let last = pipelines.len() - 1;
         let dispatch = |encoder: &mut wgpu::CommandEncoder, run: usize| {
+            let bind_group = &sets[run % sets.len()].1;
             for (step, (launch, pipeline)) in pipelines.iter().enumerate() {
                 let timestamp_writes =
                     queries
                         .as_ref()
+                        .filter(|_| run == 0 || timed(run))
                         .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
                             query_set: set,
                             beginning_of_pass_write_index: (step == 0).then_some(2 * run as u32),
@@ -516,7 +553,7 @@ impl Backend for WgpuBackend {
                     timestamp_writes,
                 });
                 pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_bind_group(0, bind_group, &[]);
                 pass.dispatch_workgroups(launch.grid[0], launch.grid[1], launch.grid[2]);
             }
         };
@@ -525,7 +562,7 @@ impl Backend for WgpuBackend {
         // Other buffers have only their guard band read back, for stray writes.
         dispatch(&mut encoder, 0);
         let mut readbacks = Vec::new();
-        for (index, (arg, buffer)) in spec.args.iter().zip(&buffers).enumerate() {
+        for (index, (arg, buffer)) in spec.args.iter().zip(&sets[0].0).enumerate() {
             if let Arg::Buffer(b) = arg {
                 let data = (b.len() * b.dtype.size()) as u64;
                 let band = (GUARD_ELEMENTS * b.dtype.size()) as u64;
@@ -594,10 +631,12 @@ impl Backend for WgpuBackend {
                 let period_ns = self.queue.get_timestamp_period() as f64;
                 let samples: Vec<f64> = ticks
                     .chunks_exact(2)
-                    .skip(1) // the checked run absorbs first-launch costs
-                    .map(|pair| pair[1].saturating_sub(pair[0]) as f64 * period_ns / 1e6)
+                    .enumerate()
+                    // The checked run absorbs first-launch costs; warm-up runs are not timed.
+                    .filter(|(run, _)| timed(*run))
+                    .map(|(_, pair)| pair[1].saturating_sub(pair[0]) as f64 * period_ns / 1e6)
                     .collect();
-                Timing::from_samples(Clock::Device, &samples)
+                Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&[wall_ms]))
             }
             None if job.timing_samples > 0 => Timing::from_samples(Clock::Wall, &[wall_ms]),
             _ => None,

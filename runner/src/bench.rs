@@ -1,0 +1,226 @@
+//! `runner bench`: a puzzle's solution timed at any size, with the roofline
+//! figures that make the time mean something.
+//!
+//! Warm-up runs absorb compilation, clocks and caches; then N timed samples
+//! are taken with the device's timer. When the data would fit in the
+//! last-level cache, the timed runs rotate through several copies of every
+//! buffer, so the cache does not flatter the figure. The result is checked
+//! against the CPU reference when that is cheap enough to compute.
+
+use crate::backend::{Backend, BackendError, DeviceInfo, Job, Outcome};
+use crate::book::Puzzle;
+use crate::calibrate::Ceilings;
+use crate::diag::Located;
+use crate::expr::Constants;
+use crate::kernel::Variant;
+use crate::roofline::{self, Placement};
+use crate::source::SourceText;
+use crate::timing::Timing;
+use crate::verify;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The CPU reference is run for checking only below this many operations.
+const CHECK_BUDGET: f64 = 2e9;
+/// Rotation never takes more than this much device memory in all.
+const ROTATION_MEMORY: u64 = 4 << 30;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Constants to change from the spec's, e.g. SIZE = 1 << 24.
+    pub overrides: Constants,
+    pub samples: usize,
+    pub warmup: usize,
+    pub timeout: Duration,
+    /// Buffer sets to rotate through; `None` sizes the rotation by the cache.
+    pub buffer_sets: Option<usize>,
+}
+
+/// Whether the benchmark's output was checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Checked {
+    Passed,
+    Failed(Vec<String>),
+    /// Not checked, and why (the reference would take too long).
+    Skipped(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub puzzle: String,
+    pub device: DeviceInfo,
+    pub constants: Constants,
+    pub timing: Timing,
+    /// Copies of the buffers the timed runs rotated through.
+    pub buffer_sets: usize,
+    /// Bytes of all buffers of one set.
+    pub footprint_bytes: u64,
+    pub placement: Placement,
+    pub checked: Checked,
+}
+
+/// How many buffer sets keep `footprint` bytes out of a `cache` of that many bytes.
+pub fn buffer_sets(footprint: u64, cache: Option<u64>) -> usize {
+    let Some(cache) = cache else { return 1 };
+    if footprint == 0 {
+        return 1;
+    }
+    // Twice the cache in all, so a set is long evicted when its turn comes again.
+    let wanted = (2 * cache).div_ceil(footprint);
+    let affordable = (ROTATION_MEMORY / footprint).max(1);
+    wanted.clamp(1, affordable.min(64)) as usize
+}
+
+/// Times a puzzle's solution on `backend`.
+pub fn bench(
+    puzzle: &Puzzle,
+    backend: &dyn Backend,
+    options: &Options,
+    ceilings: Option<&Ceilings>,
+) -> Result<Result<BenchReport, BackendError>, Located> {
+    let lang = backend.kind().lang();
+    let kernel = puzzle.kernel(lang).ok_or_else(|| {
+        Located::new(
+            &puzzle.chapter,
+            puzzle.spec.origin.first_line,
+            format!("`{}` has no {} kernel", puzzle.id(), lang.label()),
+        )
+    })?;
+    let source: SourceText = kernel.variant(Variant::Solution);
+    let mut spec = puzzle.spec.resolve_random(&options.overrides)?;
+    let cost = spec
+        .flops
+        .map(|f| f as f64)
+        .unwrap_or_else(|| spec.buffers().map(|b| b.len() as f64).sum());
+    let check = cost <= CHECK_BUDGET;
+    if check {
+        spec = puzzle.spec.with_reference(spec)?;
+    }
+    let footprint: u64 = spec
+        .buffers()
+        .map(|b| (b.len() * b.dtype.size()) as u64)
+        .sum();
+    let sets = options
+        .buffer_sets
+        .unwrap_or_else(|| buffer_sets(footprint, backend.last_level_cache_bytes()))
+        .max(1);
+    let job = Job {
+        warmup: options.warmup,
+        buffer_sets: sets,
+        ..Job::new(&spec, &source, options.samples.max(1), options.timeout)
+    };
+    let execution = match backend.run(&job) {
+        Ok(Outcome::Ran(execution)) => execution,
+        Ok(Outcome::CompileFailed(errors)) => {
+            let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            return Ok(Err(BackendError::Launch(format!(
+                "the solution did not compile: {}",
+                text.join("; ")
+            ))));
+        }
+        Ok(Outcome::CompiledOnly(reason)) => return Ok(Err(BackendError::Launch(reason))),
+        Err(e) => return Ok(Err(e)),
+    };
+    let Some(timing) = execution.timing else {
+        return Ok(Err(BackendError::Device("no timing came back".into())));
+    };
+    let checked = if check {
+        let problems: Vec<String> = verify::check(&spec, &execution.outputs)
+            .iter()
+            .flat_map(verify::BufferCheck::problems)
+            .collect();
+        if problems.is_empty() {
+            Checked::Passed
+        } else {
+            Checked::Failed(problems)
+        }
+    } else {
+        Checked::Skipped(format!(
+            "the CPU reference would take {cost:.1e} operations; checked only below {CHECK_BUDGET:.0e}"
+        ))
+    };
+    Ok(Ok(BenchReport {
+        puzzle: puzzle.id().into(),
+        device: backend.device().clone(),
+        constants: spec.constants.clone(),
+        placement: roofline::place(&spec, timing.median_ms, ceilings),
+        timing,
+        buffer_sets: sets,
+        footprint_bytes: footprint,
+        checked,
+    }))
+}
+
+impl BenchReport {
+    /// The text `runner bench` prints.
+    pub fn to_text(&self) -> String {
+        let mut lines = Vec::new();
+        let sizes: Vec<String> = self
+            .constants
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        lines.push(format!(
+            "{} on {} ({})",
+            self.puzzle,
+            self.device.label(),
+            sizes.join(", ")
+        ));
+        if self.device.kind == "CPU" {
+            lines.push(
+                "  note: this adapter is a CPU (lavapipe): these figures measure the CPU, not a GPU"
+                    .into(),
+            );
+        }
+        let t = &self.timing;
+        lines.push(format!(
+            "  device time: {} median, {} min, spread {:.1}% over {} samples",
+            crate::timing::format_ms(t.median_ms),
+            crate::timing::format_ms(t.min_ms),
+            t.spread_pct(),
+            t.samples
+        ));
+        if let Some(wall) = t.wall_median_ms {
+            lines.push(format!(
+                "  wall time:   {} median per run (host submit to finish)",
+                crate::timing::format_ms(wall)
+            ));
+        }
+        lines.push(format!(
+            "  buffers: {} bytes a set, {} set(s) rotated",
+            self.footprint_bytes, self.buffer_sets
+        ));
+        lines.extend(self.placement.lines().into_iter().map(|l| format!("  {l}")));
+        lines.push(match &self.checked {
+            Checked::Passed => "  output: checked against the CPU reference, passed".into(),
+            Checked::Failed(problems) => format!(
+                "  output: WRONG against the CPU reference: {}",
+                problems.join("; ")
+            ),
+            Checked::Skipped(why) => format!("  output: not checked ({why})"),
+        });
+        lines.join("\n") + "\n"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_table() {
+        let mib = 1u64 << 20;
+        let cases = [
+            (4 * mib, None, 1),
+            (4 * mib, Some(50 * mib), 25),
+            (1, Some(50 * mib), 64),
+            (200 * mib, Some(50 * mib), 1),
+            (60 * mib, Some(50 * mib), 2),
+            (3 << 30, Some(50 * mib), 1),
+        ];
+        for (footprint, cache, want) in cases {
+            assert_eq!(buffer_sets(footprint, cache), want, "{footprint} {cache:?}");
+        }
+    }
+}
