@@ -89,12 +89,15 @@ pub fn roofline_svg(title: &str, roofs: &Roofs, points: &[Point]) -> Result<Stri
                 points
                     .iter()
                     .filter(|p| p.intensity > 0.0 && p.gflop_s > 0.0)
-                    .map(|p| {
+                    .enumerate()
+                    .map(|(i, p)| {
+                        // Variants often land on the same spot: stagger their labels.
+                        let dy = -18 + 14 * (i as i32 % 3);
                         EmptyElement::at((p.intensity, p.gflop_s))
                             + Circle::new((0, 0), 5, POINT.filled())
                             + Text::new(
                                 p.label.clone(),
-                                (8, -6),
+                                (9, dy),
                                 ("sans-serif", 12).into_font().color(&INK),
                             )
                     }),
