@@ -17,21 +17,27 @@
 //!   [`report`] is what users see; [`check`] ties a run together;
 //!   [`reference`] computes expected outputs at any size (stress runs);
 //!   [`record`] keeps GPU results in committed files for builds without that GPU.
+//! - [`learner`] is the learner's loop on top of all that: a workspace of
+//!   their own, `runner check`/`watch`/`hint`/`progress`; [`summary`] reads
+//!   `SUMMARY.md` (reading order); [`content`] checks the book for drift.
 
 pub mod backend;
 pub mod book;
 pub mod check;
+pub mod content;
 pub mod data;
 pub mod diag;
 pub mod expr;
 pub mod extract;
 pub mod include;
 pub mod kernel;
+pub mod learner;
 pub mod record;
 pub mod reference;
 pub mod report;
 pub mod source;
 pub mod spec;
+pub mod summary;
 pub mod timing;
 pub mod verify;
 
