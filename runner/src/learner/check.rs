@@ -232,8 +232,8 @@ pub fn check(runner: &Runner, puzzle: &Puzzle, lang: Lang, file: &Path) -> Check
     let source = match input::read(file, puzzle) {
         Ok(source) => source,
         Err(bad) => {
-            let message = bad.message(file, puzzle.id(), lang);
-            return report.finish(Verdict::BadInput, bad_input(&bad), message.clone(), message);
+            let (what, next) = bad.describe(file, puzzle.id(), lang);
+            return report.finish(Verdict::BadInput, bad_input(&bad), what, next);
         }
     };
     let mut cases: Vec<Option<Constants>> = vec![None];
@@ -359,11 +359,17 @@ impl CheckReport {
                         "CUDA C can only be compiled on this machine, not run ({why}). Your kernel compiles."
                     ),
                 });
-                self.next = format!(
-                    "Solve the WGSL version here (`runner check {} --lang wgsl`), or run this one \
-                     on a machine with an NVIDIA GPU.",
-                    puzzle.id()
-                );
+                self.next = if puzzle.kernel(Lang::Wgsl).is_some() {
+                    format!(
+                        "Solve the WGSL version here (`runner check {} --lang wgsl`), or run this \
+                         one on a machine with an NVIDIA GPU.",
+                        puzzle.id()
+                    )
+                } else {
+                    "Run it on a machine with an NVIDIA GPU to see its output; here, only \
+                     compiling can be checked."
+                        .into()
+                };
             }
             Status::Unavailable => {
                 self.verdict = Verdict::Unavailable;

@@ -37,23 +37,32 @@ impl BadInput {
         }
     }
 
-    /// What is wrong with `file`, and what to do about it.
-    pub fn message(&self, file: &Path, puzzle: &str, lang: Lang) -> String {
+    /// What is wrong with `file`, and what to do about it: two sentences.
+    pub fn describe(&self, file: &Path, puzzle: &str, lang: Lang) -> (String, String) {
         let file = display_path(file);
         let reset = format!("`runner reset {puzzle} --lang {lang}`");
         match self {
-            BadInput::Missing => format!(
-                "{file} does not exist. {reset} writes the skeleton there again (so does any \
-                 `runner check`: it recreates every missing copy)."
+            BadInput::Missing => (
+                format!("{file} does not exist."),
+                format!(
+                    "{reset} writes the skeleton there again (so does any `runner check`: it \
+                     recreates every missing copy)."
+                ),
             ),
-            BadInput::Empty => format!(
-                "{file} is empty. Write your kernel there, starting from the skeleton: {reset} \
-                 puts it back."
+            BadInput::Empty => (
+                format!("{file} is empty."),
+                format!(
+                    "Write your kernel there, starting from the skeleton: {reset} puts it back."
+                ),
             ),
-            BadInput::Binary => format!(
-                "{file} is not a text file (it holds a NUL byte or bytes that are not UTF-8). \
-                 Save it as plain UTF-8 text, or run {reset} to start again from the skeleton \
-                 (your file is kept beside it as .bak)."
+            BadInput::Binary => (
+                format!(
+                    "{file} is not a text file (it holds a NUL byte or bytes that are not UTF-8)."
+                ),
+                format!(
+                    "Save it as plain UTF-8 text, or run {reset} to start again from the \
+                     skeleton (your file is kept beside it as .bak)."
+                ),
             ),
             BadInput::NoEntryPoint { kernels } => {
                 let names: Vec<String> = kernels.iter().map(|k| format!("`{k}`")).collect();
@@ -61,11 +70,15 @@ impl BadInput {
                     Lang::Wgsl => "`@compute @workgroup_size(…) fn NAME(…)`",
                     Lang::Cuda => "`extern \"C\" __global__ void NAME(…)`",
                 };
-                format!(
-                    "{file} does not define {}, the kernel the puzzle launches. Keep the \
-                     skeleton's {how} and write inside it; {reset} restores the skeleton \
-                     (your file is kept beside it as .bak).",
-                    names.join(" and ")
+                (
+                    format!(
+                        "{file} does not define {}, the kernel the puzzle launches.",
+                        names.join(" and ")
+                    ),
+                    format!(
+                        "Keep the skeleton's {how} and write inside it; {reset} restores the \
+                         skeleton (your file is kept beside it as .bak)."
+                    ),
                 )
             }
         }
@@ -167,9 +180,9 @@ mod tests {
             (BadInput::Missing, "does not exist"),
         ];
         for (bad, phrase) in cases {
-            let text = bad.message(file, "p1", Lang::Wgsl);
-            assert!(text.contains(phrase), "{text}");
-            assert!(text.contains("`runner reset p1 --lang wgsl`"), "{text}");
+            let (what, next) = bad.describe(file, "p1", Lang::Wgsl);
+            assert!(what.contains(phrase), "{what}");
+            assert!(next.contains("`runner reset p1 --lang wgsl`"), "{next}");
         }
     }
 
