@@ -518,3 +518,100 @@ fn changed(case: &Constants, base: &Constants) -> String {
         .collect();
     parts.join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learner::workspace::tests::book;
+    use std::time::Duration;
+
+    /// A report of a run that ended with `outcome`, for the judge.
+    fn judged(outcome: Result<crate::backend::Outcome, BackendError>) -> CheckReport {
+        let dir = tempfile::tempdir().unwrap();
+        let book = book(dir.path());
+        let puzzle = book.find("p1").unwrap();
+        let spec = puzzle.spec.resolve(&Constants::new()).unwrap();
+        let run = RunReport::new(
+            &spec,
+            Lang::Cuda,
+            Variant::File,
+            BackendKind::Cuda,
+            None,
+            outcome,
+        );
+        let report = CheckReport {
+            schema: SCHEMA,
+            puzzle: "p1".into(),
+            title: "T".into(),
+            lang: Lang::Cuda,
+            file: "k.cu".into(),
+            backend: BackendKind::Cuda,
+            device: None,
+            verdict: Verdict::Error,
+            summary: String::new(),
+            runs: vec![],
+            findings: vec![],
+            next: String::new(),
+        };
+        report.judge(puzzle, &run, 0, None)
+    }
+
+    #[test]
+    fn failures_of_the_machine_are_told_apart_table() {
+        use crate::backend::Outcome;
+        let cases = [
+            (
+                Err(BackendError::Timeout(Duration::from_secs(5))),
+                Verdict::Hang,
+                "hang",
+                "did not finish within 5 s",
+            ),
+            (
+                Err(BackendError::Launch("a block of 2048 threads".into())),
+                Verdict::Error,
+                "error",
+                "could not run",
+            ),
+            (
+                Ok(Outcome::CompiledOnly("no NVIDIA driver".into())),
+                Verdict::CompiledOnly,
+                "compiled_only",
+                "compiles; cannot be run here",
+            ),
+            (
+                Err(BackendError::Unavailable {
+                    backend: BackendKind::Cuda,
+                    reason: "no NVRTC".into(),
+                }),
+                Verdict::Unavailable,
+                "unavailable",
+                "cuda is not available here",
+            ),
+        ];
+        for (outcome, verdict, kind, summary) in cases {
+            let report = judged(outcome);
+            assert_eq!(report.verdict, verdict, "{summary}");
+            assert_eq!(report.summary, summary);
+            let json = serde_json::to_value(&report).unwrap();
+            assert_eq!(json["findings"][0]["kind"], kind, "{json}");
+            assert!(!report.next.is_empty(), "{summary}: no next step");
+        }
+        // p1 has a WGSL kernel, so a CUDA learner without a GPU is pointed to it.
+        let compiled = judged(Ok(crate::backend::Outcome::CompiledOnly("x".into())));
+        assert!(compiled.next.contains("--lang wgsl"), "{}", compiled.next);
+    }
+
+    #[test]
+    fn elements_serialise_as_numbers_null_or_words() {
+        let got = [
+            Element::Value(1.5),
+            Element::Unwritten,
+            Element::Value(f64::NAN),
+            Element::Value(f64::NEG_INFINITY),
+        ];
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            r#"[1.5,null,"nan","-inf"]"#
+        );
+    }
+}
