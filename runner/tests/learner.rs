@@ -328,7 +328,6 @@ fn watch_follows_saves() -> Result<(), Failed> {
     }
     let _ = child.kill();
     let _ = child.wait();
-    drop(read_until);
     if steps.iter().any(|ok| !ok) {
         return Err(format!("watch stopped answering ({steps:?}):\n{seen}").into());
     }
