@@ -5,9 +5,11 @@
 //! their files), run each puzzle's skeleton and solution through `runner`,
 //! then replace the blocks in the chapter mdBook hands over (already past the
 //! `links` preprocessor) by byte range, last block first so earlier ranges
-//! stay valid. Nothing is written under `src/`.
+//! stay valid. Nothing is written under `src/`. Math is rendered to MathML
+//! first ([`math`]), so pages need no MathJax.
 
 pub mod config;
+pub mod math;
 pub mod render;
 
 use anyhow::{Context, Result, bail};
@@ -54,7 +56,9 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
             return Ok(());
         };
         let file = src.join(source_path);
-        let (new, mut problems) = process_chapter(content, &file, &session)?;
+        let with_math =
+            math::render(content).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        let (new, mut problems) = process_chapter(&with_math, &file, &session)?;
         *content = new;
         failures.append(&mut problems);
         Ok(())
