@@ -122,3 +122,62 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Serves the files under `dir` over HTTP on 127.0.0.1 from a background
+/// thread (as any static host would serve the built book); returns the port.
+pub fn serve(dir: PathBuf) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let dir = dir.clone();
+            std::thread::spawn(move || answer(stream, &dir));
+        }
+    });
+    port
+}
+
+fn answer(mut stream: TcpStream, dir: &Path) {
+    let mut request = [0u8; 4096];
+    let n = stream.read(&mut request).unwrap_or(0);
+    let request = String::from_utf8_lossy(&request[..n]);
+    let path = request
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("/");
+    let mut file = dir.join(path.trim_start_matches('/'));
+    if file.is_dir() {
+        file = file.join("index.html");
+    }
+    // Never outside the served folder.
+    let inside = !path.split('/').any(|part| part == "..");
+    let (status, body) = match std::fs::read(&file) {
+        Ok(body) if inside => ("200 OK", body),
+        _ => ("404 Not Found", b"not found".to_vec()),
+    };
+    let kind = match file
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+    {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css",
+        "js" => "text/javascript",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "woff2" => "font/woff2",
+        "woff" => "font/woff",
+        "ttf" => "font/ttf",
+        _ => "application/octet-stream",
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(&body);
+}

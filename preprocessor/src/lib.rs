@@ -5,13 +5,15 @@
 //! their files), run each puzzle's skeleton and solution through `runner`,
 //! then replace the blocks in the chapter mdBook hands over (already past the
 //! `links` preprocessor) by byte range, last block first so earlier ranges
-//! stay valid. Nothing is written under `src/`.
+//! stay valid. Nothing is written under `src/`. Math is rendered to MathML
+//! first ([`math`]), so pages need no MathJax.
 //!
 //! Chapters are processed in parallel, one worker per CPU, and every run goes
 //! through the result cache (`runner::cache`), so a warm build runs nothing
 //! and editing one chapter under `mdbook serve` re-runs only what changed.
 
 pub mod config;
+pub mod math;
 pub mod render;
 pub mod roofline;
 
@@ -110,7 +112,10 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
             let (session, failures, first_error) = (&session, &failures, &first_error);
             scope.spawn(move || {
                 for (content, file) in share {
-                    match process_chapter(content, &file, session) {
+                    let result = math::render(content)
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
+                        .and_then(|with_math| process_chapter(&with_math, &file, session));
+                    match result {
                         Ok((new, mut problems)) => {
                             *content = new;
                             lock(failures).append(&mut problems);

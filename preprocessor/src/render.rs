@@ -11,11 +11,13 @@ use runner::spec::{Arg, Spec};
 use runner::verify::format_values;
 use std::fmt::Write;
 
-/// mdBook's highlight.js has no CUDA or WGSL: C++ and Rust are the closest it has.
+/// mdBook's highlight.js has no CUDA or WGSL: C++ and Rust are the closest it
+/// has. `noplayground`: mdBook would otherwise offer to run WGSL as Rust on
+/// the Rust playground (and contact it on every page view).
 fn highlight_class(lang: Lang) -> &'static str {
     match lang {
         Lang::Cuda => "cpp",
-        Lang::Wgsl => "rust",
+        Lang::Wgsl => "rust,noplayground",
     }
 }
 

@@ -160,6 +160,7 @@ mod tests {
             message: None,
             checks: vec![],
             timing: None,
+            error: None,
         }
     }
 

@@ -18,6 +18,9 @@
 //!   [`reference`] computes expected outputs at any size (stress runs);
 //!   [`record`] keeps GPU results in committed files for builds without that GPU;
 //!   [`cache`] lets book builds skip runs whose inputs have not changed.
+//! - [`learner`] is the learner's loop on top of all that: a workspace of
+//!   their own, `runner check`/`watch`/`hint`/`progress`; [`summary`] reads
+//!   `SUMMARY.md` (reading order); [`content`] checks the book for drift.
 
 pub mod backend;
 pub mod bench;
@@ -26,18 +29,21 @@ pub mod cache;
 pub mod calibrate;
 pub mod chart;
 pub mod check;
+pub mod content;
 pub mod data;
 pub mod diag;
 pub mod expr;
 pub mod extract;
 pub mod include;
 pub mod kernel;
+pub mod learner;
 pub mod record;
 pub mod reference;
 pub mod report;
 pub mod roofline;
 pub mod source;
 pub mod spec;
+pub mod summary;
 pub mod timing;
 pub mod verify;
 

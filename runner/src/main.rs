@@ -1,5 +1,9 @@
 //! `runner`: the command line over the engine. Thin on purpose: every
 //! decision lives in the library, so the book, the tests and this CLI agree.
+//! The learner's commands (`check`, `watch`, `hint`, `progress`, `reset`)
+//! are in [`cli`].
+
+mod cli;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -16,12 +20,65 @@ struct Cli {
     /// The book's folder (default: the nearest folder above with a book.toml).
     #[arg(long, global = true)]
     book: Option<PathBuf>,
+    /// The learner's workspace (default: .learner in the book's folder).
+    #[arg(long, global = true)]
+    workspace: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Check your copy of a puzzle (.learner/<puzzle>/…): the teaching size,
+    /// then the stress sizes, and what is wrong in words.
+    ///
+    /// Exit status: 0 solved, 1 your kernel is wrong (or does not compile,
+    /// hangs, or the file is empty), 2 it could not be judged here.
+    Check {
+        /// Puzzle id, e.g. p03_guard (see `runner list`); or --all.
+        #[arg(required_unless_present = "all")]
+        puzzle: Option<String>,
+        /// Every puzzle, in reading order, with a progress bar.
+        #[arg(long, conflicts_with = "puzzle")]
+        all: bool,
+        /// wgsl or cuda. Default: the language this machine runs whose copy you saved last.
+        #[arg(long)]
+        lang: Option<String>,
+        /// wgpu (runs WGSL) or cuda (runs CUDA C); another way to pick the language.
+        #[arg(long)]
+        backend: Option<String>,
+        /// Print the report as JSON (the shape is in docs/LEARNER.md).
+        #[arg(long)]
+        json: bool,
+        /// Seconds before a kernel that has not finished is reported as hung.
+        #[arg(long, default_value_t = 5)]
+        timeout: u64,
+    },
+    /// Check on every save; when the puzzle passes, move on to the next unsolved one.
+    Watch {
+        /// Where to start (default: the first unsolved puzzle).
+        puzzle: Option<String>,
+        /// wgsl or cuda (default: as for `check`).
+        #[arg(long)]
+        lang: Option<String>,
+        /// Seconds before a kernel that has not finished is reported as hung.
+        #[arg(long, default_value_t = 5)]
+        timeout: u64,
+        /// Internal: started again after a hang.
+        #[arg(long, hide = true)]
+        restarted: bool,
+    },
+    /// Show the chapter's tips for a puzzle, one more each time you ask.
+    Hint { puzzle: String },
+    /// Which puzzles pass, in which language.
+    Progress,
+    /// Put the skeleton back into your copy (the old one is kept as .bak).
+    Reset {
+        puzzle: String,
+        /// wgsl or cuda (default: both).
+        #[arg(long)]
+        lang: Option<String>,
+    },
     /// List every puzzle and its kernels.
     List,
     /// Run every puzzle on this machine's GPUs and write results/<device>.json
@@ -262,7 +319,50 @@ fn calibrate(
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let book = load_book(cli.book)?;
+    let learner = |book| cli::Learner::open(book, cli.workspace.clone());
     match cli.command {
+        Command::Check {
+            puzzle,
+            all,
+            lang,
+            backend,
+            json,
+            timeout,
+        } => {
+            let lang = cli::requested_lang(lang.as_deref(), backend.as_deref())?;
+            let learner = learner(book)?;
+            let runner = cli::learner_runner(Duration::from_secs(timeout));
+            match puzzle {
+                Some(puzzle) if !all => {
+                    cli::learn::check_command(&learner, &runner, &puzzle, lang, json)
+                }
+                _ => cli::learn::check_all(&learner, &runner, lang, json),
+            }
+        }
+        Command::Watch {
+            puzzle,
+            lang,
+            timeout,
+            restarted,
+        } => {
+            let lang = cli::requested_lang(lang.as_deref(), None)?;
+            let learner = learner(book)?;
+            cli::watch::watch(
+                &learner,
+                cli::watch::Options {
+                    puzzle,
+                    lang,
+                    timeout: Duration::from_secs(timeout),
+                    restarted,
+                },
+            )
+        }
+        Command::Hint { puzzle } => cli::learn::hint(&learner(book)?, &puzzle),
+        Command::Progress => cli::learn::progress(&learner(book)?),
+        Command::Reset { puzzle, lang } => {
+            let lang = cli::requested_lang(lang.as_deref(), None)?;
+            cli::learn::reset(&learner(book)?, &puzzle, lang)
+        }
         Command::List => {
             for p in &book.puzzles {
                 let langs: Vec<&str> = p.kernels.keys().map(|l| l.label()).collect();

@@ -52,6 +52,10 @@ pub struct RunReport {
     pub diagnostics: Vec<Located>,
     /// Why it was not run, or what went wrong with the tool or device.
     pub message: Option<String>,
+    /// The tool's or device's failure, kept whole so front ends can tell a
+    /// hang from an impossible launch without reading the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<BackendError>,
     pub checks: Vec<BufferCheck>,
     pub timing: Option<Timing>,
 }
@@ -74,6 +78,7 @@ impl RunReport {
             status: Status::Error,
             diagnostics: vec![],
             message: None,
+            error: None,
             checks: vec![],
             timing: None,
         };
@@ -101,6 +106,7 @@ impl RunReport {
                     _ => Status::Error,
                 };
                 report.message = Some(error.to_string());
+                report.error = Some(error);
             }
         }
         report

@@ -40,62 +40,93 @@ impl BufferCheck {
 
     /// Sentences a learner can act on, empty when the buffer passed.
     pub fn problems(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        let n: usize = self.shape.iter().product();
-        if !self.unwritten.is_empty() {
-            lines.push(format!(
-                "{} of {n} elements of `{}` were never written: {}. They still hold the poison \
+        [
+            self.unwritten_problem(),
+            self.wrong_problem(),
+            self.out_of_bounds_problem(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Elements never written, and the usual reasons.
+    pub fn unwritten_problem(&self) -> Option<String> {
+        (!self.unwritten.is_empty()).then(|| {
+            format!(
+                "{} of {} elements of `{}` were never written: {}. They still hold the poison \
                  they started with: either no thread stored to them (is a guard too strict, or \
                  the grid or a tile loop too small to cover the data?), or what was stored was \
                  computed from the poison (`out[i] += …` reads out[i] before anything set it; \
                  a read past the end of an input reads a guard band, which is poison too)",
                 self.unwritten.len(),
+                self.len(),
                 self.name,
                 self.indices(&self.unwritten)
-            ));
-        }
-        if !self.wrong.is_empty() {
-            let first = self.wrong[0];
-            let got = self.got[first].unwrap_or_default();
-            // GPUs replace a NaN's payload with their own, so a value computed from
-            // the poison arrives as a plain NaN: say where NaNs come from here.
-            let why = if got.is_nan() {
-                ". A NaN is computed from a NaN: an element never written (outputs start as NaN; \
-                 `out[i] += …` reads out[i] before anything set it), or a read past the end of an \
-                 input (guard bands hold NaN)"
-            } else {
-                ""
-            };
-            lines.push(format!(
-                "{} of {n} elements of `{}` are wrong: {} (first: {} is {}, expected {}){why}",
-                self.wrong.len(),
-                self.name,
-                self.indices(&self.wrong),
-                self.index(first),
-                format_value(got),
-                format_value(self.expected[first])
-            ));
-        }
-        if !self.out_of_bounds.is_empty() {
-            lines.push(format!(
-                "out-of-bounds write: `{}` has {n} elements, but something wrote index {}",
-                self.name,
-                list(&self.out_of_bounds, |i| i.to_string())
-            ));
-        }
-        lines
+            )
+        })
     }
 
-    /// `[i]` for vectors, `[row, col]` for matrices.
-    fn index(&self, flat: usize) -> String {
+    /// Elements written with the wrong value, the first one spelled out.
+    pub fn wrong_problem(&self) -> Option<String> {
+        let &first = self.wrong.first()?;
+        let got = self.got[first].unwrap_or_default();
+        // GPUs replace a NaN's payload with their own, so a value computed from
+        // the poison arrives as a plain NaN: say where NaNs come from here.
+        let why = if got.is_nan() {
+            ". A NaN is computed from a NaN: an element never written (outputs start as NaN; \
+             `out[i] += …` reads out[i] before anything set it), or a read past the end of an \
+             input (guard bands hold NaN)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "{} of {} elements of `{}` are wrong: {} (first: {} is {}, expected {}){why}",
+            self.wrong.len(),
+            self.len(),
+            self.name,
+            self.indices(&self.wrong),
+            self.index(first),
+            format_value(got),
+            format_value(self.expected[first])
+        ))
+    }
+
+    /// Writes into the guard bands around the buffer.
+    pub fn out_of_bounds_problem(&self) -> Option<String> {
+        (!self.out_of_bounds.is_empty()).then(|| {
+            format!(
+                "out-of-bounds write: `{}` has {} elements, but something wrote index {}",
+                self.name,
+                self.len(),
+                list(&self.out_of_bounds, |i| i.to_string())
+            )
+        })
+    }
+
+    /// The coordinates of a flat index: `[i]` for vectors, `[row, col]` for matrices.
+    pub fn coordinates(&self, flat: usize) -> Vec<usize> {
         let mut coords = Vec::new();
         let mut rest = flat;
         for &dim in self.shape.iter().rev() {
-            coords.push(rest % dim);
-            rest /= dim;
+            coords.push(rest % dim.max(1));
+            rest /= dim.max(1);
         }
         coords.reverse();
-        let coords: Vec<String> = coords.iter().map(usize::to_string).collect();
+        coords
+    }
+
+    /// `[i]` for vectors, `[row, col]` for matrices.
+    pub fn index(&self, flat: usize) -> String {
+        let coords: Vec<String> = self
+            .coordinates(flat)
+            .iter()
+            .map(usize::to_string)
+            .collect();
         format!("{}[{}]", self.name, coords.join(", "))
     }
 

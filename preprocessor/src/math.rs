@@ -1,0 +1,196 @@
+//! Math, rendered to MathML while the book builds.
+//!
+//! Chapters write `\\( … \\)` inline and `$$ … $$` (or `\\[ … \\]`) for
+//! displays, as mdBook's MathJax support expects. MathJax would be fetched
+//! from a CDN by every reader, which fails offline and in tests; MathML is
+//! rendered by the browser itself (Chromium, Firefox and Safari all do), so
+//! the page carries its math and needs no script at all.
+//!
+//! Code blocks and code spans are left alone: `\\(` in a kernel is code.
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_latex::config::DisplayMode;
+use pulldown_latex::{RenderConfig, Storage, push_mathml};
+use std::ops::Range;
+
+/// Delimiters: (open, close, display).
+const DELIMITERS: &[(&str, &str, bool)] = &[
+    ("$$", "$$", true),
+    ("\\\\[", "\\\\]", true),
+    ("\\\\(", "\\\\)", false),
+];
+
+/// The chapter with every formula replaced by MathML, or the first formula
+/// that does not parse (with its line).
+pub fn render(markdown: &str) -> Result<String, String> {
+    let code = code_ranges(markdown);
+    let mut out = String::with_capacity(markdown.len());
+    let mut at = 0;
+    while let Some((start, open, close, display)) = next_open(markdown, at, &code) {
+        let body_start = start + open.len();
+        let Some(len) = markdown[body_start..].find(close) else {
+            let line = markdown[..start].lines().count() + 1;
+            return Err(format!(
+                "line {line}: `{open}` is never closed by `{close}`"
+            ));
+        };
+        let latex = &markdown[body_start..body_start + len];
+        let mathml = to_mathml(latex, display).map_err(|e| {
+            let line = markdown[..start].lines().count().max(1);
+            format!("line {line}: cannot render `{}`: {e}", latex.trim())
+        })?;
+        out.push_str(&markdown[at..start]);
+        out.push_str(&mathml);
+        at = body_start + len + close.len();
+    }
+    out.push_str(&markdown[at..]);
+    Ok(out)
+}
+
+/// The earliest opening delimiter at or after `from` that is not in code.
+fn next_open(
+    markdown: &str,
+    from: usize,
+    code: &[Range<usize>],
+) -> Option<(usize, &'static str, &'static str, bool)> {
+    let mut from = from;
+    loop {
+        let (start, open, close, display) = DELIMITERS
+            .iter()
+            .filter_map(|&(o, c, d)| markdown[from..].find(o).map(|i| (from + i, o, c, d)))
+            .min_by_key(|&(i, ..)| i)?;
+        match code.iter().find(|r| r.contains(&start)) {
+            Some(r) => from = r.end,
+            None => return Some((start, open, close, display)),
+        }
+    }
+}
+
+/// Byte ranges of code blocks, code spans and raw HTML blocks.
+fn code_ranges(markdown: &str) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut block_start = None;
+    for (event, range) in Parser::new_ext(markdown, Options::all()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock) => block_start = Some(range.start),
+            Event::End(TagEnd::CodeBlock | TagEnd::HtmlBlock) => {
+                ranges.push(block_start.take().unwrap_or(range.start)..range.end)
+            }
+            Event::Code(_) | Event::InlineHtml(_) => ranges.push(range),
+            _ => {}
+        }
+    }
+    ranges
+}
+
+/// One formula as MathML on a single line, safe inside markdown text.
+fn to_mathml(latex: &str, display: bool) -> Result<String, String> {
+    let storage = Storage::new();
+    let events = pulldown_latex::Parser::new(latex.trim(), &storage)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let config = RenderConfig {
+        display_mode: if display {
+            DisplayMode::Block
+        } else {
+            DisplayMode::Inline
+        },
+        ..RenderConfig::default()
+    };
+    let mut mathml = String::new();
+    push_mathml(
+        &mut mathml,
+        events.into_iter().map(Ok::<_, std::convert::Infallible>),
+        config,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(markdown_safe(&mathml))
+}
+
+/// Keeps markdown from reading MathML text as emphasis, links or table
+/// cells: the characters it would act on become character references.
+fn markdown_safe(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            _ => {}
+        }
+        match c {
+            '\n' => out.push(' '),
+            '*' | '_' | '[' | ']' | '`' | '~' | '\\' | '|' | '$' if !in_tag => {
+                out.push_str(&format!("&#{};", c as u32));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formulas_become_mathml_and_code_stays_table() {
+        let cases: &[(&str, &[&str], &[&str])] = &[
+            (
+                "For every \\\\( i \\\\):\n",
+                &["For every <math", "<mi>i</mi>", "</math>:"],
+                &["\\\\("],
+            ),
+            (
+                "$$ out[i] = a[i] + 10 $$\n",
+                &["<math display=\"block\"", "<mn>10</mn>"],
+                &["$$"],
+            ),
+            (
+                "$$ \\text{row sum:}\\quad out[r] = \\sum_{c=0}^{N-1} a[r][c], \\qquad\n   x $$\n",
+                &["<munderover>", "row sum:"],
+                &["$$", "\n   x"],
+            ),
+            (
+                "`\\\\( i \\\\)` and\n\n```c\n$$ not math $$\n```\n",
+                &["`\\\\( i \\\\)`", "$$ not math $$"],
+                &["<math"],
+            ),
+            (
+                "\\\\( \\lceil size / blockDim \\rceil \\\\)",
+                &["⌈", "⌉"],
+                &[],
+            ),
+        ];
+        for (markdown, present, absent) in cases {
+            let html = render(markdown).unwrap();
+            for part in *present {
+                assert!(html.contains(part), "{markdown:?} → {html}: lacks {part:?}");
+            }
+            for part in *absent {
+                assert!(!html.contains(part), "{markdown:?} → {html}: has {part:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn markdown_cannot_touch_the_mathml() {
+        let html = render("\\\\( a_i * b_j \\\\)").unwrap();
+        assert!(!html.contains('*') && !html.contains('_'), "{html}");
+        let events: Vec<Event> = Parser::new(&html).collect();
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Event::Start(Tag::Emphasis | Tag::Strong))),
+            "{events:?}"
+        );
+    }
+
+    #[test]
+    fn broken_formulas_fail_with_their_line() {
+        let error = render("one\n\ntwo \\\\( \\frac{1 \\\\)\n").unwrap_err();
+        assert!(error.starts_with("line 3: cannot render"), "{error}");
+        let error = render("one\n$$ x\n").unwrap_err();
+        assert!(error.contains("never closed"), "{error}");
+    }
+}

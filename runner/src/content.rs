@@ -1,0 +1,158 @@
+//! Content checks: the book's parts agree with one another.
+//!
+//! The chapter tests run every kernel; these look at what surrounds them:
+//! the table of contents and the chapter files, the tips a learner asks
+//! for, and the skeletons the learner's workspace is made of.
+
+use crate::book::Book;
+use crate::diag::Located;
+use crate::summary;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Every disagreement found, each at the line to fix.
+pub fn problems(book: &Book) -> Vec<Located> {
+    let mut found = Vec::new();
+    let entries = match summary::read(&book.src) {
+        Ok(entries) => entries,
+        Err(e) => return vec![e],
+    };
+    let summary_file = book.src.join("SUMMARY.md");
+    let listed: BTreeSet<PathBuf> = entries.iter().map(|e| canonical(&e.path)).collect();
+    for entry in &entries {
+        if !entry.path.is_file() {
+            found.push(Located::new(
+                &summary_file,
+                entry.line,
+                format!(
+                    "`{}` links {}, which does not exist",
+                    entry.title,
+                    entry.path.display()
+                ),
+            ));
+        }
+    }
+    let mut orphans = BTreeSet::new();
+    for puzzle in &book.puzzles {
+        let at = |message: String| {
+            Located::new(
+                &puzzle.spec.origin.file,
+                puzzle.spec.origin.first_line,
+                message,
+            )
+        };
+        if !listed.contains(&canonical(&puzzle.chapter)) && orphans.insert(&puzzle.chapter) {
+            found.push(Located::new(
+                &puzzle.chapter,
+                0,
+                format!(
+                    "this chapter declares puzzles (`{}`…) but src/SUMMARY.md does not list it, \
+                     so mdBook never renders it; add it there",
+                    puzzle.id()
+                ),
+            ));
+        }
+        if puzzle.spec.raw.hints.is_empty() {
+            found.push(at(format!(
+                "`{}` has no `hints`: `runner hint` would have nothing to say; add a tip or two",
+                puzzle.id()
+            )));
+        }
+        for (lang, kernel) in &puzzle.kernels {
+            let skeleton = kernel.skeleton().text;
+            if skeleton == kernel.solution().text || !skeleton.contains("FILL ME IN") {
+                found.push(kernel.source.locate(
+                    1,
+                    format!(
+                        "the {} skeleton of `{}` gives the learner nothing to fill in",
+                        lang.label(),
+                        puzzle.id()
+                    ),
+                ));
+            }
+            // Kernels written inline in a chapter have no folder of their own.
+            let folder = kernel
+                .source
+                .main_file()
+                .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
+                .and_then(Path::parent)
+                .and_then(Path::file_name);
+            if folder.is_some_and(|f| f != puzzle.id()) {
+                found.push(kernel.source.locate(
+                    1,
+                    format!(
+                        "the {} kernel of `{}` lives outside kernels/{}/, where AUTHORING.md puts it",
+                        lang.label(),
+                        puzzle.id(),
+                        puzzle.id()
+                    ),
+                ));
+            }
+        }
+    }
+    found
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learner::workspace::tests::book;
+
+    /// (what is broken, how, phrase of the problem it must cause)
+    type Case = (&'static str, fn(&Path), &'static str);
+
+    #[test]
+    fn each_kind_of_drift_is_found() {
+        let cases: &[Case] = &[
+            ("nothing", |_| {}, ""),
+            (
+                "a listed chapter is missing",
+                |d| {
+                    let s = d.join("src/SUMMARY.md");
+                    let text = std::fs::read_to_string(&s).unwrap() + "- [Gone](gone.md)\n";
+                    std::fs::write(s, text).unwrap();
+                },
+                "links ",
+            ),
+            (
+                "a chapter with puzzles is not listed",
+                |d| {
+                    let s = d.join("src/SUMMARY.md");
+                    let text = std::fs::read_to_string(&s)
+                        .unwrap()
+                        .replace("- [One](one.md)\n", "");
+                    std::fs::write(s, text).unwrap();
+                },
+                "does not list it",
+            ),
+            (
+                "a puzzle without tips",
+                |d| {
+                    let c = d.join("src/one.md");
+                    let text = std::fs::read_to_string(&c)
+                        .unwrap()
+                        .replace("hints:\n  - first\n  - second\n", "");
+                    std::fs::write(c, text).unwrap();
+                },
+                "has no `hints`",
+            ),
+        ];
+        for (name, breakage, phrase) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            book(dir.path());
+            breakage(dir.path());
+            let loaded = Book::load(dir.path()).unwrap();
+            let found = problems(&loaded);
+            if phrase.is_empty() {
+                assert!(found.is_empty(), "{name}: {found:?}");
+            } else {
+                assert_eq!(found.len(), 1, "{name}: {found:?}");
+                assert!(found[0].message.contains(phrase), "{name}: {found:?}");
+            }
+        }
+    }
+}

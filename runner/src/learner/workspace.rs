@@ -1,0 +1,231 @@
+//! The learner's workspace: a git-ignored copy of every skeleton to edit.
+//!
+//! `.learner/<puzzle>/<kernel file>` holds one file per puzzle and language,
+//! named like the book's kernel (`.learner/p03_guard/add_10_guard.wgsl`).
+//! Copies are created when missing and never overwritten, except by an
+//! explicit reset; the book's own sources are only ever read.
+
+use crate::book::{Book, Puzzle};
+use crate::kernel::Lang;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The folder, relative to the book, that holds the learner's copies.
+pub const DIR: &str = ".learner";
+
+/// Where the learner's copies live.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub root: PathBuf,
+}
+
+/// What [`Workspace::ensure`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Created {
+    pub files: Vec<PathBuf>,
+}
+
+impl Workspace {
+    /// The workspace at `dir`, or `<book>/.learner` when none is given.
+    pub fn new(book: &Book, dir: Option<PathBuf>) -> Workspace {
+        Workspace {
+            root: dir.unwrap_or_else(|| book.root.join(DIR)),
+        }
+    }
+
+    /// The learner's file for one puzzle and language (which may not exist yet).
+    pub fn file(&self, puzzle: &Puzzle, lang: Lang) -> PathBuf {
+        self.root.join(puzzle.id()).join(file_name(puzzle, lang))
+    }
+
+    /// Creates every missing copy from its skeleton; existing files are kept
+    /// as they are (they are the learner's work).
+    pub fn ensure(&self, book: &Book) -> io::Result<Created> {
+        let mut created = Created::default();
+        for puzzle in &book.puzzles {
+            for (&lang, kernel) in &puzzle.kernels {
+                let path = self.file(puzzle, lang);
+                if path.exists() {
+                    continue;
+                }
+                std::fs::create_dir_all(path.parent().unwrap_or(&self.root))?;
+                std::fs::write(&path, kernel.skeleton().text)?;
+                created.files.push(path);
+            }
+        }
+        Ok(created)
+    }
+
+    /// Puts the skeleton back into the learner's copy. The text it replaces,
+    /// if any and different, is kept beside it as `<file>.bak` and returned.
+    pub fn reset(&self, puzzle: &Puzzle, lang: Lang) -> io::Result<Option<PathBuf>> {
+        let Some(kernel) = puzzle.kernel(lang) else {
+            return Ok(None);
+        };
+        let path = self.file(puzzle, lang);
+        let skeleton = kernel.skeleton().text;
+        let mut backup = None;
+        if let Ok(old) = std::fs::read(&path)
+            && old != skeleton.as_bytes()
+        {
+            let bak = path.with_file_name(format!(
+                "{}.bak",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            ));
+            std::fs::write(&bak, old)?;
+            backup = Some(bak);
+        }
+        std::fs::create_dir_all(path.parent().unwrap_or(&self.root))?;
+        std::fs::write(&path, skeleton)?;
+        Ok(backup)
+    }
+
+    /// The puzzle and language whose learner's file `path` is, if it is one
+    /// (editors' swap files, backups and the progress file are not).
+    pub fn locate<'b>(&self, book: &'b Book, path: &Path) -> Option<(&'b Puzzle, Lang)> {
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let root = self
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| self.root.clone());
+        let relative = path.strip_prefix(&root).ok()?;
+        let mut parts = relative.components();
+        let id = parts.next()?.as_os_str().to_str()?;
+        let name = parts.next()?.as_os_str().to_str()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        let puzzle = book.puzzles.iter().find(|p| p.id() == id)?;
+        let lang = Lang::ALL
+            .into_iter()
+            .find(|&l| puzzle.kernel(l).is_some() && file_name(puzzle, l) == name)?;
+        Some((puzzle, lang))
+    }
+}
+
+/// The learner's file name: the book's kernel file name (`add_10_guard.cu`),
+/// or `<puzzle>.<ext>` for a kernel written inline in its chapter.
+pub fn file_name(puzzle: &Puzzle, lang: Lang) -> String {
+    let from_book = puzzle
+        .kernel(lang)
+        .and_then(|k| k.source.main_file())
+        .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
+        .and_then(|f| f.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    from_book.unwrap_or_else(|| format!("{}.{}", puzzle.id(), lang.extension()))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A book of two puzzles, p1 (WGSL and CUDA, from kernel files) and p2
+    /// (WGSL written inline in its chapter).
+    pub(crate) fn book(dir: &Path) -> Book {
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("book.toml", "[book]\ntitle = \"t\"\n");
+        write(
+            "src/SUMMARY.md",
+            "# Summary\n\n- [Two](two.md)\n- [One](one.md)\n",
+        );
+        // `extra`: more spec lines, e.g. a `why_no_kernel` reason.
+        let spec = |id: &str, extra: &str| {
+            format!(
+                "```puzzle\nid: {id}\ntitle: T {id}\nkernel: k\ngrid: [1]\nblock: [4]\nbuffers:\n  out: {{ len: 4, output: true }}\nargs: [out]\nexpect:\n  out: [1, 1, 1, 1]\nhints:\n  - first\n  - second\n{extra}```\n"
+            )
+        };
+        let wgsl = "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n@compute @workgroup_size(4)\nfn k(@builtin(local_invocation_id) l: vec3<u32>) {\n    // BEGIN PUZZLE\n    out[l.x] = 1.0;\n    // END PUZZLE\n}\n";
+        write("kernels/p1/k.wgsl", wgsl);
+        write(
+            "kernels/p1/k.cu",
+            "extern \"C\" __global__ void k(float* out) {\n    // BEGIN PUZZLE\n    out[threadIdx.x] = 1.0f;\n    // END PUZZLE\n}\n",
+        );
+        write(
+            "src/one.md",
+            &format!(
+                "# One\n\n{}\n```wgsl,puzzle=p1\n{{{{#include ../kernels/p1/k.wgsl}}}}\n```\n\n```cuda,puzzle=p1\n{{{{#include ../kernels/p1/k.cu}}}}\n```\n",
+                spec("p1", "")
+            ),
+        );
+        write(
+            "src/two.md",
+            &format!(
+                "# Two\n\n{}\n```wgsl,puzzle=p2\n{wgsl}```\n",
+                spec("p2", "why_no_kernel: { cuda: \"shown in WGSL only\" }\n")
+            ),
+        );
+        Book::load(dir).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    #[test]
+    fn creates_every_copy_once_and_keeps_the_learners_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = book(dir.path());
+        let ws = Workspace::new(&book, None);
+        let created = ws.ensure(&book).unwrap();
+        let names: Vec<String> = created
+            .files
+            .iter()
+            .map(|f| f.strip_prefix(&ws.root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["p1/k.cu", "p1/k.wgsl", "p2/p2.wgsl"]);
+        let p1 = book.find("p1").unwrap();
+        let wgsl = ws.file(p1, Lang::Wgsl);
+        assert!(
+            std::fs::read_to_string(&wgsl)
+                .unwrap()
+                .contains("FILL ME IN")
+        );
+        std::fs::write(&wgsl, "my work").unwrap();
+        assert_eq!(ws.ensure(&book).unwrap(), Created::default());
+        assert_eq!(std::fs::read_to_string(&wgsl).unwrap(), "my work");
+        // Deleting the workspace and asking again recreates it.
+        std::fs::remove_dir_all(&ws.root).unwrap();
+        assert_eq!(ws.ensure(&book).unwrap().files.len(), 3);
+    }
+
+    #[test]
+    fn reset_restores_the_skeleton_and_keeps_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = book(dir.path());
+        let ws = Workspace::new(&book, None);
+        ws.ensure(&book).unwrap();
+        let p1 = book.find("p1").unwrap();
+        let file = ws.file(p1, Lang::Cuda);
+        let skeleton = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(ws.reset(p1, Lang::Cuda).unwrap(), None, "nothing to keep");
+        std::fs::write(&file, "attempt").unwrap();
+        let backup = ws.reset(p1, Lang::Cuda).unwrap().unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), skeleton);
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), "attempt");
+        assert!(backup.ends_with("p1/k.cu.bak"));
+    }
+
+    #[test]
+    fn locate_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = book(dir.path());
+        let ws = Workspace::new(&book, None);
+        ws.ensure(&book).unwrap();
+        let cases = [
+            ("p1/k.wgsl", Some(("p1", Lang::Wgsl))),
+            ("p1/k.cu", Some(("p1", Lang::Cuda))),
+            ("p2/p2.wgsl", Some(("p2", Lang::Wgsl))),
+            ("p1/k.cu.bak", None),
+            ("p1/.k.wgsl.swp", None),
+            ("progress.json", None),
+            ("p9/k.wgsl", None),
+        ];
+        for (relative, want) in cases {
+            let got = ws
+                .locate(&book, &ws.root.join(relative))
+                .map(|(p, l)| (p.id(), l));
+            assert_eq!(got, want, "{relative}");
+        }
+        assert!(ws.locate(&book, &dir.path().join("src/one.md")).is_none());
+    }
+}

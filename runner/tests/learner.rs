@@ -1,0 +1,379 @@
+//! The learner's loop, end to end on the real book: `runner check` (text and
+//! JSON), `hint`, `progress`, `reset` and `watch`, each in a workspace of
+//! its own in a temporary folder.
+//!
+//! Checks that need WGSL to run are skipped, by name and with the reason,
+//! where wgpu finds no adapter.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use runner::kernel::Lang;
+use runner::learner::{Verdict, Workspace, check};
+use runner::{BackendKind, Book, Runner, Settings};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+
+static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
+    Runner::new(Settings {
+        timing_samples: 0,
+        ..Settings::default()
+    })
+});
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The WGSL skeleton of puzzle 3 with its learner's line replaced by `body`.
+fn p03_wgsl(book: &Book, body: &str) -> String {
+    let kernel = book.find("p03_guard").unwrap().kernel(Lang::Wgsl).unwrap();
+    kernel
+        .skeleton()
+        .text
+        .replace("    // FILL ME IN (roughly 2 lines)", body)
+}
+
+const NO_GUARD: &str = "    out[i] = a[i] + 10.0;";
+const WRONG_INDEX: &str = "    if (i < size) {\n        out[i] = a[0] + 10.0;\n    }";
+const HARD_CODED: &str = "    if (i < 4u) {\n        out[i] = a[i] + 10.0;\n    }";
+const SOLVED: &str = "    if (i < size) {\n        out[i] = a[i] + 10.0;\n    }";
+
+/// (case, learner's region, verdict, finding kinds in order)
+const P03_CASES: &[(&str, &str, Verdict, &[&str])] = &[
+    (
+        "skeleton",
+        "    // FILL ME IN",
+        Verdict::Fail,
+        &["never_written"],
+    ),
+    ("missing guard", NO_GUARD, Verdict::Fail, &["out_of_bounds"]),
+    ("wrong index", WRONG_INDEX, Verdict::Fail, &["wrong_values"]),
+    (
+        "size written as a number",
+        HARD_CODED,
+        Verdict::Fail,
+        &["stress_only", "never_written"],
+    ),
+    (
+        "syntax error",
+        "    out[i] = a[i] + 10.0",
+        Verdict::CompileError,
+        &["compile_error"],
+    ),
+    ("solution", SOLVED, Verdict::Pass, &[]),
+];
+
+fn diagnoses_puzzle_3() -> Result<(), Failed> {
+    let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let puzzle = book.find("p03_guard")?;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("add_10_guard.wgsl");
+    for (name, body, verdict, kinds) in P03_CASES {
+        std::fs::write(&file, p03_wgsl(&book, body))?;
+        let report = check(&RUNNER, puzzle, Lang::Wgsl, &file);
+        let json = serde_json::to_value(&report)?;
+        let got: Vec<&str> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        if report.verdict != *verdict || got != *kinds {
+            return Err(format!(
+                "{name}: expected {verdict:?} with {kinds:?}, got {:?} with {got:?}:\n{}",
+                report.verdict,
+                runner::learner::render::render(&report)
+            )
+            .into());
+        }
+    }
+    // The details a learner acts on.
+    std::fs::write(&file, p03_wgsl(&book, WRONG_INDEX))?;
+    let json = serde_json::to_value(check(&RUNNER, puzzle, Lang::Wgsl, &file))?;
+    let wrong = &json["findings"][0];
+    assert_eq!(wrong["elements"][0]["index"], serde_json::json!([1]));
+    assert_eq!(wrong["elements"][0]["got"], 10.0);
+    assert_eq!(wrong["elements"][0]["expected"], 11.0);
+    std::fs::write(&file, p03_wgsl(&book, HARD_CODED))?;
+    let json = serde_json::to_value(check(&RUNNER, puzzle, Lang::Wgsl, &file))?;
+    assert_eq!(json["runs"][1]["stage"], "stress");
+    assert_eq!(json["runs"][1]["constants"]["SIZE"], 7);
+    assert_eq!(
+        json["runs"][1]["outputs"][0]["got"][6],
+        serde_json::Value::Null
+    );
+    // A compile error names the learner's file and line.
+    std::fs::write(&file, p03_wgsl(&book, "    out[i] = b[i] + 10.0;"))?;
+    let json = serde_json::to_value(check(&RUNNER, puzzle, Lang::Wgsl, &file))?;
+    assert_eq!(json["findings"][0]["line"], 9, "{json}");
+    assert!(
+        json["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains('b'),
+        "{json}"
+    );
+    assert_eq!(json["findings"][0]["file"], file.to_str().unwrap());
+    Ok(())
+}
+
+/// Runs the CLI with a workspace in `ws`; returns (exit code, stdout, stderr).
+fn cli(ws: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_runner"));
+    command
+        .arg("--book")
+        .arg(root())
+        .arg("--workspace")
+        .arg(ws)
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("NO_COLOR");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = command.output().expect("running runner");
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}
+
+fn check_cli_text_and_json() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join(".learner");
+    // A fresh workspace: the skeleton, never written.
+    let (code, out, err) = cli(&ws, &["check", "p03_guard"], &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("created "),
+        "a fresh workspace is announced: {err}"
+    );
+    assert!(!out.contains('\x1b'), "piped output must be plain: {out:?}");
+    let order = [
+        "out:",
+        "expected:",
+        "✘ FAIL: p03_guard (WGSL)",
+        "were never written",
+        "→ ",
+    ];
+    let mut at = 0;
+    for part in order {
+        let found = out[at..]
+            .find(part)
+            .ok_or_else(|| format!("{part:?} missing or out of order in:\n{out}"))?;
+        at += found;
+    }
+    // Colour when forced (as on a terminal): the unwritten elements are highlighted.
+    let (_, coloured, _) = cli(&ws, &["check", "p03_guard"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(coloured.contains("\x1b[1m\x1b[33m"), "{coloured:?}");
+    // JSON: the documented shape.
+    let (code, out, _) = cli(&ws, &["check", "p03_guard", "--json"], &[]);
+    assert_eq!(code, 1);
+    let json: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(json["schema"], 1);
+    assert_eq!(json["verdict"], "fail");
+    assert_eq!(json["lang"], "wgsl");
+    assert_eq!(json["findings"][0]["kind"], "never_written");
+    assert_eq!(json["findings"][0]["count"], 4);
+    // Solve it in the learner's file; the book's sources stay untouched.
+    let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let kernel_file = root().join("kernels/p03_guard/add_10_guard.wgsl");
+    let before = std::fs::read(&kernel_file)?;
+    std::fs::write(
+        ws.join("p03_guard/add_10_guard.wgsl"),
+        p03_wgsl(&book, SOLVED),
+    )?;
+    let (code, out, err) = cli(&ws, &["check", "p03_guard"], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("✔ PASS"), "{out}");
+    assert!(out.contains("at every stress size (SIZE=7)"), "{out}");
+    assert!(out.contains("Next: p04_map_2d (2D Map)"), "{out}");
+    assert_eq!(std::fs::read(&kernel_file)?, before);
+    let (_, progress, _) = cli(&ws, &["progress"], &[]);
+    let line = progress
+        .lines()
+        .find(|l| l.starts_with("p03_guard"))
+        .unwrap_or_default();
+    assert!(line.contains("✔ passes"), "{progress}");
+    assert!(progress.contains("WGSL: 1 of"), "{progress}");
+    Ok(())
+}
+
+fn hint_reset_and_bad_input() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join(".learner");
+    let (_, first, _) = cli(&ws, &["hint", "p03_guard"], &[]);
+    let (_, second, _) = cli(&ws, &["hint", "p03_guard"], &[]);
+    assert!(
+        first.contains("1 of 3") && !first.contains("  2. "),
+        "{first}"
+    );
+    assert!(
+        second.contains("2 of 3") && second.contains("  2. Compare"),
+        "{second}"
+    );
+    let file = ws.join("p01_map/add_10.wgsl");
+    for (bytes, phrase) in [
+        (&b""[..], "is empty"),
+        (&b"\x00\x01\x02"[..], "is not a text file"),
+        (&b"fn other() {}\n"[..], "does not define `add_10`"),
+    ] {
+        std::fs::write(&file, bytes)?;
+        let (code, out, _) = cli(&ws, &["check", "p01_map", "--lang", "wgsl"], &[]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains(phrase), "{out}");
+        assert!(out.contains("runner reset p01_map --lang wgsl"), "{out}");
+    }
+    let (code, out, _) = cli(&ws, &["reset", "p01_map", "--lang", "wgsl"], &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("your version is in"), "{out}");
+    assert!(std::fs::read_to_string(&file)?.contains("FILL ME IN"));
+    // Deleting the workspace and running again recreates it.
+    std::fs::remove_dir_all(&ws)?;
+    let (_, _, err) = cli(&ws, &["progress"], &[]);
+    assert!(err.contains("created"), "{err}");
+    assert!(file.is_file());
+    Ok(())
+}
+
+/// CUDA C: run where a GPU is, compiled (and said so) where only NVRTC is,
+/// and a sentence where neither is.
+fn cuda_says_what_it_can_do_here() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join(".learner");
+    let (code, out, err) = cli(&ws, &["check", "p03_guard", "--lang", "cuda"], &[]);
+    let text = format!("{out}{err}");
+    match RUNNER.backend(BackendKind::Cuda) {
+        Ok(b) if b.runs_kernels() => assert_eq!(code, 1, "the skeleton fails: {text}"),
+        Ok(_) => {
+            assert_eq!(code, 2, "{text}");
+            assert!(text.contains("– COMPILES"), "{text}");
+            assert!(
+                text.contains("CUDA C can only be compiled on this machine"),
+                "{text}"
+            );
+            assert!(
+                text.contains("runner check p03_guard --lang wgsl"),
+                "{text}"
+            );
+        }
+        Err(_) => {
+            assert_eq!(code, 2, "{text}");
+            assert!(text.contains("cuda unavailable"), "{text}");
+        }
+    }
+    Ok(())
+}
+
+/// `runner watch`, piped: every save is checked, and a pass moves on.
+fn watch_follows_saves() -> Result<(), Failed> {
+    let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let dir = tempfile::tempdir()?;
+    let ws_dir = dir.path().join(".learner");
+    let ws = Workspace::new(&book, Some(ws_dir.clone()));
+    ws.ensure(&book)?;
+    let file = ws.file(book.find("p03_guard")?, Lang::Wgsl);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runner"))
+        .arg("--book")
+        .arg(root())
+        .arg("--workspace")
+        .arg(&ws_dir)
+        .args(["watch", "p03_guard"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    // Reads output until a line contains `until`; false after the deadline.
+    let mut read_until = |until: &str| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    seen.push_str(&line);
+                    seen.push('\n');
+                    if line.contains(until) {
+                        return true;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+        false
+    };
+    let mut steps = vec![read_until("Ctrl-C stops")];
+    for body in [NO_GUARD, WRONG_INDEX, SOLVED] {
+        std::fs::write(&file, p03_wgsl(&book, body))?;
+        steps.push(read_until("Ctrl-C stops"));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    if steps.iter().any(|ok| !ok) {
+        return Err(format!("watch stopped answering ({steps:?}):\n{seen}").into());
+    }
+    let checks: Vec<&str> = seen.split("── check ").skip(1).collect();
+    assert_eq!(
+        checks.len(),
+        4,
+        "one check at the start and one per save:\n{seen}"
+    );
+    assert!(checks[0].contains("were never written"), "{}", checks[0]);
+    assert!(checks[1].contains("out-of-bounds write"), "{}", checks[1]);
+    assert!(
+        checks[2].contains("are wrong: out[1], out[2], out[3]"),
+        "{}",
+        checks[2]
+    );
+    assert!(checks[3].contains("✔ PASS"), "{}", checks[3]);
+    assert!(checks[3].contains("now on p04_map_2d"), "{}", checks[3]);
+    assert!(!seen.contains('\x1b'), "piped watch output must be plain");
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let wgpu = RUNNER
+        .backend(BackendKind::Wgpu)
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    let needs_wgsl: [(&str, fn() -> Result<(), Failed>); 4] = [
+        ("check::diagnoses_puzzle_3", diagnoses_puzzle_3),
+        ("cli::check_text_and_json", check_cli_text_and_json),
+        ("cli::hint_reset_and_bad_input", hint_reset_and_bad_input),
+        ("cli::watch_follows_saves", watch_follows_saves),
+    ];
+    let mut trials: Vec<Trial> = needs_wgsl
+        .into_iter()
+        .map(|(name, test)| match &wgpu {
+            Ok(()) => Trial::test(name, test),
+            Err(reason) => Trial::test(name, || Ok(()))
+                .with_kind(format!("skipped: {reason}"))
+                .with_ignored_flag(true),
+        })
+        .collect();
+    trials.push(Trial::test(
+        "cli::cuda_says_what_it_can_do_here",
+        cuda_says_what_it_can_do_here,
+    ));
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -1,0 +1,272 @@
+//! The rendered book in a real browser: the real `mdbook build`, served over
+//! HTTP, opened in headless Chromium, and checked on the DOM: the page
+//! renders, its math is drawn as MathML, CUDA and WGSL code is highlighted,
+//! the results of the build are visible, the collapsed solution opens, and
+//! nothing is logged as an error.
+//!
+//! Without Chromium (Debian's `chromium`; or GPU_PUZZLES_CHROMIUM=/path)
+//! every page is reported as skipped, by name, with that reason.
+
+use book_tests::{build, root, serve};
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::{Log, Runtime};
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+/// Chapters opened, by path under `src/` without `.md`.
+const PAGES: &[&str] = &[
+    "introduction",
+    "fundamentals/p01_map",
+    "fundamentals/p02_zip",
+    "fundamentals/p03_guard",
+    "fundamentals/p04_map_2d",
+    "fundamentals/p05_broadcast",
+    "fundamentals/p06_blocks",
+    "fundamentals/p07_blocks_2d",
+    "fundamentals/p08_shared",
+    "algorithms/layouts",
+    "algorithms/p12_scan",
+    "algorithms/p13_axis_sum",
+];
+
+/// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
+fn chromium() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("GPU_PUZZLES_CHROMIUM") {
+        return Ok(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ] {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(
+        "no Chromium on PATH: install Debian's `chromium` (`apt-get install chromium`) \
+         or set GPU_PUZZLES_CHROMIUM to a Chrome or Chromium binary"
+            .into(),
+    )
+}
+
+/// The built book, its server, and one browser for all pages.
+struct Site {
+    port: u16,
+    browser: Browser,
+    _out: tempfile::TempDir,
+}
+
+static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
+    let chromium = chromium()?;
+    let out = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let built = build(&root(), out.path());
+    if !built.status.success() {
+        return Err(format!(
+            "mdbook build failed:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        ));
+    }
+    let port = serve(out.path().to_path_buf());
+    let options = LaunchOptions::default_builder()
+        .path(Some(chromium))
+        // Root in a container has no user namespaces for the sandbox.
+        .sandbox(false)
+        .window_size(Some((1200, 900)))
+        .idle_browser_timeout(Duration::from_secs(300))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let browser = Browser::new(options).map_err(|e| format!("cannot start Chromium: {e}"))?;
+    Ok(Site {
+        port,
+        browser,
+        _out: out,
+    })
+});
+
+/// Runs `script` (an expression yielding a JSON string) in the page.
+fn eval(tab: &Tab, script: &str) -> Result<Value, Failed> {
+    let result = tab.evaluate(script, false).map_err(|e| e.to_string())?;
+    let text = result
+        .value
+        .and_then(|v| v.as_str().map(str::to_string))
+        .ok_or("the page's script returned nothing")?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+/// What the page shows, measured in the page.
+const INSPECT: &str = r#"JSON.stringify((() => {
+  const main = document.querySelector('main');
+  // checkVisibility: a closed <details> hides its content without removing its boxes.
+  const visible = el => !!el && el.checkVisibility({ visibilityProperty: true });
+  const maths = [...main.querySelectorAll('math')];
+  // Kernel code, not the ```text blocks of outputs beside it.
+  const code = lang => '.puzzle-' + lang + ' pre code:not(.language-text)';
+  const highlighted = lang => [...main.querySelectorAll(code(lang))]
+      .filter(c => c.classList.contains('hljs') && c.querySelector('span[class^="hljs-"]')).length;
+  const solutions = [...main.querySelectorAll('details.puzzle-solution')];
+  return {
+    ready: document.readyState,
+    title: (main.querySelector('h1') || {}).textContent || '',
+    maths: maths.length,
+    mathsDrawn: maths.filter(m => m.getBoundingClientRect().height > 0
+        && getComputedStyle(m).display.includes('math')).length,
+    rawTex: /\\\(|\\\)|\$\$/.test(main.innerText),
+    cudaBlocks: main.querySelectorAll(code('cuda')).length,
+    cudaHighlighted: highlighted('cuda'),
+    wgslBlocks: main.querySelectorAll(code('wgsl')).length,
+    wgslHighlighted: highlighted('wgsl'),
+    config: visible(main.querySelector('.puzzle-config table')),
+    verdictsShown: [...main.querySelectorAll('.puzzle-verdict')].filter(visible)
+        .map(v => v.className),
+    solutions: solutions.length,
+    solutionsOpen: solutions.filter(d => d.open).length,
+  };
+})())"#;
+
+/// Opens the first collapsed solution and reports what it shows.
+const OPEN_SOLUTION: &str = r#"JSON.stringify((() => {
+  const d = document.querySelector('main details.puzzle-solution');
+  const verdict = d.querySelector('.puzzle-verdict');
+  const before = verdict.checkVisibility();
+  d.querySelector('summary').click();
+  return { open: d.open, hiddenBefore: !before,
+           shownAfter: verdict.checkVisibility(), verdict: verdict.className };
+})())"#;
+
+fn check_page(page: &str) -> Result<(), Failed> {
+    let site = SITE.as_ref().map_err(|e| e.clone())?;
+    let source = std::fs::read_to_string(root().join("src").join(format!("{page}.md")))?;
+    let has_math = source.contains("\\\\(") || source.contains("$$");
+    let has_puzzle = source.contains("```puzzle");
+
+    let tab = site.browser.new_tab().map_err(|e| e.to_string())?;
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = errors.clone();
+    tab.enable_log().map_err(|e| e.to_string())?;
+    tab.enable_runtime().map_err(|e| e.to_string())?;
+    tab.add_event_listener(Arc::new(move |event: &Event| {
+        let message = match event {
+            Event::LogEntryAdded(e) if e.params.entry.level == Log::LogEntryLevel::Error => {
+                Some(format!("log: {}", e.params.entry.text))
+            }
+            Event::RuntimeConsoleAPICalled(e)
+                if e.params.Type == Runtime::ConsoleAPICalledEventTypeOption::Error =>
+            {
+                Some(format!("console.error: {:?}", e.params.args))
+            }
+            Event::RuntimeExceptionThrown(e) => {
+                Some(format!("exception: {}", e.params.exception_details.text))
+            }
+            _ => None,
+        };
+        if let Some(m) = message
+            && let Ok(mut list) = sink.lock()
+        {
+            list.push(m);
+        }
+    }))
+    .map_err(|e| e.to_string())?;
+    let url = format!("http://127.0.0.1:{}/{page}.html", site.port);
+    tab.navigate_to(&url)
+        .and_then(|t| t.wait_until_navigated())
+        .map_err(|e| format!("{url}: {e}"))?;
+
+    // Scripts finish after the load event (highlighting runs then): wait for them.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let state = loop {
+        let state = eval(&tab, INSPECT)?;
+        let highlighting_done = state["cudaBlocks"] == state["cudaHighlighted"]
+            && state["wgslBlocks"] == state["wgslHighlighted"];
+        if (state["ready"] == "complete" && highlighting_done) || Instant::now() > deadline {
+            break state;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let fail =
+        |what: &str| -> Result<(), Failed> { Err(format!("{url}: {what}\n{state:#}").into()) };
+    if state["title"]
+        .as_str()
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+    {
+        return fail("no <h1>: the page did not render");
+    }
+    if has_math {
+        let (maths, drawn) = (state["maths"].as_u64(), state["mathsDrawn"].as_u64());
+        if maths.unwrap_or(0) == 0 || maths != drawn {
+            return fail("math is missing, or some <math> is not drawn as MathML");
+        }
+        if state["rawTex"] == true {
+            return fail("raw TeX delimiters are left in the text");
+        }
+    }
+    if has_puzzle {
+        for lang in ["cuda", "wgsl"] {
+            let blocks = state[format!("{lang}Blocks")].as_u64().unwrap_or(0);
+            if blocks == 0 || state[format!("{lang}Highlighted")].as_u64() != Some(blocks) {
+                return fail(&format!(
+                    "{lang} code blocks are missing or not highlighted"
+                ));
+            }
+        }
+        if state["config"] != true {
+            return fail("the puzzle's configuration table is not visible");
+        }
+        let shown: Vec<&str> = state["verdictsShown"]
+            .as_array()
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        // Before opening anything: the skeletons' verdicts (they fail, as expected).
+        if !shown.iter().any(|c| c.contains("puzzle-fail")) {
+            return fail("no skeleton verdict is visible");
+        }
+        if state["solutions"].as_u64().unwrap_or(0) == 0 || state["solutionsOpen"] != 0 {
+            return fail("the solutions are missing, or not collapsed");
+        }
+        let opened = eval(&tab, OPEN_SOLUTION)?;
+        let verdict = opened["verdict"].as_str().unwrap_or_default();
+        if opened["open"] != true || opened["hiddenBefore"] != true || opened["shownAfter"] != true
+        {
+            return Err(format!("{url}: the solution does not open on a click: {opened}").into());
+        }
+        if !(verdict.contains("puzzle-pass") || verdict.contains("puzzle-compiled")) {
+            return Err(format!("{url}: the opened solution shows {verdict}").into());
+        }
+    }
+    // Late errors (a script failing after load) are caught too.
+    std::thread::sleep(Duration::from_millis(300));
+    let errors = errors.lock().map(|e| e.clone()).unwrap_or_default();
+    let _ = tab.close(true);
+    if !errors.is_empty() {
+        return Err(format!("{url} logged errors:\n{}", errors.join("\n")).into());
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let trials = PAGES
+        .iter()
+        .map(|&page| {
+            let name = format!("browser::{page}");
+            match chromium() {
+                Ok(_) => Trial::test(name, move || check_page(page)),
+                Err(reason) => Trial::test(name, || Ok(()))
+                    .with_kind(format!("skipped: {reason}"))
+                    .with_ignored_flag(true),
+            }
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
