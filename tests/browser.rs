@@ -29,8 +29,12 @@ const PAGES: &[&str] = &[
     "fundamentals/p07_blocks_2d",
     "fundamentals/p08_shared",
     "algorithms/layouts",
+    "algorithms/p09_pooling",
+    "algorithms/p10_dot",
+    "algorithms/p11_conv",
     "algorithms/p12_scan",
     "algorithms/p13_axis_sum",
+    "algorithms/p14_matmul",
 ];
 
 /// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
@@ -130,6 +134,16 @@ const INSPECT: &str = r#"JSON.stringify((() => {
         .map(v => v.className),
     solutions: solutions.length,
     solutionsOpen: solutions.filter(d => d.open).length,
+    rooflines: main.querySelectorAll('.puzzle-roofline').length,
+    // A chart is drawn when it has a size on screen, its roofs and its points,
+    // and its ink follows the theme's text colour (currentColor), not black.
+    charts: [...main.querySelectorAll('figure.puzzle-chart svg')].map(svg => ({
+      width: svg.getBoundingClientRect().width,
+      points: svg.querySelectorAll('circle').length,
+      roofs: svg.querySelectorAll('polyline, path').length,
+      ink: getComputedStyle(svg.querySelector('text')).fill,
+      text: getComputedStyle(main).color,
+    })),
   };
 })())"#;
 
@@ -242,6 +256,23 @@ fn check_page(page: &str) -> Result<(), Failed> {
         }
         if !(verdict.contains("puzzle-pass") || verdict.contains("puzzle-compiled")) {
             return Err(format!("{url}: the opened solution shows {verdict}").into());
+        }
+    }
+    // Roofline blocks: recorded results with measured ceilings make a chart.
+    if source.contains("```roofline") {
+        let charts = state["charts"].as_array().cloned().unwrap_or_default();
+        if state["rooflines"].as_u64().unwrap_or(0) == 0 || charts.is_empty() {
+            return fail("a roofline block rendered no chart (are results/*.json calibrated?)");
+        }
+        for chart in &charts {
+            if chart["width"].as_f64().unwrap_or(0.0) < 300.0
+                || chart["roofs"].as_u64().unwrap_or(0) < 2
+                || chart["ink"] != chart["text"]
+            {
+                return fail(&format!(
+                    "a roofline chart is not drawn, or its ink does not follow the theme: {chart}"
+                ));
+            }
         }
     }
     // Late errors (a script failing after load) are caught too.
