@@ -66,7 +66,7 @@ fn sizes(backend: &dyn Backend) -> Sizes {
     Sizes {
         stream_floats: wanted.min(fits) / 4 * 4,
         fma_threads: if gpu { 4096 * 256 } else { 64 * 256 },
-        fma_iterations: if gpu { 4096 } else { 1024 },
+        fma_iterations: if gpu { 1024 } else { 256 },
     }
 }
 
@@ -163,7 +163,8 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
         ],
         vec![0, 1, 2],
     );
-    let fma_flops = 2.0 * 8.0 * size.fma_iterations as f64 * size.fma_threads as f64;
+    // 8 chains × 4 steps per iteration, 2 FLOPs per FMA.
+    let fma_flops = 2.0 * 32.0 * size.fma_iterations as f64 * size.fma_threads as f64;
     let arithmetic = timed(&fma)?;
 
     // WGSL binds every arg of the spec; CUDA's `empty` takes only `out`.

@@ -17,8 +17,9 @@ fn stream_copy(
     }
 }
 
-// Arithmetic: eight independent FMA chains per invocation (as four vec2 pairs
-// would hide nothing: scalars keep the count exact). The sum is stored so the
+// Arithmetic: eight independent FMA chains per invocation, four steps of each
+// per iteration (32 FMAs, written out: naga bounds every loop with a counter,
+// which would otherwise cost as much as the work). The sum is stored so the
 // compiler cannot drop the work. `count` is the number of iterations here.
 @compute @workgroup_size(256)
 fn fma_chains(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -28,6 +29,12 @@ fn fma_chains(@builtin(global_invocation_id) gid: vec3<u32>) {
     let m = 0.9999;
     let c = 1e-4;
     for (var k = 0u; k < count; k++) {
+        a0 = fma(a0, m, c); a1 = fma(a1, m, c); a2 = fma(a2, m, c); a3 = fma(a3, m, c);
+        a4 = fma(a4, m, c); a5 = fma(a5, m, c); a6 = fma(a6, m, c); a7 = fma(a7, m, c);
+        a0 = fma(a0, m, c); a1 = fma(a1, m, c); a2 = fma(a2, m, c); a3 = fma(a3, m, c);
+        a4 = fma(a4, m, c); a5 = fma(a5, m, c); a6 = fma(a6, m, c); a7 = fma(a7, m, c);
+        a0 = fma(a0, m, c); a1 = fma(a1, m, c); a2 = fma(a2, m, c); a3 = fma(a3, m, c);
+        a4 = fma(a4, m, c); a5 = fma(a5, m, c); a6 = fma(a6, m, c); a7 = fma(a7, m, c);
         a0 = fma(a0, m, c); a1 = fma(a1, m, c); a2 = fma(a2, m, c); a3 = fma(a3, m, c);
         a4 = fma(a4, m, c); a5 = fma(a5, m, c); a6 = fma(a6, m, c); a7 = fma(a7, m, c);
     }
