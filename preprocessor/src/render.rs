@@ -183,6 +183,9 @@ fn recorded_results(recorded: &[Recorded]) -> String {
                     recording.runner_version
                 );
                 md.push_str(&result(report));
+                if let Some(note) = launch_note(recording, report) {
+                    let _ = writeln!(md, "<p class=\"puzzle-roofline-note\">{note}</p>\n");
+                }
             }
             Recorded::Stale { recording } => {
                 let _ = writeln!(
@@ -196,6 +199,32 @@ fn recorded_results(recorded: &[Recorded]) -> String {
         }
     }
     md
+}
+
+/// Whether a recorded time says anything about the kernel: within a few
+/// empty-kernel launches (measured by `runner calibrate` on that GPU) it is
+/// the launch that was timed, and the page says so.
+fn launch_note(recording: &runner::record::Recording, report: &RunReport) -> Option<String> {
+    let (ceilings, timing) = (recording.ceilings.as_ref()?, report.timing.as_ref()?);
+    let elements = report
+        .checks
+        .iter()
+        .map(|c| c.shape.iter().product::<usize>())
+        .max()?;
+    let empty = ceilings.launch_us.value;
+    let ratio = timing.median_ms * 1e3 / empty;
+    Some(if ratio < runner::roofline::LAUNCH_BOUND_FACTOR {
+        format!(
+            "Launch-bound: {elements} elements. An empty kernel takes {empty:.1} µs on this GPU, so this time \
+             ({:.1}× that) measures the launch, not the kernel.",
+            ratio
+        )
+    } else {
+        format!(
+            "{:.1}× the {empty:.1} µs of an empty kernel on this GPU ({elements} elements).",
+            ratio
+        )
+    })
 }
 
 /// A run's outputs, verdict, device and time.

@@ -166,7 +166,7 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
                 "\nLaunch-bound: at these sizes (largest buffers of {} elements) each time is within \
                  {} empty-kernel launches, so the percentages measure the launch, not the kernel.\n",
                 elements.join(", "),
-                3
+                roofline::LAUNCH_BOUND_FACTOR
             );
         }
         let points: Vec<Point> = rows

@@ -247,6 +247,8 @@ fn roofline_blocks_chart_recorded_runs() {
         "| `fx` | 4 | 32 | 0.125 |",
         "<svg",
         "memory roof 1000 GB/s",
+        // Recorded times are set against the recorded empty-kernel time.
+        "the 2.0 µs of an empty kernel on this GPU (4 elements)",
     ] {
         assert!(page.contains(text), "missing {text:?}:\n{page}");
     }

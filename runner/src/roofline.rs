@@ -47,7 +47,7 @@ pub struct Placement {
 }
 
 /// A kernel taking under this many empty-kernel times is launch-bound.
-const LAUNCH_BOUND_FACTOR: f64 = 3.0;
+pub const LAUNCH_BOUND_FACTOR: f64 = 3.0;
 
 pub fn intensity(flops: u64, bytes: u64) -> f64 {
     flops as f64 / bytes.max(1) as f64
