@@ -96,11 +96,24 @@ impl Runner {
         source: &SourceText,
         stress: Option<&Constants>,
     ) -> Result<RunReport, Located> {
+        let kind = BackendKind::for_lang(lang);
+        self.run_source_on(kind, puzzle, variant, source, stress)
+    }
+
+    /// [`Runner::run_source`] on a chosen backend (`sim` instead of `wgpu` for WGSL).
+    pub fn run_source_on(
+        &self,
+        kind: BackendKind,
+        puzzle: &Puzzle,
+        variant: Variant,
+        source: &SourceText,
+        stress: Option<&Constants>,
+    ) -> Result<RunReport, Located> {
+        let lang = kind.lang();
         let spec = match stress {
             None => puzzle.spec.resolve(&Constants::new())?,
             Some(case) => puzzle.spec.resolve_stress(case)?,
         };
-        let kind = BackendKind::for_lang(lang);
         // A skeleton is run to show what it prints, not how fast it is.
         let timing_samples = if variant == Variant::Skeleton {
             0

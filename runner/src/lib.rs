@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! chapter.md ─extract─▶ spec + kernel ─backend─▶ outcome ─verify─▶ report
-//!             include     (book)        wgpu/cuda            (page, CLI, tests)
+//!             include     (book)      wgpu/cuda/sim          (page, CLI, tests)
 //! ```
 //!
 //! - [`extract`] finds puzzle and kernel blocks; [`include`] expands
@@ -13,7 +13,8 @@
 //!   [`data`] builds buffer contents).
 //! - [`kernel`] derives the skeleton from the solution; [`source`] maps every
 //!   line back to its file for diagnostics ([`diag`]).
-//! - [`backend`] compiles and runs; [`verify`] judges; [`timing`] summarises;
+//! - [`backend`] compiles and runs (`backend::sim` interprets WGSL on the
+//!   CPU and checks for races, out-of-bounds indices and divergent barriers); [`verify`] judges; [`timing`] summarises;
 //!   [`report`] is what users see; [`check`] ties a run together;
 //!   [`reference`] computes expected outputs at any size (stress runs);
 //!   [`record`] keeps GPU results in committed files for builds without that GPU;

@@ -93,7 +93,7 @@ enum Command {
     },
     /// Measure this machine's ceilings: streaming bandwidth, FP32 rate, launch overhead.
     Calibrate {
-        /// wgpu or cuda (default: every backend that runs kernels here).
+        /// wgpu or cuda (default: every backend that runs kernels on hardware here).
         #[arg(long)]
         backend: Option<String>,
         /// Timed repetitions of each measurement.
@@ -152,7 +152,8 @@ enum Command {
     Run {
         /// Puzzle id, e.g. p01_map (see `runner list`).
         puzzle: String,
-        /// wgpu runs WGSL, cuda runs CUDA C. Default: from --file's extension, else wgpu.
+        /// wgpu runs WGSL on a GPU (or lavapipe), sim runs WGSL on the CPU with race,
+        /// bounds and barrier checks, cuda runs CUDA C. Default: from --file's extension, else wgpu.
         #[arg(long)]
         backend: Option<String>,
         /// Run the skeleton (the code to complete).
@@ -217,7 +218,8 @@ fn missing_kernel(puzzle: &runner::Puzzle, lang: Lang) -> String {
 }
 
 fn parse_backend(name: &str) -> Result<BackendKind> {
-    BackendKind::parse(name).with_context(|| format!("unknown backend `{name}`; use wgpu or cuda"))
+    BackendKind::parse(name)
+        .with_context(|| format!("unknown backend `{name}`; use wgpu, cuda or sim"))
 }
 
 /// `runner calibrate`: measures, prints beside the datasheet, and optionally saves.
@@ -230,7 +232,11 @@ fn calibrate(
 ) -> Result<ExitCode> {
     let kinds = match backend {
         Some(name) => vec![parse_backend(name)?],
-        None => BackendKind::ALL.to_vec(),
+        // A simulator's timings say nothing about hardware: nothing to calibrate.
+        None => BackendKind::ALL
+            .into_iter()
+            .filter(|k| !k.is_simulator())
+            .collect(),
     };
     let runner = Runner::new(Settings::default());
     let mut measured_any = false;
@@ -486,7 +492,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let kind = match backend.as_deref() {
                 Some(name) => BackendKind::parse(name)
-                    .with_context(|| format!("unknown backend `{name}`; use wgpu or cuda"))?,
+                    .with_context(|| format!("unknown backend `{name}`; use wgpu, cuda or sim"))?,
                 None => file_lang
                     .map(BackendKind::for_lang)
                     .unwrap_or(BackendKind::Wgpu),
@@ -542,7 +548,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let mut worst = 0;
             for case in &cases {
-                let report = runner.run_source(puzzle, lang, variant, &source, case.as_ref())?;
+                let report = runner.run_source_on(kind, puzzle, variant, &source, case.as_ref())?;
                 if let Some(case) = case {
                     let set: Vec<String> = case.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     println!(

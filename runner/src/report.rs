@@ -48,7 +48,8 @@ pub struct RunReport {
     pub backend: BackendKind,
     pub device: Option<DeviceInfo>,
     pub status: Status,
-    /// Compiler messages, at the kernel file's lines.
+    /// Compiler messages, or hazards a checking backend saw while the kernel
+    /// ran (races, out-of-bounds indices), at the kernel file's lines.
     pub diagnostics: Vec<Located>,
     /// Why it was not run, or what went wrong with the tool or device.
     pub message: Option<String>,
@@ -94,7 +95,12 @@ impl RunReport {
             Ok(Outcome::Ran(execution)) => {
                 report.checks = verify::check(spec, &execution.outputs);
                 report.timing = execution.timing;
-                report.status = if report.checks.iter().all(BufferCheck::passed) {
+                // A hazard fails the run even where the outputs came out right:
+                // another GPU, or another day, would not be so lucky.
+                report.diagnostics = execution.hazards;
+                report.status = if report.diagnostics.is_empty()
+                    && report.checks.iter().all(BufferCheck::passed)
+                {
                     Status::Pass
                 } else {
                     Status::Fail

@@ -1,6 +1,6 @@
 //! Every chapter's puzzles, as one test per puzzle, language, variant and backend.
 //!
-//! - the solution must pass (wgpu) or compile (CUDA without a GPU);
+//! - the solution must pass (wgpu, sim) or compile (CUDA without a GPU);
 //! - the skeleton must compile and, where it can run, fail;
 //! - a backend that is not here is reported by name as skipped (libtest's
 //!   "ignored", with the reason printed), never passed silently;
@@ -8,7 +8,10 @@
 //!   and is then reported as skipped with that reason;
 //! - the CPU reference reproduces every expected list the spec writes out
 //!   (the seeds' printouts), so the references that judge stress runs are
-//!   themselves checked against the seeds.
+//!   themselves checked against the seeds;
+//! - WGSL runs on wgpu and on the CPU simulator (`sim`, which also checks for
+//!   races, out-of-bounds indices and divergent barriers), and the two agree
+//!   on every solution's outputs.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use runner::expr::Constants;
@@ -16,6 +19,10 @@ use runner::kernel::{Lang, Variant};
 use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
+
+/// Stress runs the simulator takes on in the test suite; larger grids are
+/// listed as skipped (`runner run --backend sim --stress` still runs them).
+const SIM_MAX_INVOCATIONS: u64 = 4096;
 
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     Runner::new(Settings {
@@ -64,7 +71,6 @@ fn main() {
             reference_agrees(&spec)
         }));
         for lang in Lang::ALL {
-            let kind = BackendKind::for_lang(lang);
             let name = format!("{}::{lang}", puzzle.id());
             if puzzle.kernel(lang).is_none() {
                 let id = puzzle.id().to_string();
@@ -94,7 +100,17 @@ fn main() {
                     .into_iter()
                     .map(|c| (Variant::Solution, Some(c))),
             );
-            for (variant, stress) in cases {
+            if lang == Lang::Wgsl {
+                trials.push(agreement(&book, puzzle));
+            }
+            // Each backend that runs this language: the default one, then the others by name.
+            let kinds = BackendKind::ALL.into_iter().filter(|k| k.lang() == lang);
+            for (kind, (variant, stress)) in kinds.flat_map(|k| cases.iter().map(move |c| (k, c))) {
+                let (variant, stress) = (*variant, stress.clone());
+                let name = match kind == BackendKind::for_lang(lang) {
+                    true => name.clone(),
+                    false => format!("{name}::{kind}"),
+                };
                 let name = match &stress {
                     None => format!("{name}::{variant}"),
                     Some(case) => {
@@ -109,9 +125,27 @@ fn main() {
                     let stress = stress.clone();
                     Trial::test(name, move || {
                         let puzzle = book.find(&id).map_err(Failed::from)?;
-                        check(puzzle, lang, variant, stress.as_ref())
+                        check(puzzle, kind, variant, stress.as_ref())
                     })
                 };
+                if kind.is_simulator()
+                    && let Some(case) = &stress
+                {
+                    let spec = puzzle.spec.resolve_stress(case).map_err(|e| e.to_string());
+                    let threads: u64 = spec
+                        .map(|s| s.launches.iter().map(|l| l.total_threads()).sum())
+                        .unwrap_or(0);
+                    if threads > SIM_MAX_INVOCATIONS {
+                        trials.push(
+                            Trial::test(name, || Ok(()))
+                                .with_kind(format!(
+                                    "skipped: {threads} invocations; the suite runs sim stress cases up to {SIM_MAX_INVOCATIONS}"
+                                ))
+                                .with_ignored_flag(true),
+                        );
+                        continue;
+                    }
+                }
                 match RUNNER.backend(kind) {
                     Ok(b) => match b.compile_only() {
                         None => trials.push(make(name).with_kind(kind.to_string())),
@@ -172,13 +206,13 @@ fn reference_agrees(spec: &runner::spec::PuzzleSpec) -> Result<(), Failed> {
 
 fn check(
     puzzle: &Puzzle,
-    lang: Lang,
+    kind: BackendKind,
     variant: Variant,
     stress: Option<&Constants>,
 ) -> Result<(), Failed> {
-    let kernel = puzzle.kernel(lang).ok_or("no kernel")?;
+    let kernel = puzzle.kernel(kind.lang()).ok_or("no kernel")?;
     let report = RUNNER
-        .run_source(puzzle, lang, variant, &kernel.variant(variant), stress)
+        .run_source_on(kind, puzzle, variant, &kernel.variant(variant), stress)
         .map_err(|e| e.to_string())?;
     let ok = match (variant, report.status) {
         (Variant::Solution, Status::Pass) => true,
@@ -196,4 +230,44 @@ fn check(
         };
         Err(format!("expected {want}, got:\n{}", report.to_text()).into())
     }
+}
+
+/// `{id}::wgsl::sim_agrees_with_wgpu`: the simulator's outputs equal wgpu's
+/// on the solution, element by element (poison and guard bands included);
+/// skipped, by name, where wgpu has no adapter.
+fn agreement(book: &Arc<Book>, puzzle: &Puzzle) -> Trial {
+    let name = format!("{}::wgsl::sim_agrees_with_wgpu", puzzle.id());
+    if let Err(e) = RUNNER.backend(BackendKind::Wgpu) {
+        return Trial::test(name, || Ok(()))
+            .with_kind(format!("skipped: {e}"))
+            .with_ignored_flag(true);
+    }
+    let (book, id) = (book.clone(), puzzle.id().to_string());
+    Trial::test(name, move || {
+        let puzzle = book.find(&id).map_err(Failed::from)?;
+        let kernel = puzzle.kernel(Lang::Wgsl).ok_or("no kernel")?;
+        let source = kernel.variant(Variant::Solution);
+        let run = |kind| {
+            RUNNER
+                .run_source_on(kind, puzzle, Variant::Solution, &source, None)
+                .map_err(|e| e.to_string())
+        };
+        let (gpu, sim) = (run(BackendKind::Wgpu)?, run(BackendKind::Sim)?);
+        let seen = |r: &runner::RunReport| {
+            r.checks
+                .iter()
+                .map(|c| (c.name.clone(), c.got.clone(), c.out_of_bounds.clone()))
+                .collect::<Vec<_>>()
+        };
+        if gpu.checks.is_empty() || seen(&gpu) != seen(&sim) {
+            return Err(format!(
+                "wgpu and sim disagree:\n{}\n{}",
+                gpu.to_text(),
+                sim.to_text()
+            )
+            .into());
+        }
+        Ok(())
+    })
+    .with_kind("sim")
 }

@@ -2,7 +2,9 @@
 //! must reject, each with the message and line a user would need.
 //!
 //! Each case runs on its backend when present; otherwise it is listed as
-//! skipped, by name and reason.
+//! skipped, by name and reason. Every WGSL case also runs on the CPU
+//! simulator (`sim`), which must reject it the same way, and must catch
+//! every race of `races.toml` on every run, with the line.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use runner::kernel::{Lang, Variant};
@@ -82,8 +84,12 @@ struct Race {
 }
 
 /// Runs a race fixture at the teaching size (and the stress sizes where the
-/// entry asks): did any run fail?
-fn race_fails(race: &Race, book: &Book) -> Result<bool, Failed> {
+/// entry asks) on `kind`: the report of the first run that failed, if any.
+fn race_fails(
+    race: &Race,
+    book: &Book,
+    kind: BackendKind,
+) -> Result<Option<runner::RunReport>, Failed> {
     let path = fixtures().join("kernels").join(&race.file);
     let mut cases = vec![None];
     if race.stress {
@@ -91,12 +97,12 @@ fn race_fails(race: &Race, book: &Book) -> Result<bool, Failed> {
         cases.extend(puzzle.spec.stress_cases().into_iter().map(Some));
     }
     for case in &cases {
-        let report = run_file(book, &race.puzzle, &path, case.as_ref())?;
+        let report = run_file_on(kind, book, &race.puzzle, &path, case.as_ref())?;
         if report.status != Status::Pass {
-            return Ok(report.status == Status::Fail);
+            return Ok((report.status == Status::Fail).then_some(report));
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 #[derive(serde::Deserialize)]
@@ -430,6 +436,32 @@ fn main() {
             },
         ));
     }
+    // The same WGSL mistakes on the simulator: the same status and message.
+    for &(file, puzzle, status, message, line) in WRONG_KERNELS {
+        let path = fixtures().join("kernels").join(file);
+        if lang_of(&path) != Lang::Wgsl {
+            continue;
+        }
+        trials.push(
+            Trial::test(format!("wrong_kernel::sim::{file}"), move || {
+                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let report = run_file_on(BackendKind::Sim, &book, puzzle, &path, None)?;
+                expect(&report, status)?;
+                let text = report.to_text();
+                if !text.contains(message) {
+                    return Err(format!("the report lacks {message:?}:\n{text}").into());
+                }
+                if let Some(line) = line {
+                    let d = report.diagnostics.first().ok_or("no diagnostic")?;
+                    if d.file != path || d.line != line {
+                        return Err(format!("expected the message at line {line}, got {d}").into());
+                    }
+                }
+                Ok(())
+            })
+            .with_kind("sim"),
+        );
+    }
     for &(puzzle, lang, message) in IMPOSSIBLE_LAUNCHES {
         let needs_gpu = lang == Lang::Cuda && NEED_A_GPU.contains(&puzzle);
         trials.push(trial(
@@ -525,6 +557,9 @@ fn main() {
         let lang = lang_of(&path);
         let kind = BackendKind::for_lang(lang);
         let name = format!("race::{}", race.file);
+        if lang == Lang::Wgsl {
+            trials.push(sim_catches(&race));
+        }
         let device = RUNNER
             .backend(kind)
             .ok()
@@ -549,7 +584,7 @@ fn main() {
         }
         trials.push(trial(name, lang, lang == Lang::Cuda, move || {
             let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
-            if race_fails(&race, &book)? {
+            if race_fails(&race, &book, kind)?.is_some() {
                 Ok(())
             } else {
                 Err(format!(
@@ -579,7 +614,8 @@ fn main() {
             }
             let mut failed = 0;
             for _ in 0..runs {
-                failed += usize::from(race_fails(&race, &book)?);
+                failed +=
+                    usize::from(race_fails(&race, &book, BackendKind::for_lang(lang))?.is_some());
             }
             eprintln!(
                 "race {} on {}: {failed} of {runs} runs failed",
@@ -705,16 +741,58 @@ fn run_file(
     path: &Path,
     stress: Option<&runner::expr::Constants>,
 ) -> Result<runner::RunReport, Failed> {
+    run_file_on(
+        BackendKind::for_lang(lang_of(path)),
+        book,
+        puzzle,
+        path,
+        stress,
+    )
+}
+
+/// [`run_file`] on a chosen backend.
+fn run_file_on(
+    kind: BackendKind,
+    book: &Book,
+    puzzle: &str,
+    path: &Path,
+    stress: Option<&runner::expr::Constants>,
+) -> Result<runner::RunReport, Failed> {
     let source = SourceText::read(path).map_err(|e| e.to_string())?;
     RUNNER
-        .run_source(
-            book.find(puzzle)?,
-            lang_of(path),
-            Variant::File,
-            &source,
-            stress,
-        )
+        .run_source_on(kind, book.find(puzzle)?, Variant::File, &source, stress)
         .map_err(|e| e.to_string().into())
+}
+
+/// `race::sim::{file}`: the simulator fails the race fixture on every run,
+/// with a hazard at the fixture's own file and line, whatever the outputs.
+fn sim_catches(race: &Race) -> Trial {
+    let (file, puzzle, stress) = (race.file.clone(), race.puzzle.clone(), race.stress);
+    Trial::test(format!("race::sim::{file}"), move || {
+        let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+        let race = Race {
+            file: file.clone(),
+            puzzle,
+            caught_on: vec![],
+            stress,
+        };
+        let report = race_fails(&race, &book, BackendKind::Sim)?
+            .ok_or_else(|| format!("{file} passed on sim"))?;
+        let path = fixtures().join("kernels").join(&file);
+        let hazard = report
+            .diagnostics
+            .iter()
+            .find(|d| d.file == path && d.line > 0);
+        match hazard {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "{file} failed on sim, but no hazard names its line:\n{}",
+                report.to_text()
+            )
+            .into()),
+        }
+    })
+    .with_kind("sim")
 }
 
 fn expect(report: &runner::RunReport, status: Status) -> Result<(), Failed> {

@@ -629,6 +629,7 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
     Ok(Execution {
         outputs,
         timing: Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall)),
+        hazards: vec![],
     })
 }
 

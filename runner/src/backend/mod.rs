@@ -8,6 +8,7 @@
 
 pub mod cuda;
 pub mod isolate;
+pub mod sim;
 pub mod wgpu;
 
 use crate::diag::Located;
@@ -24,17 +25,24 @@ use std::time::Duration;
 pub enum BackendKind {
     Wgpu,
     Cuda,
+    /// WGSL interpreted on the CPU, with race, bounds and barrier checks.
+    Sim,
 }
 
 impl BackendKind {
-    pub const ALL: [BackendKind; 2] = [BackendKind::Wgpu, BackendKind::Cuda];
+    pub const ALL: [BackendKind; 3] = [BackendKind::Wgpu, BackendKind::Cuda, BackendKind::Sim];
 
     /// The kernel language this backend runs.
     pub const fn lang(self) -> Lang {
         match self {
-            BackendKind::Wgpu => Lang::Wgsl,
+            BackendKind::Wgpu | BackendKind::Sim => Lang::Wgsl,
             BackendKind::Cuda => Lang::Cuda,
         }
+    }
+
+    /// A simulator: it checks kernels, but its timings say nothing about a GPU.
+    pub const fn is_simulator(self) -> bool {
+        matches!(self, BackendKind::Sim)
     }
 
     pub fn for_lang(lang: Lang) -> BackendKind {
@@ -48,6 +56,7 @@ impl BackendKind {
         match name {
             "wgpu" => Some(BackendKind::Wgpu),
             "cuda" => Some(BackendKind::Cuda),
+            "sim" => Some(BackendKind::Sim),
             _ => None,
         }
     }
@@ -58,6 +67,7 @@ impl fmt::Display for BackendKind {
         f.write_str(match self {
             BackendKind::Wgpu => "wgpu",
             BackendKind::Cuda => "cuda",
+            BackendKind::Sim => "sim",
         })
     }
 }
@@ -134,6 +144,11 @@ pub enum Outcome {
 pub struct Execution {
     pub outputs: Vec<OutputData>,
     pub timing: Option<Timing>,
+    /// What a checking backend saw go wrong while the kernel ran (a data
+    /// race, an out-of-bounds index, …), at the kernel's lines. Any hazard
+    /// fails the run, whatever the outputs.
+    #[serde(default)]
+    pub hazards: Vec<Located>,
 }
 
 /// An output buffer as read back: `None` where the poison is still in place.
@@ -191,6 +206,7 @@ pub fn open(kind: BackendKind) -> Result<Box<dyn Backend>, BackendError> {
     match kind {
         BackendKind::Wgpu => Ok(Box::new(wgpu::WgpuBackend::open()?)),
         BackendKind::Cuda => Ok(Box::new(cuda::CudaBackend::open()?)),
+        BackendKind::Sim => Ok(Box::new(sim::SimBackend::open())),
     }
 }
 

@@ -157,13 +157,13 @@ fn instance_descriptor() -> wgpu::InstanceDescriptor {
 
 /// How the kernel declares binding `k` of group 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Declared {
+pub(super) enum Declared {
     Storage { read_only: bool },
     Uniform,
 }
 
 /// Parses and validates WGSL with naga; errors are mapped to the kernel file's lines.
-fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
+pub(super) fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
     let text = &source.text;
     let module = naga::front::wgsl::parse_str(text).map_err(|e| {
         let line = e
@@ -207,7 +207,7 @@ fn mapped_line(source: &SourceText, span: naga::Span) -> usize {
 }
 
 /// Checks the kernels' entry points and the bindings against the spec; returns how each binding is declared.
-fn reflect(
+pub(super) fn reflect(
     module: &naga::Module,
     spec: &Spec,
     source: &SourceText,
@@ -641,7 +641,11 @@ impl Backend for WgpuBackend {
             None if job.timing_samples > 0 => Timing::from_samples(Clock::Wall, &[wall_ms]),
             _ => None,
         };
-        Ok(Outcome::Ran(Execution { outputs, timing }))
+        Ok(Outcome::Ran(Execution {
+            outputs,
+            timing,
+            hazards: vec![],
+        }))
     }
 }
 

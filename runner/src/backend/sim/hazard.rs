@@ -1,0 +1,328 @@
+//! The checks: data races, out-of-bounds indices, reads of workgroup memory
+//! nobody wrote, and barriers some invocations never reach.
+//!
+//! Races are found from the happens-before order, not from the schedule that
+//! happened to run: two accesses to one element conflict when they come from
+//! different invocations, at least one writes, and no barrier orders them.
+//! Inside a workgroup a barrier orders everything before it against
+//! everything after it, so each access carries the barrier count (epoch) of
+//! its workgroup; workgroups of one dispatch are never ordered. A hazard that
+//! every GPU could hide is therefore reported on every run.
+
+use crate::diag::Located;
+use crate::source::SourceText;
+use naga::Span;
+use std::collections::BTreeSet;
+
+/// One access to an element, as the race check remembers it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Access {
+    /// The invocation's index within the dispatch (unique across workgroups).
+    pub invocation: u32,
+    pub workgroup: u32,
+    /// Barriers this workgroup had passed when the access happened.
+    pub epoch: u32,
+    pub span: Span,
+}
+
+impl Access {
+    /// Whether `self`, which happened earlier in the simulation, is ordered before `later`.
+    fn ordered_before(&self, later: &Access) -> bool {
+        self.invocation == later.invocation
+            || (self.workgroup == later.workgroup && self.epoch < later.epoch)
+    }
+}
+
+/// The race check's memory of one element since the dispatch began.
+#[derive(Debug, Clone, Default)]
+pub struct Shadow {
+    write: Option<Access>,
+    /// Reads since the last write that a later write could still race with.
+    reads: Vec<Access>,
+    /// Written by some invocation of this workgroup (workgroup memory only).
+    pub written: bool,
+}
+
+/// Reads kept per element: beyond two distinct readers, a later writer
+/// conflicts with one of them anyway, so more would only cost memory.
+const READS_KEPT: usize = 4;
+
+/// A conflicting earlier access: the access and whether it wrote.
+pub type Conflict = (Access, bool);
+
+impl Shadow {
+    /// Records a read; returns the unordered write it races with, if any.
+    pub fn read(&mut self, now: Access) -> Option<Conflict> {
+        let conflict = self
+            .write
+            .filter(|w| !w.ordered_before(&now))
+            .map(|w| (w, true));
+        // Reads ordered before this one are covered by it for any later writer.
+        self.reads
+            .retain(|r| r.workgroup != now.workgroup || r.epoch >= now.epoch);
+        let known = self.reads.iter().any(|r| r.invocation == now.invocation);
+        if !known && self.reads.len() < READS_KEPT {
+            self.reads.push(now);
+        }
+        conflict
+    }
+
+    /// Records a write; returns an unordered earlier write or read it races with, if any.
+    pub fn write(&mut self, now: Access) -> Option<Conflict> {
+        let conflict = self
+            .write
+            .filter(|w| !w.ordered_before(&now))
+            .map(|w| (w, true))
+            .or_else(|| {
+                self.reads
+                    .iter()
+                    .find(|r| !r.ordered_before(&now))
+                    .map(|r| (*r, false))
+            });
+        // Whatever races with the reads dropped here also races with this write.
+        self.write = Some(now);
+        self.reads.clear();
+        self.written = true;
+        conflict
+    }
+}
+
+/// What kind of mistake a hazard is (one report per kind and source place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Race,
+    OutOfBounds,
+    Uninitialized,
+    DivergentBarrier,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Race => "data race",
+            Kind::OutOfBounds => "out-of-bounds index",
+            Kind::Uninitialized => "uninitialized read",
+            Kind::DivergentBarrier => "barrier in non-uniform control flow",
+        }
+    }
+}
+
+/// A hazard at a place in the kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hazard {
+    pub kind: Kind,
+    pub span: Span,
+    pub message: String,
+}
+
+/// Reports are capped: one wrong line repeated by every invocation is one problem.
+const REPORTED: usize = 8;
+
+/// The hazards of a run, one per kind and kernel line, in the order found
+/// (a race's read and write often sit on one line: `t[i] += t[i + s]`).
+#[derive(Debug, Default)]
+pub struct Hazards {
+    found: Vec<Hazard>,
+    seen: BTreeSet<(Kind, usize)>,
+    /// Hazards not kept because of the cap.
+    pub dropped: usize,
+}
+
+impl Hazards {
+    /// Whether a hazard of `kind` on `line` is already reported (so its message need not be built).
+    pub fn known(&self, kind: Kind, line: usize) -> bool {
+        self.seen.contains(&(kind, line))
+    }
+
+    pub fn add(&mut self, kind: Kind, line: usize, span: Span, message: String) {
+        if !self.seen.insert((kind, line)) {
+            return;
+        }
+        if self.found.len() < REPORTED {
+            self.found.push(Hazard {
+                kind,
+                span,
+                message,
+            });
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    pub fn list(&self) -> &[Hazard] {
+        &self.found
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
+    /// Every hazard as a message at its kernel file's line.
+    pub fn located(&self, lines: &Lines) -> Vec<Located> {
+        let mut out: Vec<Located> = self
+            .found
+            .iter()
+            .map(|h| lines.locate(h.span, format!("{}: {}", h.kind.label(), h.message)))
+            .collect();
+        if self.dropped > 0 {
+            out.push(Located::new(
+                lines
+                    .source
+                    .main_file()
+                    .unwrap_or(std::path::Path::new("kernel")),
+                0,
+                format!("… and {} more hazard(s) at other places", self.dropped),
+            ));
+        }
+        out
+    }
+}
+
+/// Maps naga spans to the lines of the kernel's file (through includes and the skeleton cut).
+pub struct Lines<'s> {
+    pub source: &'s SourceText,
+    /// Byte offset where each line of the text starts.
+    starts: Vec<usize>,
+}
+
+impl<'s> Lines<'s> {
+    pub fn new(source: &'s SourceText) -> Lines<'s> {
+        let starts = std::iter::once(0)
+            .chain(source.text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lines { source, starts }
+    }
+
+    /// The 1-based line of the text a span starts on.
+    fn text_line(&self, span: Span) -> usize {
+        let offset = span.to_range().map(|r| r.start).unwrap_or(0);
+        self.starts.partition_point(|&s| s <= offset).max(1)
+    }
+
+    /// The line of the kernel's own file, for messages that mention a second place.
+    pub fn line(&self, span: Span) -> usize {
+        let line = self.text_line(span);
+        self.source.origin(line).map(|o| o.line).unwrap_or(line)
+    }
+
+    pub fn locate(&self, span: Span, message: String) -> Located {
+        self.source.locate(self.text_line(span), message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(invocation: u32, workgroup: u32, epoch: u32) -> Access {
+        Access {
+            invocation,
+            workgroup,
+            epoch,
+            span: Span::default(),
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Op {
+        R(u32, u32, u32),
+        W(u32, u32, u32),
+    }
+
+    /// (case, accesses in simulation order, whether the last one races).
+    #[test]
+    fn race_rule_table() {
+        use Op::*;
+        let cases: &[(&str, &[Op], bool)] = &[
+            (
+                "own element, read after write",
+                &[W(0, 0, 0), R(0, 0, 0)],
+                false,
+            ),
+            (
+                "neighbour reads, no barrier",
+                &[W(1, 0, 0), R(0, 0, 0)],
+                true,
+            ),
+            (
+                "neighbour reads after a barrier",
+                &[W(1, 0, 0), R(0, 0, 1)],
+                false,
+            ),
+            (
+                "write after neighbour's read, same epoch",
+                &[R(0, 0, 0), W(1, 0, 0)],
+                true,
+            ),
+            (
+                "write after neighbour's read, barrier between",
+                &[R(0, 0, 0), W(1, 0, 1)],
+                false,
+            ),
+            ("two writers, same epoch", &[W(0, 0, 0), W(1, 0, 0)], true),
+            (
+                "reads never race",
+                &[R(0, 0, 0), R(1, 0, 0), R(2, 0, 0)],
+                false,
+            ),
+            (
+                "other workgroup, later epoch",
+                &[W(0, 0, 0), R(8, 1, 5)],
+                true,
+            ),
+            (
+                "many readers, then one of them writes",
+                &[R(0, 0, 0), R(1, 0, 0), R(2, 0, 0), W(2, 0, 0)],
+                true,
+            ),
+            (
+                "readers before a barrier, writer after",
+                &[R(0, 0, 0), R(1, 0, 0), R(2, 0, 1), W(3, 0, 2)],
+                false,
+            ),
+            (
+                "reader in an old epoch is dropped, a new one is not",
+                &[R(1, 0, 0), R(2, 0, 1), W(3, 0, 1)],
+                true,
+            ),
+        ];
+        for (name, ops, races) in cases {
+            let mut shadow = Shadow::default();
+            let mut last = None;
+            for op in *ops {
+                last = match *op {
+                    R(i, w, e) => shadow.read(at(i, w, e)),
+                    W(i, w, e) => shadow.write(at(i, w, e)),
+                };
+            }
+            assert_eq!(last.is_some(), *races, "{name}");
+        }
+    }
+
+    #[test]
+    fn one_report_per_kind_and_place() {
+        let mut hazards = Hazards::default();
+        let (read, write) = (Span::new(10, 20), Span::new(22, 30));
+        hazards.add(Kind::Race, 7, read, "a".into());
+        hazards.add(Kind::Race, 7, write, "b".into());
+        hazards.add(Kind::OutOfBounds, 7, read, "c".into());
+        hazards.add(Kind::Race, 8, read, "d".into());
+        let kept: Vec<&str> = hazards.list().iter().map(|h| h.message.as_str()).collect();
+        assert_eq!(kept, ["a", "c", "d"]);
+        assert!(hazards.known(Kind::Race, 7));
+        assert!(!hazards.known(Kind::Uninitialized, 7));
+    }
+
+    #[test]
+    fn spans_map_to_file_lines() {
+        let source = SourceText::new("a\nbb\nccc\n", std::path::Path::new("k.wgsl"), 10);
+        let lines = Lines::new(&source);
+        assert_eq!(lines.line(Span::new(0, 1)), 10);
+        assert_eq!(lines.line(Span::new(2, 3)), 11);
+        assert_eq!(lines.line(Span::new(6, 8)), 12);
+        assert_eq!(
+            lines.locate(Span::new(6, 8), "m".into()).to_string(),
+            "k.wgsl:12: m"
+        );
+    }
+}
