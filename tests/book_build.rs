@@ -163,13 +163,19 @@ fn runner_cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
 #[test]
 fn no_adapter_is_a_sentence_not_a_panic() {
     // No Vulkan driver at all: wgpu finds no adapter.
-    let (code, text) = runner_cli(
-        &["run", "p01_map"],
-        &[
-            ("VK_DRIVER_FILES", "/nonexistent.json"),
-            ("VK_ICD_FILENAMES", "/nonexistent.json"),
-        ],
+    let no_vulkan = [
+        ("VK_DRIVER_FILES", "/nonexistent.json"),
+        ("VK_ICD_FILENAMES", "/nonexistent.json"),
+    ];
+    // By default WGSL still runs, for real, on the CPU checker, and says so.
+    let (code, text) = runner_cli(&["run", "p03_guard"], &no_vulkan);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("PASS: p03_guard WGSL (solution) on sim · CPU checker"),
+        "{text}"
     );
+    // Asked for wgpu by name, the missing adapter is a sentence with what to install.
+    let (code, text) = runner_cli(&["run", "p01_map", "--backend", "wgpu"], &no_vulkan);
     assert_eq!(code, 2, "{text}");
     assert!(
         text.contains("wgpu unavailable: no GPU adapter found"),

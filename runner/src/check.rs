@@ -96,8 +96,19 @@ impl Runner {
         source: &SourceText,
         stress: Option<&Constants>,
     ) -> Result<RunReport, Located> {
+        self.run_source_on(self.default_backend(lang), puzzle, variant, source, stress)
+    }
+
+    /// Where a language runs by default: WGSL on wgpu, or, on a machine with
+    /// no Vulkan, Metal or DX12 adapter at all, on the CPU checker, so every
+    /// WGSL result is still real; CUDA C on the CUDA backend.
+    pub fn default_backend(&self, lang: Lang) -> BackendKind {
         let kind = BackendKind::for_lang(lang);
-        self.run_source_on(kind, puzzle, variant, source, stress)
+        if kind == BackendKind::Wgpu && self.backend(kind).is_err() {
+            BackendKind::Sim
+        } else {
+            kind
+        }
     }
 
     /// [`Runner::run_source`] on a chosen backend (`sim` instead of `wgpu` for WGSL).

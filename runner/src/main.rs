@@ -490,12 +490,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
                 None => None,
             };
+            let settings = Settings {
+                timing_samples: samples,
+                timeout: Duration::from_secs(timeout),
+            };
+            let runner = Runner::new(settings);
             let kind = match backend.as_deref() {
                 Some(name) => BackendKind::parse(name)
                     .with_context(|| format!("unknown backend `{name}`; use wgpu, cuda or sim"))?,
-                None => file_lang
-                    .map(BackendKind::for_lang)
-                    .unwrap_or(BackendKind::Wgpu),
+                // WGSL falls back to the CPU checker where no GPU adapter exists.
+                None => runner.default_backend(file_lang.unwrap_or(Lang::Wgsl)),
             };
             let lang = kind.lang();
             if file_lang.is_some_and(|l| l != lang) {
@@ -505,11 +509,6 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     file_lang.map(Lang::label).unwrap_or_default()
                 );
             }
-            let settings = Settings {
-                timing_samples: samples,
-                timeout: Duration::from_secs(timeout),
-            };
-            let runner = Runner::new(settings);
             let (variant, source) = match &file {
                 Some(path) => {
                     let source = SourceText::read(path)?;

@@ -53,7 +53,8 @@ impl SimBackend {
         SimBackend {
             info: DeviceInfo {
                 backend: BackendKind::Sim,
-                name: "naga IR interpreter with race, bounds and barrier checks".into(),
+                name: "CPU checker (naga IR interpreter with race, bounds and barrier checks)"
+                    .into(),
                 kind: "CPU".into(),
                 api: format!("naga, schedule seed {seed}"),
                 driver: env!("CARGO_PKG_VERSION").into(),
