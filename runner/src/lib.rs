@@ -14,11 +14,15 @@
 //! - [`kernel`] derives the skeleton from the solution; [`source`] maps every
 //!   line back to its file for diagnostics ([`diag`]).
 //! - [`backend`] compiles and runs (`backend::sim` interprets WGSL on the
-//!   CPU and checks for races, out-of-bounds indices and divergent barriers); [`verify`] judges; [`timing`] summarises;
-//!   [`report`] is what users see; [`check`] ties a run together;
-//!   [`reference`] computes expected outputs at any size (stress runs);
-//!   [`record`] keeps GPU results in committed files for builds without that GPU;
-//!   [`cache`] lets book builds skip runs whose inputs have not changed.
+//!   CPU and checks for races, out-of-bounds indices and divergent barriers);
+//!   [`verify`] judges; [`timing`] summarises; [`report`] is what users see;
+//!   [`check`] ties a run together; [`reference`] computes expected outputs
+//!   at any size (stress runs); [`record`] keeps GPU results in committed
+//!   files for builds without that GPU; [`cache`] lets book builds skip runs
+//!   whose inputs have not changed.
+//! - Performance: [`calibrate`] measures a device's ceilings, [`bench`] times
+//!   a puzzle at any size, [`roofline`] places a time under the ceilings, and
+//!   [`chart`] draws the roofline as SVG.
 //! - [`learner`] is the learner's loop on top of all that: a workspace of
 //!   their own, `runner check`/`watch`/`hint`/`progress`; [`summary`] reads
 //!   `SUMMARY.md` (reading order); [`content`] checks the book for drift.
