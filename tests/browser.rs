@@ -35,6 +35,7 @@ const PAGES: &[&str] = &[
     "algorithms/p12_scan",
     "algorithms/p13_axis_sum",
     "algorithms/p14_matmul",
+    "performance/roofline",
 ];
 
 /// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
