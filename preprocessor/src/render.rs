@@ -212,7 +212,7 @@ fn launch_note(recording: &runner::record::Recording, report: &RunReport) -> Opt
         .map(|c| c.shape.iter().product::<usize>())
         .max()?;
     let empty = ceilings.launch_us.value;
-    let ratio = timing.median_ms * 1e3 / empty;
+    let ratio = runner::roofline::launches(timing.median_ms, ceilings);
     Some(if ratio < runner::roofline::LAUNCH_BOUND_FACTOR {
         format!(
             "Launch-bound: {elements} elements. An empty kernel takes {empty:.1} µs on this GPU, so this time \

@@ -80,13 +80,7 @@ pub fn bench(
     ceilings: Option<&Ceilings>,
 ) -> Result<Result<BenchReport, BackendError>, Located> {
     let lang = backend.kind().lang();
-    let kernel = puzzle.kernel(lang).ok_or_else(|| {
-        Located::new(
-            &puzzle.chapter,
-            puzzle.spec.origin.first_line,
-            format!("`{}` has no {} kernel", puzzle.id(), lang.label()),
-        )
-    })?;
+    let kernel = puzzle.require_kernel(lang)?;
     let source: SourceText = kernel.variant(Variant::Solution);
     let mut spec = puzzle.spec.resolve_random(&options.overrides)?;
     let cost = spec

@@ -32,6 +32,18 @@ impl Puzzle {
     pub fn kernel(&self, lang: Lang) -> Option<&Kernel> {
         self.kernels.get(&lang)
     }
+
+    /// The kernel in `lang`, or an error at the spec saying it is missing and,
+    /// where the spec gives one, why ("WGSL has no view types; …").
+    pub fn require_kernel(&self, lang: Lang) -> Result<&Kernel, Located> {
+        self.kernel(lang).ok_or_else(|| {
+            let mut text = format!("`{}` has no {} kernel", self.id(), lang.label());
+            if let Some(reason) = self.spec.raw.why_no_kernel.get(&lang) {
+                text = format!("{text}: {reason}");
+            }
+            Located::new(&self.chapter, self.spec.origin.first_line, text)
+        })
+    }
 }
 
 /// All puzzles of a book, in chapter order (as listed by `SUMMARY.md`, then file name).

@@ -1,8 +1,8 @@
 //! A result cache for book builds: a run is looked up by everything that can
 //! change its outcome, so an unchanged puzzle is never run twice.
 //!
-//! The key hashes the engine (the running executable's bytes: a rebuilt
-//! runner never reuses old results), the machine (hostname, boot, and the
+//! The key hashes the engine (the running executable's path, size and
+//! modification time: a rebuilt runner never reuses old results), the machine (hostname, boot, and the
 //! environment that picks drivers and devices), the backend, the spec text,
 //! the kernel source, the variant, the stress case and the run settings.
 //! The machine part is known without opening a device, so a warm build opens
@@ -17,7 +17,6 @@ use crate::expr::Constants;
 use crate::kernel::Variant;
 use crate::report::RunReport;
 use crate::source::SourceText;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -73,11 +72,7 @@ impl ResultCache {
     }
 
     fn write(&self, path: &Path, report: &RunReport) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
-        file.write_all(serde_json::to_string(report)?.as_bytes())?;
-        file.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        crate::atomic_file::write(path, serde_json::to_string(report)?.as_bytes())
     }
 
     fn path(&self, key: &RunKey) -> PathBuf {
@@ -108,17 +103,29 @@ impl RunKey<'_> {
     }
 }
 
-/// A hash of the running executable: any rebuild of the engine changes it.
+/// The running executable: its path, size and modification time. Any rebuild
+/// of the engine relinks it and so changes the identity; reading the file's
+/// metadata, not its 40 MB of contents, keeps a warm build's start cheap.
 fn engine_identity() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
     ID.get_or_init(|| {
         let exe = std::env::current_exe().ok();
-        let bytes = exe.and_then(|p| std::fs::read(p).ok());
-        match bytes {
-            Some(b) => blake3::hash(&b).to_hex().to_string(),
-            // Unknown engine: a fresh identity per process, so nothing stale is reused.
-            None => format!("unknown-{}", std::process::id()),
-        }
+        let stamp = exe.as_ref().and_then(|p| {
+            let meta = std::fs::metadata(p).ok()?;
+            let modified = meta
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            Some(format!(
+                "{}|{}|{}",
+                p.display(),
+                meta.len(),
+                modified.as_nanos()
+            ))
+        });
+        // Unknown engine: a fresh identity per process, so nothing stale is reused.
+        stamp.unwrap_or_else(|| format!("unknown-{}", std::process::id()))
     })
 }
 

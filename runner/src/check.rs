@@ -75,13 +75,7 @@ impl Runner {
 
     /// Runs one variant of a puzzle's kernel in `lang`.
     pub fn run(&self, puzzle: &Puzzle, lang: Lang, variant: Variant) -> Result<RunReport, Located> {
-        let kernel = puzzle.kernel(lang).ok_or_else(|| {
-            Located::new(
-                &puzzle.chapter,
-                puzzle.spec.origin.first_line,
-                format!("`{}` has no {} kernel", puzzle.id(), lang.label()),
-            )
-        })?;
+        let kernel = puzzle.require_kernel(lang)?;
         self.run_source(puzzle, lang, variant, &kernel.variant(variant), None)
     }
 

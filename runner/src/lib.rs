@@ -27,6 +27,7 @@
 //!   their own, `runner check`/`watch`/`hint`/`progress`; [`summary`] reads
 //!   `SUMMARY.md` (reading order); [`content`] checks the book for drift.
 
+pub mod atomic_file;
 pub mod backend;
 pub mod bench;
 pub mod book;

@@ -208,15 +208,6 @@ fn load_book(dir: Option<PathBuf>) -> Result<Book> {
     })
 }
 
-/// "`p10_dot_view` has no WGSL kernel: WGSL has no view types; …".
-fn missing_kernel(puzzle: &runner::Puzzle, lang: Lang) -> String {
-    let mut text = format!("`{}` has no {} kernel", puzzle.id(), lang.label());
-    if let Some(reason) = puzzle.spec.raw.why_no_kernel.get(&lang) {
-        text = format!("{text}: {reason}");
-    }
-    text
-}
-
 fn parse_backend(name: &str) -> Result<BackendKind> {
     BackendKind::parse(name)
         .with_context(|| format!("unknown backend `{name}`; use wgpu, cuda or sim"))
@@ -453,8 +444,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let lang = Lang::from_fence(&lang)
                 .with_context(|| format!("unknown language `{lang}`; use wgsl or cuda"))?;
             let kernel = puzzle
-                .kernel(lang)
-                .with_context(|| missing_kernel(puzzle, lang))?;
+                .require_kernel(lang)
+                .map_err(|e| anyhow::anyhow!(e.message))?;
             let variant = if solution {
                 Variant::Solution
             } else {
@@ -528,8 +519,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         Variant::Solution
                     };
                     let kernel = puzzle
-                        .kernel(lang)
-                        .with_context(|| missing_kernel(puzzle, lang))?;
+                        .require_kernel(lang)
+                        .map_err(|e| anyhow::anyhow!(e.message))?;
                     (variant, kernel.variant(variant))
                 }
             };

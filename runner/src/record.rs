@@ -241,14 +241,7 @@ pub fn file_stem(device: &DeviceInfo) -> String {
 
 /// Tempfile in the same folder, then rename: a reader never sees half a file.
 fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().unwrap_or_default().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    crate::atomic_file::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Today's UTC date, YYYY-MM-DD (days-to-civil conversion, proleptic Gregorian).

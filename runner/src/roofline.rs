@@ -49,6 +49,12 @@ pub struct Placement {
 /// A kernel taking under this many empty-kernel times is launch-bound.
 pub const LAUNCH_BOUND_FACTOR: f64 = 3.0;
 
+/// A time in empty-kernel launches on the same device: below
+/// [`LAUNCH_BOUND_FACTOR`], the launch is what was timed.
+pub fn launches(median_ms: f64, ceilings: &Ceilings) -> f64 {
+    median_ms * 1e3 / ceilings.launch_us.value
+}
+
 pub fn intensity(flops: u64, bytes: u64) -> f64 {
     flops as f64 / bytes.max(1) as f64
 }
@@ -86,7 +92,7 @@ pub fn place(spec: &Spec, median_ms: f64, ceilings: Option<&Ceilings>) -> Placem
         achieved_gb_s,
         achieved_gflop_s,
         binding,
-        launch_bound: ceilings.map(|c| median_ms * 1e3 < LAUNCH_BOUND_FACTOR * c.launch_us.value),
+        launch_bound: ceilings.map(|c| launches(median_ms, c) < LAUNCH_BOUND_FACTOR),
         elements: spec.buffers().map(|b| b.len()).max().unwrap_or(0),
     }
 }

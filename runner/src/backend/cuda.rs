@@ -594,27 +594,16 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
         // Every buffer's bands are checked; only outputs' values are judged.
         let words = stream.clone_dtoh(slice).map_err(device)?;
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        // Bands on both sides: a write before `out[0]` is caught too.
         let band = GUARD_ELEMENTS * 4;
-        let data = &bytes[band..bytes.len() - band];
-        let tag = index as u32;
-        // Indices before the start are negative: -1 is the element just before `out[0]`.
-        let before = b.dtype.overwritten(tag, &bytes[..band]);
-        let after = b.dtype.overwritten(tag, &bytes[bytes.len() - band..]);
-        let mut out_of_bounds: Vec<i64> = before
-            .iter()
-            .map(|&i| i as i64 - GUARD_ELEMENTS as i64)
-            .collect();
-        out_of_bounds.extend(after.iter().map(|&i| (b.len() + i) as i64));
-        let values = if b.is_output() {
-            b.dtype.decode(data)
-        } else {
-            vec![]
-        };
-        outputs.push(OutputData {
-            name: b.name.clone(),
-            values,
-            out_of_bounds,
-        });
+        let end = bytes.len() - band;
+        outputs.push(OutputData::from_device(
+            b,
+            index as u32,
+            Some(&bytes[..band]),
+            &bytes[band..end],
+            &bytes[end..],
+        ));
     }
     let count = sets.len();
     for run in 0..job.warmup {

@@ -161,6 +161,44 @@ pub struct OutputData {
     pub out_of_bounds: Vec<i64>,
 }
 
+impl OutputData {
+    /// What came back for buffer `b`, argument number `tag`: its data (decoded
+    /// for outputs only; other buffers are not judged) and the guard bands
+    /// around it. A band word that no longer holds the canary is an
+    /// out-of-bounds write: before the start (-1, -2, …, where the backend
+    /// has a leading band) or past the end (len, len + 1, …).
+    pub fn from_device(
+        b: &crate::spec::Buffer,
+        tag: u32,
+        before: Option<&[u8]>,
+        data: &[u8],
+        after: &[u8],
+    ) -> OutputData {
+        let leading = before
+            .map(|band| b.dtype.overwritten(tag, band))
+            .unwrap_or_default();
+        let mut out_of_bounds: Vec<i64> = leading
+            .iter()
+            .map(|&i| i as i64 - GUARD_ELEMENTS as i64)
+            .collect();
+        out_of_bounds.extend(
+            b.dtype
+                .overwritten(tag, after)
+                .into_iter()
+                .map(|i| (b.len() + i) as i64),
+        );
+        OutputData {
+            name: b.name.clone(),
+            values: if b.is_output() {
+                b.dtype.decode(data)
+            } else {
+                vec![]
+            },
+            out_of_bounds,
+        }
+    }
+}
+
 /// A failure of the tool or the machine, not of the learner's kernel.
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
 pub enum BackendError {

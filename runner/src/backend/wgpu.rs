@@ -604,22 +604,19 @@ impl Backend for WgpuBackend {
         let mut outputs = Vec::new();
         for (b, tag, readback) in &readbacks {
             let bytes = self.read(readback)?;
+            // Outputs come back whole; other buffers only their guard band.
             let split = if b.is_output() {
                 b.len() * b.dtype.size()
             } else {
                 0
             };
-            let out_of_bounds = b
-                .dtype
-                .overwritten(*tag, &bytes[split..])
-                .into_iter()
-                .map(|i| (b.len() + i) as i64)
-                .collect();
-            outputs.push(OutputData {
-                name: b.name.clone(),
-                values: b.dtype.decode(&bytes[..split]),
-                out_of_bounds,
-            });
+            outputs.push(OutputData::from_device(
+                b,
+                *tag,
+                None,
+                &bytes[..split],
+                &bytes[split..],
+            ));
         }
         let timing = match &queries {
             Some((_, _, readback, _)) if job.timing_samples > 0 => {

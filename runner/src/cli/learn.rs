@@ -26,12 +26,8 @@ pub fn check_one(
         Some(l) => l,
         None => best_lang(learner, runner, puzzle)?,
     };
-    if puzzle.kernel(lang).is_none() {
-        let mut text = format!("`{}` has no {} kernel", puzzle.id(), lang.label());
-        if let Some(reason) = puzzle.spec.raw.why_no_kernel.get(&lang) {
-            let _ = write!(text, ": {reason}");
-        }
-        bail!("{text}");
+    if let Err(e) = puzzle.require_kernel(lang) {
+        bail!("{}", e.message);
     }
     let file = learner.workspace.file(puzzle, lang);
     let mut report = check(runner, puzzle, lang, &file);

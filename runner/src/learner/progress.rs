@@ -10,7 +10,6 @@ use crate::kernel::Lang;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const FILE: &str = "progress.json";
@@ -122,13 +121,8 @@ impl ProgressFile {
         let result = change(&mut progress);
         let mut text = serde_json::to_string_pretty(&progress).map_err(|e| e.to_string())?;
         text.push('\n');
-        let mut temp =
-            tempfile::NamedTempFile::new_in(dir).map_err(|e| io("cannot write progress in", e))?;
-        temp.write_all(text.as_bytes())
-            .and_then(|_| temp.as_file().sync_all())
-            .map_err(|e| io("cannot write progress in", e))?;
-        temp.persist(&self.path)
-            .map_err(|e| io("cannot save progress in", e.error))?;
+        crate::atomic_file::write(&self.path, text.as_bytes())
+            .map_err(|e| io("cannot save progress in", e))?;
         // The lock is released when `lock` is dropped, after the rename.
         drop(lock);
         Ok(result)

@@ -244,22 +244,13 @@ fn read_back(spec: &Spec, module: &naga::Module, shared: &Shared) -> Vec<OutputD
             }
         };
         let split = b.len() * b.dtype.size();
-        let out_of_bounds = b
-            .dtype
-            .overwritten(tag, &bytes[split..])
-            .into_iter()
-            .map(|i| (b.len() + i) as i64)
-            .collect();
-        let values = if b.is_output() {
-            b.dtype.decode(&bytes[..split])
-        } else {
-            vec![]
-        };
-        outputs.push(OutputData {
-            name: b.name.clone(),
-            values,
-            out_of_bounds,
-        });
+        outputs.push(OutputData::from_device(
+            b,
+            tag,
+            None,
+            &bytes[..split],
+            &bytes[split..],
+        ));
     }
     outputs
 }
