@@ -6,17 +6,22 @@
 //! title: Matrix multiplication, four ways
 //! lang: cuda            # which kernels (default cuda)
 //! puzzles: [p14_matmul_naive, p14_matmul_tiled]
+//! sizes: bench          # the specs' `bench` sizes (default: teaching)
+//! targets:              # optional: a verdict per recorded GPU
+//!   - { puzzle: p14_matmul_tiled, percent: 90 }
 //! ```
 //!
 //! Nothing is typed in: times come from `results/*.json` (current entries
 //! only), ceilings from the same file (`runner calibrate`), FLOPs and bytes
 //! from the specs.
 
-use runner::book::Book;
+use runner::bench::{BenchReport, Checked};
+use runner::book::{Book, Puzzle};
 use runner::chart::{self, Point, Roofs};
 use runner::kernel::{Lang, Variant};
 use runner::record::{self, Recorded, Recording};
-use runner::roofline::{self, DATASHEETS, Roof};
+use runner::roofline::{self, DATASHEETS, Placement, Roof};
+use runner::spec::Spec;
 use serde::Deserialize;
 use std::fmt::Write;
 
@@ -27,18 +32,226 @@ pub struct RooflineBlock {
     #[serde(default = "cuda")]
     pub lang: Lang,
     pub puzzles: Vec<String>,
+    #[serde(default)]
+    pub sizes: Sizes,
+    #[serde(default)]
+    pub targets: Vec<Target>,
 }
+
+/// Which recorded runs the block shows.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sizes {
+    /// The puzzles' own sizes, from the recorded puzzle runs.
+    #[default]
+    Teaching,
+    /// Each spec's `bench` size, from the recorded benchmarks.
+    Bench,
+}
+
+/// A performance target: `puzzle` reaches `percent` of its binding measured roof.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    pub puzzle: String,
+    pub percent: f64,
+}
+
+/// A bench row's placement when the recording has no such benchmark.
+const NOT_BENCHMARKED: &str = "not benchmarked on this GPU";
 
 fn cuda() -> Lang {
     Lang::Cuda
 }
 
-/// One puzzle's figures at its teaching size.
+/// One puzzle at one size, as the block shows it.
+struct Shown<'a> {
+    puzzle: &'a Puzzle,
+    /// The `bench` case (its constants), or `None` at the teaching size.
+    case: Option<runner::expr::Constants>,
+    spec: Spec,
+    /// The puzzle's first `bench` case, the one targets refer to.
+    headline: bool,
+}
+
+/// One puzzle's figures at one size on one recorded GPU.
 struct Row {
     id: String,
+    /// "SIZE=2^27, BLOCKS=1056" at bench sizes.
+    sizes: Option<String>,
+    headline: bool,
     flops: Option<u64>,
     bytes: u64,
-    placement: Option<roofline::Placement>,
+    /// The placement, or why there is none ("no current recording", "stale: …").
+    placement: Result<Placement, String>,
+    /// At bench sizes: the benchmark behind the placement.
+    bench: Option<BenchReport>,
+}
+
+/// The rows a puzzle contributes: its teaching size, or each of its `bench` cases.
+fn shown(puzzle: &Puzzle, sizes: Sizes) -> Result<Vec<Shown<'_>>, String> {
+    match sizes {
+        Sizes::Teaching => Ok(vec![Shown {
+            puzzle,
+            case: None,
+            spec: puzzle
+                .spec
+                .resolve(&Default::default())
+                .map_err(|e| e.to_string())?,
+            headline: true,
+        }]),
+        Sizes::Bench => {
+            let cases = puzzle.spec.bench_cases();
+            if cases.is_empty() {
+                return Err(format!(
+                    "```roofline block: `{}` has no `bench` size in its spec",
+                    puzzle.id()
+                ));
+            }
+            cases
+                .into_iter()
+                .enumerate()
+                .map(|(i, case)| {
+                    Ok(Shown {
+                        puzzle,
+                        spec: puzzle.spec.sized(&case).map_err(|e| e.to_string())?,
+                        case: Some(case),
+                        headline: i == 0,
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
+/// "SIZE=2^28, BLOCKS=1056": powers of two from 1024 up written as such.
+fn case_text(case: &runner::expr::Constants) -> String {
+    let value = |v: i64| match v {
+        v if v >= 1024 && v.count_ones() == 1 => format!("2^{}", v.trailing_zeros()),
+        v => v.to_string(),
+    };
+    let parts: Vec<String> = case
+        .iter()
+        .map(|(k, v)| format!("{k}={}", value(*v)))
+        .collect();
+    parts.join(", ")
+}
+
+fn row(
+    shown: &Shown,
+    block: &RooflineBlock,
+    recording: &Recording,
+    ceilings: &runner::calibrate::Ceilings,
+) -> Row {
+    let (puzzle, spec) = (shown.puzzle, &shown.spec);
+    let (placement, bench) = match &shown.case {
+        None => {
+            let timing = record::lookup(
+                std::slice::from_ref(recording),
+                puzzle,
+                block.lang,
+                Variant::Solution,
+            )
+            .into_iter()
+            .find_map(|r| match r {
+                Recorded::Current { report, .. } => report.timing.clone(),
+                Recorded::Stale { .. } => None,
+            });
+            let placement = timing
+                .map(|t| roofline::place(spec, t.median_ms, Some(ceilings)))
+                .ok_or_else(|| "no current recording".to_string());
+            (placement, None)
+        }
+        Some(case) => match record::lookup_bench(recording, puzzle, block.lang, case) {
+            None => (Err(NOT_BENCHMARKED.to_string()), None),
+            Some(Err(why)) => (Err(why), None),
+            Some(Ok(report)) => (
+                Ok(roofline::place(
+                    spec,
+                    report.timing.median_ms,
+                    Some(ceilings),
+                )),
+                Some(report.clone()),
+            ),
+        },
+    };
+    Row {
+        id: puzzle.id().to_string(),
+        sizes: shown.case.as_ref().map(case_text),
+        headline: shown.headline,
+        flops: spec.flops,
+        bytes: spec.min_bytes(),
+        placement,
+        bench,
+    }
+}
+
+fn dash() -> String {
+    "–".into()
+}
+
+/// The sizes column, present at bench sizes only.
+fn sizes_cell(row: &Row) -> String {
+    row.sizes
+        .as_ref()
+        .map(|s| format!(" {s} |"))
+        .unwrap_or_default()
+}
+
+fn table_row(row: &Row) -> String {
+    let intensity = row
+        .flops
+        .map(|f| format!("{:.3}", roofline::intensity(f, row.bytes)))
+        .unwrap_or_else(dash);
+    let flops = row.flops.map(|f| f.to_string()).unwrap_or_else(dash);
+    let p = match &row.placement {
+        Ok(p) => p,
+        Err(why) => {
+            let cells = if row.sizes.is_some() { 5 } else { 4 };
+            return format!(
+                "| `{}` |{} {flops} | {} | {intensity} | {why} |{}",
+                row.id,
+                sizes_cell(row),
+                row.bytes,
+                " |".repeat(cells)
+            );
+        }
+    };
+    let b = p.binding.as_ref();
+    let bound = match (b.map(|b| b.roof), p.launch_bound) {
+        (_, Some(true)) => "launch".to_string(),
+        (Some(Roof::Memory), _) => "memory".into(),
+        (Some(Roof::Compute), _) => "compute".into(),
+        (None, _) => dash(),
+    };
+    let (digits, mut time) = match &row.bench {
+        Some(_) => (1, runner::timing::format_ms(p.median_ms)),
+        None => (4, runner::timing::format_ms(p.median_ms)),
+    };
+    if let Some(bench) = &row.bench {
+        time.push_str(&format!(" ± {:.1}%", bench.timing.spread_pct()));
+    }
+    let mut line = format!(
+        "| `{}` |{} {flops} | {} | {intensity} | {time} | {:.digits$} | {} | {bound} | {} |",
+        row.id,
+        sizes_cell(row),
+        row.bytes,
+        p.achieved_gb_s,
+        p.achieved_gflop_s
+            .map(|g| format!("{g:.digits$}"))
+            .unwrap_or_else(dash),
+        b.map(|b| format!("{:.digits$}%", b.percent))
+            .unwrap_or_else(dash),
+    );
+    if let Some(bench) = &row.bench {
+        let checked = match &bench.checked {
+            Checked::Passed => "✔ matches the CPU reference".to_string(),
+            Checked::Failed(problems) => format!("✘ WRONG: {}", problems.join("; ")),
+            Checked::Skipped(why) => format!("not checked ({why})"),
+        };
+        line.push_str(&format!(" {checked} |"));
+    }
+    line
 }
 
 /// The block's Markdown/HTML, or a message naming what is wrong with it.
@@ -46,13 +259,23 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
     let block: RooflineBlock =
         serde_saphyr::from_str(yaml).map_err(|e| format!("```roofline block: {e}"))?;
     let mut puzzles = Vec::new();
+    let mut shown_rows = Vec::new();
     for id in &block.puzzles {
         let puzzle = book.find(id)?;
-        let spec = puzzle
+        let teaching = puzzle
             .spec
             .resolve(&Default::default())
             .map_err(|e| e.to_string())?;
-        puzzles.push((puzzle, spec));
+        puzzles.push((puzzle, teaching));
+        shown_rows.extend(shown(puzzle, block.sizes)?);
+    }
+    for target in &block.targets {
+        if !block.puzzles.contains(&target.puzzle) {
+            return Err(format!(
+                "```roofline block: the target names `{}`, which is not in `puzzles`",
+                target.puzzle
+            ));
+        }
     }
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
@@ -64,33 +287,31 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         let Some(ceilings) = &recording.ceilings else {
             continue;
         };
-        let rows: Vec<Row> = puzzles
+        let rows: Vec<Row> = shown_rows
             .iter()
-            .map(|(puzzle, spec)| {
-                let timing = record::lookup(
-                    std::slice::from_ref(recording),
-                    puzzle,
-                    block.lang,
-                    Variant::Solution,
-                )
-                .into_iter()
-                .find_map(|r| match r {
-                    Recorded::Current { report, .. } => report.timing.clone(),
-                    Recorded::Stale { .. } => None,
-                });
-                Row {
-                    id: puzzle.id().to_string(),
-                    flops: spec.flops,
-                    bytes: spec.min_bytes(),
-                    placement: timing.map(|t| roofline::place(spec, t.median_ms, Some(ceilings))),
-                }
-            })
+            .map(|shown| row(shown, &block, recording, ceilings))
             .collect();
+        // A GPU that has recorded none of these benchmarks gets no table at all.
+        let recorded = |r: &Row| !matches!(&r.placement, Err(why) if why == NOT_BENCHMARKED);
+        if block.sizes == Sizes::Bench && !rows.iter().any(recorded) {
+            continue;
+        }
         charted += 1;
         let device = &recording.device.name;
+        let at = match block.sizes {
+            Sizes::Teaching => "at the teaching sizes".to_string(),
+            Sizes::Bench => format!(
+                "at the benchmark sizes (median of {} device-timed runs after warm-up, ± the spread)",
+                rows.iter()
+                    .filter_map(|r| r.bench.as_ref())
+                    .map(|b| b.timing.samples)
+                    .max()
+                    .unwrap_or(0)
+            ),
+        };
         let _ = writeln!(
             md,
-            "**{} on {device}**, recorded {} at the teaching sizes. Ceilings measured by \
+            "**{} on {device}**, recorded {} {at}. Ceilings measured by \
              `runner calibrate` on that GPU: {:.0} GB/s streaming, {:.0} GFLOP/s FP32, an empty \
              kernel {:.1} µs{}.\n",
             block.title,
@@ -105,58 +326,24 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
                 ))
                 .unwrap_or_default()
         );
+        let (sizes_head, sizes_rule, extra_head, extra_rule) = match block.sizes {
+            Sizes::Teaching => ("", "", "", ""),
+            Sizes::Bench => (" sizes |", " --- |", " output |", " --- |"),
+        };
         let _ = writeln!(
             md,
-            "| kernel | FLOPs | fewest bytes | FLOP/byte | median time | GB/s | GFLOP/s | bound | % of roof |\n\
-             | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
+            "| kernel |{sizes_head} FLOPs | fewest bytes | FLOP/byte | median time | GB/s | GFLOP/s | bound | % of roof |{extra_head}\n\
+             | --- |{sizes_rule} ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |{extra_rule}"
         );
         for row in &rows {
-            let intensity = row
-                .flops
-                .map(|f| format!("{:.3}", roofline::intensity(f, row.bytes)))
-                .unwrap_or_else(|| "–".into());
-            match &row.placement {
-                Some(p) => {
-                    let b = p.binding.as_ref();
-                    let bound = match (b.map(|b| b.roof), p.launch_bound) {
-                        (_, Some(true)) => "launch".to_string(),
-                        (Some(Roof::Memory), _) => "memory".into(),
-                        (Some(Roof::Compute), _) => "compute".into(),
-                        (None, _) => "–".into(),
-                    };
-                    let _ = writeln!(
-                        md,
-                        "| `{}` | {} | {} | {intensity} | {} | {:.4} | {} | {bound} | {} |",
-                        row.id,
-                        row.flops
-                            .map(|f| f.to_string())
-                            .unwrap_or_else(|| "–".into()),
-                        row.bytes,
-                        runner::timing::format_ms(p.median_ms),
-                        p.achieved_gb_s,
-                        p.achieved_gflop_s
-                            .map(|g| format!("{g:.4}"))
-                            .unwrap_or_else(|| "–".into()),
-                        b.map(|b| format!("{:.4}%", b.percent))
-                            .unwrap_or_else(|| "–".into()),
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        md,
-                        "| `{}` | {} | {} | {intensity} | no current recording | | | | |",
-                        row.id,
-                        row.flops
-                            .map(|f| f.to_string())
-                            .unwrap_or_else(|| "–".into()),
-                        row.bytes
-                    );
-                }
-            }
+            let _ = writeln!(md, "{}", table_row(row));
+        }
+        for target in &block.targets {
+            let _ = writeln!(md, "\n{}", target_verdict(target, &rows));
         }
         let elements: Vec<String> = rows
             .iter()
-            .filter_map(|r| r.placement.as_ref())
+            .filter_map(|r| r.placement.as_ref().ok())
             .filter(|p| p.launch_bound == Some(true))
             .map(|p| p.elements.to_string())
             .collect();
@@ -172,9 +359,12 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         let points: Vec<Point> = rows
             .iter()
             .filter_map(|r| {
-                let p = r.placement.as_ref()?;
+                let p = r.placement.as_ref().ok()?;
                 Some(Point {
-                    label: r.id.clone(),
+                    label: match &r.sizes {
+                        Some(sizes) if !r.headline => format!("{} ({sizes})", r.id),
+                        _ => r.id.clone(),
+                    },
                     intensity: roofline::intensity(r.flops?, r.bytes),
                     gflop_s: p.achieved_gflop_s?,
                 })
@@ -202,7 +392,7 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
     // The seeds' worked examples, recomputed for these kernels from their stated peaks.
     let _ = writeln!(
         md,
-        "What the datasheet roofs allow these kernels (attainable GFLOP/s = min(peak, intensity × bandwidth)):\n"
+        "What the datasheet roofs allow these kernels at their teaching sizes (attainable GFLOP/s = min(peak, intensity × bandwidth)):\n"
     );
     let mut header = "| device | GB/s | GFLOP/s | ridge (FLOP/byte) |".to_string();
     let mut rule = "| --- | ---: | ---: | ---: |".to_string();
@@ -244,4 +434,40 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
     );
     let _ = writeln!(md, "</div>\n");
     Ok(md)
+}
+
+/// "Target: `x` at ≥ 90 % of the measured memory roof: 93.1 % — met."
+fn target_verdict(target: &Target, rows: &[Row]) -> String {
+    let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
+    let placed = row.and_then(|r| r.placement.as_ref().ok());
+    let binding = placed.and_then(|p| p.binding.as_ref());
+    match binding {
+        Some(b) => {
+            let roof = match b.roof {
+                Roof::Memory => "memory (streaming bandwidth)",
+                Roof::Compute => "compute (FP32)",
+            };
+            let met = b.percent >= target.percent;
+            let wrong = row
+                .and_then(|r| r.bench.as_ref())
+                .is_some_and(|b| matches!(b.checked, Checked::Failed(_)));
+            format!(
+                "<p class=\"puzzle-target {}\">Target: <code>{}</code> at ≥ {} % of the measured {roof} roof. Achieved {:.1} %, {:.2}× the target: <strong>{}</strong>.</p>",
+                if met && !wrong { "met" } else { "missed" },
+                target.puzzle,
+                target.percent,
+                b.percent,
+                b.percent / target.percent,
+                match (met, wrong) {
+                    (_, true) => "missed (the output is wrong)",
+                    (true, false) => "met",
+                    (false, false) => "missed",
+                }
+            )
+        }
+        None => format!(
+            "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of the measured roof: no current recording on this GPU.</p>",
+            target.puzzle, target.percent
+        ),
+    }
 }

@@ -146,6 +146,7 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
         runner_version: "0.1.0".into(),
         ceilings: None,
         entries: vec![entry],
+        benches: vec![],
     };
 
     session.recordings = vec![recording(entry.clone())];
@@ -239,6 +240,7 @@ fn roofline_blocks_chart_recorded_runs() {
             source_hash: hash(&puzzle.kernel(lang).unwrap().solution().text),
             report,
         }],
+        benches: vec![],
     }];
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     for text in [
@@ -258,4 +260,103 @@ fn roofline_blocks_chart_recorded_runs() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("nope"), "{err}");
+}
+
+/// A roofline block at the specs' `bench` sizes: each recorded benchmark is a
+/// row with its sizes, spread and check; a case not recorded says so; the
+/// target is met or missed against the recorded ceilings; a changed kernel
+/// makes the benchmark stale.
+#[test]
+fn roofline_blocks_show_recorded_benchmarks_and_targets() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline_bench");
+    let file = root.join("src/chapter.md");
+    let content = std::fs::read_to_string(&file).unwrap();
+    let mut session = Session::new(runner(), OnFailure::Bail, vec![], root);
+    require_wgpu(&session.runner);
+    let puzzle = runner::book::chapter_puzzles(&content, &file)
+        .unwrap()
+        .remove(0);
+    let lang = runner::Lang::Wgsl;
+    let backend = session.runner.backend(runner::BackendKind::Wgpu).unwrap();
+    let case = puzzle.spec.bench_cases().remove(0);
+    let options = runner::bench::Options {
+        overrides: case.clone(),
+        samples: 3,
+        warmup: 1,
+        timeout: std::time::Duration::from_secs(30),
+        buffer_sets: Some(1),
+    };
+    let report = runner::bench::bench(&puzzle, backend, &options, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.checked, runner::bench::Checked::Passed);
+    let mut device = report.device.clone();
+    device.name = "NVIDIA Imaginary 9000".into();
+    let recording = |bandwidth: f64, source: &str| {
+        let measured = |value: f64| runner::calibrate::Measured {
+            value,
+            timing: report.timing.clone(),
+        };
+        Recording {
+            device: device.clone(),
+            date: "2026-11-22".into(),
+            runner_version: "0.1.0".into(),
+            ceilings: Some(runner::calibrate::Ceilings {
+                bandwidth_gb_s: measured(bandwidth),
+                fp32_gflop_s: measured(1e9),
+                launch_us: measured(1e-6),
+                stream_bytes: 1 << 30,
+                date: "2026-11-22".into(),
+            }),
+            entries: vec![],
+            benches: vec![runner::record::BenchEntry {
+                puzzle: "fx".into(),
+                lang,
+                case: case.clone(),
+                spec_hash: hash(&puzzle.spec.text),
+                source_hash: hash(source),
+                outcome: Ok(report.clone()),
+            }],
+        }
+    };
+    let solution = puzzle.kernel(lang).unwrap().solution().text;
+    let cases: [(f64, &str, &[&str]); 3] = [
+        // A roof far below the achieved rate: the target is met.
+        (
+            1e-9,
+            &solution,
+            &[
+                "| `fx` | SIZE=2^16 | 65536 | 524288 | 0.125 |",
+                "✔ matches the CPU reference",
+                "| `fx` | SIZE=2^20 | 1048576 | 8388608 | 0.125 | not benchmarked on this GPU |",
+                "puzzle-target met",
+                "<svg",
+            ],
+        ),
+        // A roof far above it: missed.
+        (
+            1e12,
+            &solution,
+            &["puzzle-target missed", "<strong>missed</strong>"],
+        ),
+        // The kernel changed since the recording: stale, never shown as current.
+        (
+            1e-9,
+            "changed",
+            &["stale: the spec or kernel changed since 2026-11-22"],
+        ),
+    ];
+    for (bandwidth, source, wanted) in cases {
+        session.recordings = vec![recording(bandwidth, source)];
+        let (page, _) = process_chapter(&content, &file, &session).unwrap();
+        for text in wanted {
+            assert!(page.contains(text), "missing {text:?}:\n{page}");
+        }
+    }
+
+    let broken = content.replace("targets:\n  - { puzzle: fx", "targets:\n  - { puzzle: fy");
+    let err = process_chapter(&broken, &file, &session)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`fy`, which is not in `puzzles`"), "{err}");
 }

@@ -90,6 +90,9 @@ enum Command {
         /// Timed repetitions per solution.
         #[arg(long, default_value_t = 20)]
         samples: usize,
+        /// Record only these puzzles (comma-separated), keeping the file's other entries.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
     },
     /// Measure this machine's ceilings: streaming bandwidth, FP32 rate, launch overhead.
     Calibrate {
@@ -367,14 +370,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Record { out, samples } => {
+        Command::Record { out, samples, only } => {
             let runner = Runner::new(Settings {
                 timing_samples: samples,
                 ..Settings::default()
             });
             let dir = out.unwrap_or_else(|| book.root.join(runner::record::RESULTS_DIR));
             let written =
-                runner::record::record(&book, &runner, &dir).map_err(anyhow::Error::msg)?;
+                runner::record::record(&book, &runner, &dir, &only).map_err(anyhow::Error::msg)?;
             if written.is_empty() {
                 bail!("no GPU here runs kernels: nothing recorded");
             }

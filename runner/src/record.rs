@@ -8,6 +8,7 @@
 //! while both hashes still match the book; otherwise the entry is stale and
 //! says so instead.
 
+use crate::bench::BenchReport;
 use crate::book::{Book, Puzzle};
 use crate::check::Runner;
 use crate::kernel::{Lang, Variant};
@@ -30,6 +31,21 @@ pub struct Recording {
     #[serde(default)]
     pub ceilings: Option<crate::calibrate::Ceilings>,
     pub entries: Vec<Entry>,
+    /// Solutions timed at their spec's `bench` size (the performance chapters).
+    #[serde(default)]
+    pub benches: Vec<BenchEntry>,
+}
+
+/// A solution benchmarked at its spec's `bench` size, or why it could not be.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchEntry {
+    pub puzzle: String,
+    pub lang: Lang,
+    /// The spec's `bench` case: the constants it changes.
+    pub case: crate::expr::Constants,
+    pub spec_hash: String,
+    pub source_hash: String,
+    pub outcome: Result<BenchReport, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,8 +79,19 @@ fn entry_hashes(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Option<(String
     Some((hash(&puzzle.spec.text), hash(&kernel.variant(variant).text)))
 }
 
-/// Runs every puzzle on every backend that runs kernels here, and writes a file per device.
-pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// Runs every puzzle (or those in `only`, keeping the file's other entries) on
+/// every backend that runs kernels here, benchmarks those with a `bench` size,
+/// and writes a file per device.
+pub fn record(
+    book: &Book,
+    runner: &Runner,
+    dir: &Path,
+    only: &[String],
+) -> Result<Vec<PathBuf>, String> {
+    for id in only {
+        book.find(id)?;
+    }
+    let chosen = |p: &Puzzle| only.is_empty() || only.iter().any(|id| id == p.id());
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut written = Vec::new();
     for kind in BackendKind::ALL {
@@ -91,8 +118,26 @@ pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, 
                 None
             }
         };
-        let mut entries = Vec::new();
-        for puzzle in &book.puzzles {
+        let path = dir.join(format!("{}.json", file_stem(backend.device())));
+        let (mut entries, mut benches) = match std::fs::read_to_string(&path) {
+            Ok(text) if !only.is_empty() => {
+                let old: Recording =
+                    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                let kept = |id: &str| !only.iter().any(|o| o == id);
+                (
+                    old.entries
+                        .into_iter()
+                        .filter(|e| kept(&e.puzzle))
+                        .collect(),
+                    old.benches
+                        .into_iter()
+                        .filter(|e| kept(&e.puzzle))
+                        .collect(),
+                )
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
+        for puzzle in book.puzzles.iter().filter(|p| chosen(p)) {
             for variant in [Variant::Solution, Variant::Skeleton] {
                 let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
                     continue;
@@ -116,14 +161,51 @@ pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, 
                 });
             }
         }
+        let cases = book.puzzles.iter().filter(|p| chosen(p)).flat_map(|p| {
+            let hashes = entry_hashes(p, lang, Variant::Solution);
+            p.spec
+                .bench_cases()
+                .into_iter()
+                .filter_map(move |case| Some((p, case, hashes.clone()?)))
+        });
+        for (puzzle, case, (spec_hash, source_hash)) in cases {
+            let options = crate::bench::Options {
+                overrides: case.clone(),
+                samples: BENCH_SAMPLES,
+                warmup: BENCH_WARMUP,
+                timeout: std::time::Duration::from_secs(120),
+                buffer_sets: None,
+            };
+            let outcome = match crate::bench::bench(puzzle, backend, &options, ceilings.as_ref()) {
+                Ok(Ok(report)) => Ok(report),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            match &outcome {
+                Ok(report) => eprint!("record: bench {}", report.to_text()),
+                Err(e) => eprintln!(
+                    "record: bench {} {}: FAILED: {e}",
+                    puzzle.id(),
+                    lang.label()
+                ),
+            }
+            benches.push(BenchEntry {
+                puzzle: puzzle.id().into(),
+                lang,
+                case,
+                spec_hash,
+                source_hash,
+                outcome,
+            });
+        }
         let recording = Recording {
             device: backend.device().clone(),
             date: today(),
             runner_version: env!("CARGO_PKG_VERSION").into(),
             ceilings,
             entries,
+            benches,
         };
-        let path = dir.join(format!("{}.json", file_stem(&recording.device)));
         write_atomically(
             &path,
             &serde_json::to_string_pretty(&recording).map_err(|e| e.to_string())?,
@@ -131,6 +213,35 @@ pub fn record(book: &Book, runner: &Runner, dir: &Path) -> Result<Vec<PathBuf>, 
         written.push(path);
     }
     Ok(written)
+}
+
+/// Timed samples and warm-up runs of a recorded benchmark.
+const BENCH_SAMPLES: usize = 20;
+const BENCH_WARMUP: usize = 5;
+
+/// The recorded benchmark of a puzzle's solution at one `bench` case in one
+/// recording: `None` when there is none, `Some(Err(..))` when it is stale or failed.
+pub fn lookup_bench<'a>(
+    recording: &'a Recording,
+    puzzle: &Puzzle,
+    lang: Lang,
+    case: &crate::expr::Constants,
+) -> Option<Result<&'a BenchReport, String>> {
+    let (spec_hash, source_hash) = entry_hashes(puzzle, lang, Variant::Solution)?;
+    let entry = recording
+        .benches
+        .iter()
+        .find(|e| e.puzzle == puzzle.id() && e.lang == lang && &e.case == case)?;
+    Some(
+        if entry.spec_hash != spec_hash || entry.source_hash != source_hash {
+            Err(format!(
+                "stale: the spec or kernel changed since {}",
+                recording.date
+            ))
+        } else {
+            entry.outcome.as_ref().map_err(|e| format!("failed: {e}"))
+        },
+    )
 }
 
 /// Every recording under `dir`; a file that does not parse is reported, not fatal.
@@ -208,6 +319,7 @@ pub fn save_ceilings(
             runner_version: env!("CARGO_PKG_VERSION").into(),
             ceilings: None,
             entries: vec![],
+            benches: vec![],
         },
     };
     recording.ceilings = Some(ceilings);

@@ -40,6 +40,7 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
                 .collect()
         }
         "pooling" => pooling(&input("a")?, 3),
+        "sum" => vec![input("a")?.iter().sum()],
         "dot" => vec![dot(&input("a")?, &input("b")?)],
         "conv1d" => conv1d(&input("a")?, &input("b")?),
         "conv2d" => {
@@ -222,6 +223,7 @@ mod tests {
                 vec![a(&[2], arange(2)), b(&[2], arange(2))],
                 vec![0.0, 1.0, 1.0, 2.0],
             ),
+            ("sum", vec![a(&[5], arange(5))], vec![10.0]),
             (
                 "pooling",
                 vec![a(&[8], arange(8))],

@@ -161,6 +161,12 @@ pub struct RawSpec {
     /// become random and the expected outputs come from the CPU reference.
     #[serde(default)]
     pub stress: Vec<Spanned<BTreeMap<String, i64>>>,
+    /// The sizes `runner record` benchmarks on a GPU (e.g. `[{ SIZE: 268435456 }]`),
+    /// for the performance chapters' recorded figures; the first is the headline
+    /// one, which targets refer to. Inputs are random, as in stress runs, and the
+    /// output is checked when the CPU reference is affordable.
+    #[serde(default)]
+    pub bench: Vec<Spanned<BTreeMap<String, i64>>>,
 }
 
 /// Where a spec block sits: the chapter file and the line of its first YAML line.
@@ -336,6 +342,29 @@ impl PuzzleSpec {
         if !spec.raw.stress.is_empty() {
             spec.resolve_stress(&Constants::new())?;
         }
+        // The benchmark size is far too large to resolve here (it allocates
+        // its buffers); its names are checked, its sizes when it runs.
+        for bench in &spec.raw.bench {
+            let line = spec.origin.first_line + bench.referenced.line() as usize - 1;
+            if bench.value.is_empty() {
+                return Err(Located::new(
+                    &spec.origin.file,
+                    line,
+                    "a `bench` case sets no constant; give the sizes to benchmark, e.g. { SIZE: 268435456 }",
+                ));
+            }
+            if let Some(name) = bench
+                .value
+                .keys()
+                .find(|k| !spec.raw.constants.contains_key(*k))
+            {
+                return Err(Located::new(
+                    &spec.origin.file,
+                    line,
+                    format!("bench: cannot set `{name}`: the spec has no such constant"),
+                ));
+            }
+        }
         Ok(spec)
     }
 
@@ -345,21 +374,28 @@ impl PuzzleSpec {
 
     /// Evaluates sizes with the spec's constants, replaced by `overrides` where given.
     pub fn resolve(&self, overrides: &Constants) -> Result<Spec, Located> {
-        let spec = self.resolve_with(overrides, false)?;
+        let spec = self.resolve_with(overrides, Contents::Written)?;
         self.fill_from_reference(spec, "`expect: reference`")
     }
 
     /// A stress run: sizes from `overrides`, random inputs, and expected
     /// outputs from the puzzle's CPU reference ([`crate::reference`]).
     pub fn resolve_stress(&self, overrides: &Constants) -> Result<Spec, Located> {
-        let spec = self.resolve_with(overrides, true)?;
+        let spec = self.resolve_with(overrides, Contents::Random)?;
         self.fill_from_reference(spec, "stress runs")
     }
 
     /// Sizes from `overrides` and random inputs, with no expected values yet:
     /// a benchmark decides whether the CPU reference is cheap enough to check against.
     pub fn resolve_random(&self, overrides: &Constants) -> Result<Spec, Located> {
-        self.resolve_with(overrides, true)
+        self.resolve_with(overrides, Contents::Random)
+    }
+
+    /// Sizes, launches and FLOPs at `overrides`, with no buffer contents at
+    /// all: what a page needs to describe a benchmark without allocating it.
+    /// Inputs carry an empty `init`, outputs no `expect`.
+    pub fn sized(&self, overrides: &Constants) -> Result<Spec, Located> {
+        self.resolve_with(overrides, Contents::Empty)
     }
 
     /// Expected values from the CPU reference for every output still without them.
@@ -399,12 +435,17 @@ impl PuzzleSpec {
         Ok(spec)
     }
 
+    /// The benchmark sizes the spec declares, as constant overrides, headline first.
+    pub fn bench_cases(&self) -> Vec<Constants> {
+        self.raw.bench.iter().map(|b| b.value.clone()).collect()
+    }
+
     /// The stress cases the spec declares, as constant overrides.
     pub fn stress_cases(&self) -> Vec<Constants> {
         self.raw.stress.iter().map(|s| s.value.clone()).collect()
     }
 
-    fn resolve_with(&self, overrides: &Constants, stress: bool) -> Result<Spec, Located> {
+    fn resolve_with(&self, overrides: &Constants, contents: Contents) -> Result<Spec, Located> {
         let raw = &self.raw;
         let mut constants: Constants = raw.constants.clone();
         for (name, value) in overrides {
@@ -488,10 +529,12 @@ impl PuzzleSpec {
             }
             if let Some(buffer) = raw.buffers.get(name) {
                 // Stress inputs are random, seeded by position: an index mistake cannot hide behind arange.
-                let random = stress.then_some(args.len() as u64 + 1);
-                args.push(Arg::Buffer(
-                    self.resolve_buffer(name, buffer, &eval, random)?,
-                ));
+                let fill = match contents {
+                    Contents::Random => Fill::Random(args.len() as u64 + 1),
+                    Contents::Written => Fill::Written,
+                    Contents::Empty => Fill::Empty,
+                };
+                args.push(Arg::Buffer(self.resolve_buffer(name, buffer, &eval, fill)?));
             } else if let Some(scalar) = raw.scalars.get(name) {
                 let line = scalar.referenced.line();
                 let value = match &scalar.value.value {
@@ -628,7 +671,7 @@ impl PuzzleSpec {
         name: &str,
         buffer: &Spanned<RawBuffer>,
         eval: &dyn Fn(&Size, u64, &str) -> Result<i64, Located>,
-        random_seed: Option<u64>,
+        fill: Fill,
     ) -> Result<Buffer, Located> {
         let line = buffer.referenced.line();
         let b = &buffer.value;
@@ -680,16 +723,14 @@ impl PuzzleSpec {
                     format!("input `{name}` needs an `init` (or `output: true`)"),
                 ));
             }
-            (false, Some(_)) if random_seed.is_some() => {
-                let seed = random_seed.unwrap_or_default();
-                (
-                    Some(materialize(&Values::Random(seed), line, "init")?),
-                    None,
-                )
-            }
+            (false, Some(_)) if fill == Fill::Empty => (Some(Vec::new()), None),
+            (false, Some(_)) if let Fill::Random(seed) = fill => (
+                Some(materialize(&Values::Random(seed), line, "init")?),
+                None,
+            ),
             (false, Some(values)) => (Some(materialize(values, line, "init")?), None),
             // Stress runs take expected values from the CPU reference afterwards.
-            (true, None) if random_seed.is_some() => (None, None),
+            (true, None) if fill != Fill::Written => (None, None),
             (true, None) => {
                 let expect = self.raw.expect.get(name).ok_or_else(|| {
                     self.origin
@@ -719,6 +760,26 @@ impl PuzzleSpec {
             scratch: b.scratch,
         })
     }
+}
+
+/// What a resolved spec's buffers hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Contents {
+    /// The inputs and expected values as written (the teaching size).
+    Written,
+    /// Random inputs, expected values left to the CPU reference.
+    Random,
+    /// Nothing: sizes only.
+    Empty,
+}
+
+/// One buffer's contents: as written, random from a seed (its position in
+/// `args`, so an index mistake cannot hide behind arange), or none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fill {
+    Written,
+    Random(u64),
+    Empty,
 }
 
 /// YAML reads a bare `N`, `y`, `no`, `off`… as a boolean, so a constant named
@@ -828,6 +889,33 @@ expect:
         let err = parse(&text).unwrap_err();
         assert_eq!(err.line, 25, "{err}");
         assert!(err.message.contains("cannot set `WIDTH`"), "{err}");
+    }
+
+    /// A benchmark size names known constants and is read without resolving its buffers.
+    #[test]
+    fn bench_sizes_are_checked_when_read() {
+        let cases = [
+            ("bench:\n  - { SIZE: 268435456 }\n", None),
+            (
+                "bench:\n  - { WIDTH: 3 }\n",
+                Some("bench: cannot set `WIDTH`"),
+            ),
+            ("bench:\n  - {}\n", Some("a `bench` case sets no constant")),
+        ];
+        for (tail, error) in cases {
+            let text = GOOD.to_string() + tail;
+            match (parse(&text), error) {
+                (Ok(spec), None) => assert_eq!(
+                    spec.bench_cases(),
+                    vec![Constants::from([("SIZE".to_string(), 268_435_456)])]
+                ),
+                (Err(err), Some(want)) => {
+                    assert_eq!(err.line, 25, "{err}");
+                    assert!(err.message.contains(want), "{err}");
+                }
+                (got, _) => panic!("{tail}: {got:?}"),
+            }
+        }
     }
 
     #[test]

@@ -54,11 +54,12 @@ impl WgpuBackend {
         })?;
         let adapter_info = adapter.get_info();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let features = if timestamps {
-            wgpu::Features::TIMESTAMP_QUERY
-        } else {
-            wgpu::Features::empty()
-        };
+        // Timestamps time the kernels; subgroup operations are what Part III's
+        // reductions and scans use where CUDA has warp shuffles. Each is asked
+        // for only when the adapter has it, and a kernel that needs a missing
+        // one fails with wgpu's message.
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
+        let features = adapter.features() & wanted;
         // WebGPU's defaults are small (16 KiB workgroup memory, 256 invocations): ask for what the adapter has.
         let limits = adapter.limits();
         let descriptor = wgpu::DeviceDescriptor {
