@@ -9,6 +9,8 @@
 //! sizes: bench          # the specs' `bench` sizes (default: teaching)
 //! targets:              # optional: a verdict per recorded GPU
 //!   - { puzzle: p14_matmul_tiled, percent: 90 }
+//! speedups:             # optional: time ratios at equal sizes, per recorded GPU
+//!   - { of: p14_matmul_tiled, over: p14_matmul_naive }
 //! ```
 //!
 //! Nothing is typed in: times come from `results/*.json` (current entries
@@ -36,6 +38,16 @@ pub struct RooflineBlock {
     pub sizes: Sizes,
     #[serde(default)]
     pub targets: Vec<Target>,
+    #[serde(default)]
+    pub speedups: Vec<Speedup>,
+}
+
+/// How much faster `of` ran than `over`, at each size both were recorded at.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Speedup {
+    pub of: String,
+    pub over: String,
 }
 
 /// Which recorded runs the block shows.
@@ -269,11 +281,20 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         puzzles.push((puzzle, teaching));
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
-    for target in &block.targets {
-        if !block.puzzles.contains(&target.puzzle) {
+    let named = block
+        .targets
+        .iter()
+        .map(|t| ("target", &t.puzzle))
+        .chain(
+            block
+                .speedups
+                .iter()
+                .flat_map(|s| [("speedup", &s.of), ("speedup", &s.over)]),
+        );
+    for (what, id) in named {
+        if !block.puzzles.contains(id) {
             return Err(format!(
-                "```roofline block: the target names `{}`, which is not in `puzzles`",
-                target.puzzle
+                "```roofline block: the {what} names `{id}`, which is not in `puzzles`"
             ));
         }
     }
@@ -340,6 +361,9 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         }
         for target in &block.targets {
             let _ = writeln!(md, "\n{}", target_verdict(target, &rows));
+        }
+        for speedup in &block.speedups {
+            let _ = writeln!(md, "\n{}", speedup_line(speedup, &rows));
         }
         let elements: Vec<String> = rows
             .iter()
@@ -470,4 +494,41 @@ fn target_verdict(target: &Target, rows: &[Row]) -> String {
             target.puzzle, target.percent
         ),
     }
+}
+
+/// "`a` against `b`: 1.83× as fast at BLOCKS=132, SIZE=2^26 (…)", from the rows of one GPU.
+fn speedup_line(speedup: &Speedup, rows: &[Row]) -> String {
+    let mut parts = Vec::new();
+    for fast in rows.iter().filter(|r| r.id == speedup.of) {
+        let slow = rows
+            .iter()
+            .find(|r| r.id == speedup.over && r.sizes == fast.sizes);
+        let (Some(slow), Ok(f)) = (slow, &fast.placement) else {
+            continue;
+        };
+        let Ok(s) = &slow.placement else { continue };
+        let at = fast
+            .sizes
+            .as_ref()
+            .map(|s| format!(" at {s}"))
+            .unwrap_or_default();
+        parts.push(format!(
+            "{:.2}×{at} ({} against {})",
+            s.median_ms / f.median_ms,
+            runner::timing::format_ms(f.median_ms),
+            runner::timing::format_ms(s.median_ms)
+        ));
+    }
+    if parts.is_empty() {
+        return format!(
+            "<p class=\"puzzle-speedup\"><code>{}</code> against <code>{}</code>: no sizes recorded for both on this GPU.</p>",
+            speedup.of, speedup.over
+        );
+    }
+    format!(
+        "<p class=\"puzzle-speedup\">Speed-up of <code>{}</code> over <code>{}</code> (the ratio of their median times): {}.</p>",
+        speedup.of,
+        speedup.over,
+        parts.join("; ")
+    )
 }

@@ -330,6 +330,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
                 "✔ matches the CPU reference",
                 "| `fx` | SIZE=2^20 | 1048576 | 8388608 | 0.125 | not benchmarked on this GPU |",
                 "puzzle-target met",
+                "Speed-up of <code>fx</code> over <code>fx</code> (the ratio of their median times): 1.00× at SIZE=2^16",
                 "<svg",
             ],
         ),

@@ -43,6 +43,8 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
         "sum" => vec![input("a")?.iter().sum()],
         "dot" => vec![dot(&input("a")?, &input("b")?)],
         "conv1d" => conv1d(&input("a")?, &input("b")?),
+        // Weights `w` (the async-copy chapter's name for the 5-tap kernel).
+        "conv1d_centered" => conv1d_centered(&input("a")?, &input("w")?),
         "conv2d" => {
             let (image, kernel) = (buffer("a")?, buffer("b")?);
             conv2d(
@@ -89,6 +91,23 @@ fn pooling(a: &[f64], window: usize) -> Vec<f64> {
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// out[i] = Σ_k a[i + k − h] · b[k] with h = len(b) / 2: the kernel centred
+/// on element i, reading zeros outside `a` on both sides.
+fn conv1d_centered(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let half = b.len() / 2;
+    (0..a.len())
+        .map(|i| {
+            b.iter()
+                .enumerate()
+                .filter_map(|(k, w)| {
+                    let j = (i + k).checked_sub(half)?;
+                    a.get(j).map(|x| x * w)
+                })
+                .sum()
+        })
+        .collect()
 }
 
 /// out[i] = Σ_j a[i + j] · b[j], reading zeros past the end of `a`.
@@ -224,6 +243,12 @@ mod tests {
                 vec![0.0, 1.0, 1.0, 2.0],
             ),
             ("sum", vec![a(&[5], arange(5))], vec![10.0]),
+            // Centred 3-tap box over 0..5: each output adds its neighbours, zeros outside.
+            (
+                "conv1d_centered",
+                vec![a(&[5], arange(5)), buffer("w", &[3], Some(vec![1.0; 3]))],
+                vec![1.0, 3.0, 6.0, 9.0, 7.0],
+            ),
             (
                 "pooling",
                 vec![a(&[8], arange(8))],
