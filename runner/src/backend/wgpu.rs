@@ -642,6 +642,7 @@ impl Backend for WgpuBackend {
             outputs,
             timing,
             hazards: vec![],
+            access: None,
         }))
     }
 }

@@ -8,7 +8,7 @@
 use super::exec::{Fault, Ids, Invocation, Program, Shared, State, triple};
 use super::hazard::Kind;
 use super::memory::Space;
-use crate::spec::Launch;
+use crate::Launch;
 use naga::{Barrier, Span};
 
 /// SplitMix64: a small seeded generator, so a schedule can be replayed.
@@ -85,6 +85,10 @@ pub fn dispatch<'m>(
             if !rendezvous(shared, &mut invocations, workgroup) {
                 break;
             }
+        }
+        for inv in &invocations {
+            let thread = inv.thread(shared.launch);
+            shared.access.finish(thread, inv.reads, inv.writes);
         }
     }
     Ok(())

@@ -3,7 +3,8 @@
 //! function or a loop) and resume where it stopped when its workgroup has
 //! arrived. Loads and stores go through [`Shared`], where the checks live.
 
-use super::hazard::{Access, Hazards, Kind, Lines};
+use super::access::{Counter, Thread};
+use super::hazard::{Access, Hazards, Kind, LineMap};
 use super::memory::{Layout, Pointee, Ptr, Region, Root, Space};
 use super::value::{self, Scalar, Value};
 use naga::{Barrier, Block, Expression, Function, Handle, Module, Span, Statement};
@@ -117,7 +118,13 @@ pub struct Shared<'s> {
     /// Module-scope variables by handle index (private ones live in the invocations).
     pub globals: Vec<Option<Region>>,
     pub hazards: Hazards,
-    pub lines: &'s Lines<'s>,
+    pub lines: &'s dyn LineMap,
+    /// Global-memory reads and writes per invocation.
+    pub access: Counter,
+    /// Invocations per subgroup.
+    pub subgroup_size: u32,
+    /// Which launch of the run is going on (0-based).
+    pub launch: usize,
     /// Barriers passed by the running workgroup that order workgroup and storage memory.
     pub epochs: [u32; 2],
     pub block: [u32; 3],
@@ -129,18 +136,21 @@ pub struct Shared<'s> {
 impl<'s> Shared<'s> {
     pub fn new(
         globals: Vec<Option<Region>>,
-        lines: &'s Lines<'s>,
-        timeout: std::time::Duration,
+        lines: &'s dyn LineMap,
+        config: &crate::Config,
     ) -> Shared<'s> {
         Shared {
             globals,
             hazards: Hazards::default(),
             lines,
+            access: Counter::default(),
+            subgroup_size: config.subgroup_size.max(1),
+            launch: 0,
             epochs: [0, 0],
             block: [1, 1, 1],
             steps: 0,
             started: Instant::now(),
-            timeout,
+            timeout: config.timeout,
         }
     }
 
@@ -234,6 +244,9 @@ struct Frame<'m> {
 pub struct Invocation<'m> {
     pub ids: Ids,
     pub state: State,
+    /// Loads from and stores to storage buffers so far.
+    pub reads: u32,
+    pub writes: u32,
     frames: Vec<Frame<'m>>,
     /// `var<private>` variables, made on first use.
     private: Vec<Option<Vec<Scalar>>>,
@@ -254,6 +267,8 @@ impl<'m> Invocation<'m> {
         let mut inv = Invocation {
             ids,
             state: State::Ready,
+            reads: 0,
+            writes: 0,
             frames: Vec::new(),
             private: vec![None; prog.module.global_variables.len()],
         };
@@ -415,9 +430,15 @@ impl<'m> Invocation<'m> {
                 } => {
                     let ptr = self.get_ptr(prog, *pointer)?;
                     let operand = self.get(prog, *value)?;
+                    let compare = match fun {
+                        naga::AtomicFunction::Exchange { compare: Some(c) } => {
+                            Some(self.get(prog, *c)?)
+                        }
+                        _ => None,
+                    };
                     let span = self.span(*pointer);
                     let old = self.load(prog, shared, ptr, span, false)?;
-                    let (new, reported) = atomic(prog, self, *fun, &old, &operand)
+                    let (new, reported) = atomic(*fun, &old, &operand, compare.as_ref())
                         .map_err(|e| unsupported(e, span))?;
                     self.store(prog, shared, ptr, &new, span, false);
                     if let Some(result) = result {
@@ -784,6 +805,7 @@ impl<'m> Invocation<'m> {
         span: Span,
         checked: bool,
     ) -> Result<Value, Fault> {
+        self.count(shared, &ptr, false, span);
         let n = prog.layout.pointee_leaves(ptr.pointee);
         let range = ptr.offset..ptr.offset + n;
         if !ptr.valid {
@@ -845,6 +867,7 @@ impl<'m> Invocation<'m> {
         span: Span,
         checked: bool,
     ) {
+        self.count(shared, &ptr, true, span);
         if !ptr.valid {
             return;
         }
@@ -869,6 +892,36 @@ impl<'m> Invocation<'m> {
             for (d, s) in dest.iter_mut().zip(leaves) {
                 *d = s;
             }
+        }
+    }
+
+    /// Counts an access to a storage buffer (the rule is in [`crate::access`]),
+    /// out-of-bounds ones included: the kernel issued them.
+    fn count(&mut self, shared: &mut Shared, ptr: &Ptr, write: bool, span: Span) {
+        let Root::Global(g) = ptr.root else {
+            return;
+        };
+        if !matches!(shared.globals[g].as_ref(), Some(r) if r.space == Space::Storage) {
+            return;
+        }
+        let count = if write {
+            self.writes += 1;
+            self.writes
+        } else {
+            self.reads += 1;
+            self.reads
+        };
+        let thread = self.thread(shared.launch);
+        shared.access.access(write, count, thread, span);
+    }
+
+    /// This invocation, for the access report.
+    pub fn thread(&self, launch: usize) -> Thread {
+        Thread {
+            global: self.ids.global,
+            local: self.ids.local,
+            workgroup: self.ids.workgroup,
+            launch,
         }
     }
 
@@ -1027,13 +1080,15 @@ fn builtin_argument(
     }
 }
 
-/// An atomic read-modify-write: (the value to store, the value the expression returns).
+/// An atomic read-modify-write: (the value to store, the value the
+/// expression returns). A compare-exchange (`compare` given) returns WGSL's
+/// `__atomic_compare_exchange_result`: the old value and whether it stored.
+/// The simulator never fails spuriously, which the "weak" allows but does not require.
 fn atomic(
-    _prog: &Program,
-    _inv: &Invocation,
     fun: naga::AtomicFunction,
     old: &Value,
     operand: &Value,
+    compare: Option<&Value>,
 ) -> Result<(Value, Value), String> {
     use naga::AtomicFunction as A;
     use naga::BinaryOperator as B;
@@ -1047,7 +1102,13 @@ fn atomic(
         A::Min => value::math(naga::MathFunction::Min, &[old.clone(), operand.clone()])?,
         A::Max => value::math(naga::MathFunction::Max, &[old.clone(), operand.clone()])?,
         A::Exchange { compare: None } => operand.clone(),
-        A::Exchange { compare: Some(_) } => return Err("atomicCompareExchangeWeak".into()),
+        A::Exchange { compare: Some(_) } => {
+            let expected = compare.ok_or("a compare-exchange without its comparand")?;
+            let equal = matches!((old, expected), (Value::Scalar(a), Value::Scalar(b)) if a.bits() == b.bits());
+            let new = if equal { operand.clone() } else { old.clone() };
+            let result = Value::Composite(vec![old.clone(), Value::Scalar(Scalar::Bool(equal))]);
+            return Ok((new, result));
+        }
     };
     Ok((new, old.clone()))
 }
