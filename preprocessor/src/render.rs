@@ -265,6 +265,14 @@ pub fn result(report: &RunReport) -> String {
         let _ = write!(md, "<br><em>{}</em>", escape(message));
     }
     let _ = writeln!(md, "</p>\n");
+    // Counts are shown where the puzzle bounds them: elsewhere they are noise.
+    if let Some(access) = report.access.as_ref().filter(|a| a.bound.is_some()) {
+        let _ = writeln!(
+            md,
+            "<p class=\"puzzle-access\">{}</p>\n",
+            escape(&access.describe())
+        );
+    }
     let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
     notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
     if !notes.is_empty() {

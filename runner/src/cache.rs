@@ -167,6 +167,7 @@ mod tests {
             message: None,
             checks: vec![],
             timing: None,
+            access: None,
             error: None,
         }
     }

@@ -330,7 +330,21 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "2 of 4 elements of `out` are wrong: out[0, 1], out[1, 0]",
         None,
     ),
+    // Right sums, too many global reads: the bound fails it at the third read
+    // (on wgpu through the CPU checker's counts). The twin is in WITHIN_BOUNDS.
+    (
+        "p09_pooling_global_neighbours.wgsl",
+        "p09_pooling",
+        Status::Fail,
+        "read global memory 3 times; this puzzle allows 2 reads per thread",
+        Some(24),
+    ),
 ];
+
+/// Near-twins of the fixtures above that must pass, on every backend of
+/// their language and on the simulator: (file, puzzle). Each shows that its
+/// twin fails for the reason given there, not for something else.
+const WITHIN_BOUNDS: &[(&str, &str)] = &[("p09_pooling_staged_neighbours.wgsl", "p09_pooling")];
 
 /// Fixtures whose fault shows only on a GPU; skipped, by name, without one.
 const NEED_A_GPU: &[&str] = &[
@@ -461,6 +475,25 @@ fn main() {
             })
             .with_kind("sim"),
         );
+    }
+    for &(file, puzzle) in WITHIN_BOUNDS {
+        let path = fixtures().join("kernels").join(file);
+        let kinds = [BackendKind::for_lang(lang_of(&path)), BackendKind::Sim];
+        for kind in kinds {
+            let path = path.clone();
+            let test = move || {
+                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let report = run_file_on(kind, &book, puzzle, &path, None)?;
+                expect(&report, Status::Pass)
+            };
+            let name = format!("within_bounds::{kind}::{file}");
+            trials.push(match RUNNER.backend(kind) {
+                Ok(_) => Trial::test(name, test).with_kind(kind.to_string()),
+                Err(e) => Trial::test(name, || Ok(()))
+                    .with_kind(format!("skipped: {e}"))
+                    .with_ignored_flag(true),
+            });
+        }
     }
     for &(puzzle, lang, message) in IMPOSSIBLE_LAUNCHES {
         let needs_gpu = lang == Lang::Cuda && NEED_A_GPU.contains(&puzzle);
