@@ -720,11 +720,14 @@ fn main() {
     ));
     // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
     trials.push(Trial::test("fixture_books::load", || {
-        for book in ["limits_book", "cuda_book", "steps_book"] {
+        for book in ["limits_book", "cuda_book", "steps_book", "subgroup_book"] {
             Book::load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
         }
         Ok(())
     }));
+    for puzzle in ["subgroup_dot", "subgroup_scan"] {
+        trials.extend(subgroups(puzzle));
+    }
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = Book::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
@@ -834,4 +837,84 @@ fn expect(report: &runner::RunReport, status: Status) -> Result<(), Failed> {
     } else {
         Err(format!("expected {}, got:\n{}", status.word(), report.to_text()).into())
     }
+}
+
+/// `subgroups::{puzzle}::sim{8,32}` and `::wgpu`: a kernel of the
+/// `subgroup_book` fixture passes on the CPU checker with subgroups of 8 and
+/// of 32, and on wgpu (where the adapter has subgroups), with equal outputs.
+fn subgroups(puzzle: &'static str) -> Vec<Trial> {
+    use runner::backend::sim::SimBackend;
+    use runner::backend::{Backend, Job};
+    let load = move || -> Result<(Book, SourceText), Failed> {
+        let book = Book::load(&fixtures().join("subgroup_book")).map_err(|e| format!("{e:?}"))?;
+        let source = book
+            .find(puzzle)?
+            .kernel(Lang::Wgsl)
+            .ok_or("no WGSL kernel")?
+            .variant(Variant::Solution);
+        Ok((book, source))
+    };
+    let on_sim = move |size: u32| -> Result<runner::RunReport, Failed> {
+        let (book, source) = load()?;
+        let p = book.find(puzzle)?;
+        let spec = p
+            .spec
+            .resolve(&Default::default())
+            .map_err(|e| e.to_string())?;
+        let backend = SimBackend::with_seed(1).with_subgroup_size(size);
+        let job = Job::new(&spec, &source, 0, std::time::Duration::from_secs(5));
+        let outcome = backend.run(&job);
+        let report = runner::RunReport::new(
+            &spec,
+            Lang::Wgsl,
+            Variant::Solution,
+            BackendKind::Sim,
+            Some(backend.device().clone()),
+            outcome,
+        );
+        expect(&report, Status::Pass)?;
+        Ok(report)
+    };
+    let mut trials: Vec<Trial> = [8, 32]
+        .into_iter()
+        .map(|size| {
+            Trial::test(format!("subgroups::{puzzle}::sim{size}"), move || {
+                on_sim(size).map(|_| ())
+            })
+            .with_kind("sim")
+        })
+        .collect();
+    let name = format!("subgroups::{puzzle}::wgpu_agrees_with_sim");
+    trials.push(match RUNNER.backend(BackendKind::Wgpu) {
+        Ok(_) => Trial::test(name, move || {
+            let (book, source) = load()?;
+            let gpu = RUNNER
+                .run_source_on(
+                    BackendKind::Wgpu,
+                    book.find(puzzle)?,
+                    Variant::Solution,
+                    &source,
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+            expect(&gpu, Status::Pass)?;
+            let sim = on_sim(32)?;
+            let got =
+                |r: &runner::RunReport| r.checks.iter().map(|c| c.got.clone()).collect::<Vec<_>>();
+            if got(&gpu) != got(&sim) {
+                return Err(format!(
+                    "wgpu and sim disagree:\n{}\n{}",
+                    gpu.to_text(),
+                    sim.to_text()
+                )
+                .into());
+            }
+            Ok(())
+        })
+        .with_kind("wgpu"),
+        Err(e) => Trial::test(name, || Ok(()))
+            .with_kind(format!("skipped: {e}"))
+            .with_ignored_flag(true),
+    });
+    trials
 }

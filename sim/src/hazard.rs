@@ -92,6 +92,7 @@ pub enum Kind {
     OutOfBounds,
     Uninitialized,
     DivergentBarrier,
+    DivergentSubgroup,
 }
 
 impl Kind {
@@ -101,6 +102,7 @@ impl Kind {
             Kind::OutOfBounds => "out-of-bounds index",
             Kind::Uninitialized => "uninitialized read",
             Kind::DivergentBarrier => "barrier in non-uniform control flow",
+            Kind::DivergentSubgroup => "subgroup operation in non-uniform control flow",
         }
     }
 }

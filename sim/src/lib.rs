@@ -26,6 +26,9 @@ pub mod memory;
 pub mod schedule;
 pub mod value;
 
+#[cfg(test)]
+mod run_tests;
+
 pub use access::{AccessReport, Site, Tally, Thread};
 pub use hazard::{Hazard, Kind, LineMap, TextLines};
 

@@ -1,13 +1,26 @@
 //! The dispatch: workgroups one after another, and inside a workgroup the
 //! invocations in a seeded random order between barriers. Each invocation
-//! runs until it reaches a barrier or its end; when every invocation has
-//! stopped, the barrier is checked (all reached the same one, or none) and
-//! they all go on. The order only shapes the outputs of a racy kernel; the
+//! runs until it reaches a barrier, a subgroup operation or its end; when
+//! every invocation has stopped, subgroup operations are resolved first,
+//! then the barrier is checked (all reached the same one, or none) and they
+//! all go on. The order only shapes the outputs of a racy kernel; the
 //! checks do not depend on it.
+//!
+//! Subgroups are runs of `subgroup_size` consecutive local invocation
+//! indices. A subgroup operation is a rendezvous of the subgroup's
+//! invocations stopped at that same operation: those are its active
+//! invocations. WGSL requires subgroup-uniform control flow there, so a
+//! member elsewhere (finished, at a barrier, at another operation) is
+//! reported. A gather from a lane that is not active or does not exist
+//! (`subgroupShuffleDown` past the end) gives the reader its own value, as
+//! CUDA's `__shfl_down_sync` does; WGSL leaves the value indeterminate.
+//! Subgroup operations order no memory for the race check: only
+//! workgroup and storage barriers do.
 
-use super::exec::{Fault, Ids, Invocation, Program, Shared, State, triple};
+use super::exec::{Fault, Ids, Invocation, Pending, Program, Shared, State, SubgroupOp, triple};
 use super::hazard::Kind;
 use super::memory::Space;
+use super::value::{self, Scalar, Value};
 use crate::Launch;
 use naga::{Barrier, Span};
 
@@ -70,6 +83,8 @@ pub fn dispatch<'m>(
                     local_index: l,
                     invocation: w * per_group + l,
                     workgroup_index: w,
+                    subgroup_size: shared.subgroup_size,
+                    per_group,
                 };
                 Invocation::new(prog, entry, ids)
             })
@@ -81,6 +96,9 @@ pub fn dispatch<'m>(
             rng.shuffle(&mut ready);
             for i in ready {
                 invocations[i].run(prog, shared)?;
+            }
+            if subgroups(shared, &mut invocations, workgroup)? {
+                continue;
             }
             if !rendezvous(shared, &mut invocations, workgroup) {
                 break;
@@ -170,6 +188,167 @@ fn rendezvous(shared: &mut Shared, invocations: &mut [Invocation], workgroup: [u
         invocations[i].state = State::Ready;
     }
     true
+}
+
+/// Resolves one subgroup operation in every subgroup where some invocation
+/// waits at one; false when none does.
+fn subgroups(
+    shared: &mut Shared,
+    invocations: &mut [Invocation],
+    workgroup: [u32; 3],
+) -> Result<bool, Fault> {
+    let size = shared.subgroup_size as usize;
+    let mut any = false;
+    // Invocations are in local-index order, so a chunk is a subgroup.
+    for members in invocations.chunks_mut(size) {
+        let pending = |inv: &Invocation| match &inv.state {
+            State::AtSubgroup(p) => Some(p.span),
+            _ => None,
+        };
+        let Some(span) = members.iter().find_map(pending) else {
+            continue;
+        };
+        any = true;
+        let active: Vec<usize> = (0..members.len())
+            .filter(|&i| pending(&members[i]) == Some(span))
+            .collect();
+        if active.len() < members.len() && !shared.known(Kind::DivergentSubgroup, span) {
+            let ids: Vec<[u32; 3]> = active.iter().map(|&i| members[i].ids.local).collect();
+            let message = format!(
+                "this subgroup operation is reached by {} of the {} invocations of a subgroup \
+                 of workgroup {} ({}); the others are elsewhere. WGSL requires every \
+                 invocation of a subgroup to reach a subgroup operation together: move it out \
+                 of the `if` or loop that only some invocations enter, and let the others \
+                 contribute a neutral value instead",
+                active.len(),
+                members.len(),
+                triple(workgroup),
+                list_ids(&ids),
+            );
+            shared.report(Kind::DivergentSubgroup, span, message);
+        }
+        let waiting: Vec<(u32, Pending)> = active
+            .iter()
+            .map(|&i| {
+                let lane = members[i].ids.local_index % shared.subgroup_size;
+                match &members[i].state {
+                    State::AtSubgroup(p) => (lane, (**p).clone()),
+                    _ => unreachable!("filtered to waiting invocations"),
+                }
+            })
+            .collect();
+        let results = resolve(&waiting).map_err(|what| Fault::Unsupported { what, span })?;
+        for (&i, ((_, p), v)) in active.iter().zip(waiting.iter().zip(results)) {
+            members[i].resume_with(p.result, v);
+        }
+    }
+    Ok(any)
+}
+
+/// The result of one subgroup operation for each of its active invocations
+/// (given as (lane, operands), in lane order).
+fn resolve(waiting: &[(u32, Pending)]) -> Result<Vec<Value>, String> {
+    let Some((_, first)) = waiting.first() else {
+        return Ok(vec![]);
+    };
+    let all = || waiting.iter().map(|(_, p)| &p.value);
+    Ok(match first.op {
+        SubgroupOp::Barrier => vec![Value::Scalar(Scalar::Bool(true)); waiting.len()],
+        SubgroupOp::Ballot => {
+            let mut mask = [0u32; 4];
+            for (lane, p) in waiting {
+                if p.value == Value::Scalar(Scalar::Bool(true)) && *lane < 128 {
+                    mask[*lane as usize / 32] |= 1 << (lane % 32);
+                }
+            }
+            let ballot = Value::Composite(mask.map(|m| Value::Scalar(Scalar::U32(m))).to_vec());
+            vec![ballot; waiting.len()]
+        }
+        SubgroupOp::Collective(op, collective) => {
+            use naga::CollectiveOperation as C;
+            match collective {
+                C::Reduce => {
+                    let mut total = first.value.clone();
+                    for v in all().skip(1) {
+                        total = combine(op, &total, v)?;
+                    }
+                    vec![total; waiting.len()]
+                }
+                C::InclusiveScan => {
+                    let mut out: Vec<Value> = Vec::with_capacity(waiting.len());
+                    for v in all() {
+                        let next = match out.last() {
+                            Some(before) => combine(op, before, v)?,
+                            None => v.clone(),
+                        };
+                        out.push(next);
+                    }
+                    out
+                }
+                C::ExclusiveScan => {
+                    let mut running = identity(op, &first.value)?;
+                    let mut out = Vec::with_capacity(waiting.len());
+                    for v in all() {
+                        out.push(running.clone());
+                        running = combine(op, &running, v)?;
+                    }
+                    out
+                }
+            }
+        }
+        SubgroupOp::Gather(_) => {
+            let lowest = waiting[0].0;
+            waiting
+                .iter()
+                .map(|(_, p)| {
+                    let SubgroupOp::Gather(from) = p.op else {
+                        return p.value.clone();
+                    };
+                    let from = from.unwrap_or(lowest);
+                    waiting
+                        .iter()
+                        .find(|(lane, _)| *lane == from)
+                        .map(|(_, q)| q.value.clone())
+                        .unwrap_or_else(|| p.value.clone())
+                })
+                .collect()
+        }
+    })
+}
+
+/// Two arguments of a subgroup reduction or scan, combined.
+fn combine(op: naga::SubgroupOperation, a: &Value, b: &Value) -> Result<Value, String> {
+    use naga::BinaryOperator as B;
+    use naga::SubgroupOperation as S;
+    match op {
+        S::All => value::binary(B::LogicalAnd, a, b),
+        S::Any => value::binary(B::LogicalOr, a, b),
+        S::Add => value::binary(B::Add, a, b),
+        S::Mul => value::binary(B::Multiply, a, b),
+        S::Min => value::math(naga::MathFunction::Min, &[a.clone(), b.clone()]),
+        S::Max => value::math(naga::MathFunction::Max, &[a.clone(), b.clone()]),
+        S::And => value::binary(B::And, a, b),
+        S::Or => value::binary(B::InclusiveOr, a, b),
+        S::Xor => value::binary(B::ExclusiveOr, a, b),
+    }
+}
+
+/// What an exclusive scan gives its first lane: 0 for a sum, 1 for a product
+/// (WGSL has exclusive scans of these two only).
+fn identity(op: naga::SubgroupOperation, like: &Value) -> Result<Value, String> {
+    let one = match op {
+        naga::SubgroupOperation::Add => false,
+        naga::SubgroupOperation::Mul => true,
+        other => return Err(format!("an exclusive scan with {other:?}")),
+    };
+    like.map(&|s| {
+        Ok(match (s, one) {
+            (Scalar::F32(_), o) => Scalar::F32(if o { 1.0 } else { 0.0 }),
+            (Scalar::I32(_), o) => Scalar::I32(i32::from(o)),
+            (Scalar::U32(_), o) => Scalar::U32(u32::from(o)),
+            (Scalar::Bool(_), _) => return Err("an exclusive scan of bools".into()),
+        })
+    })
 }
 
 /// "local ids (0, 0, 0), (1, 0, 0), … 6 more".
