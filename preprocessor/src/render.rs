@@ -265,8 +265,10 @@ pub fn result(report: &RunReport) -> String {
         let _ = write!(md, "<br><em>{}</em>", escape(message));
     }
     let _ = writeln!(md, "</p>\n");
-    // Counts are shown where the puzzle bounds them: elsewhere they are noise.
-    if let Some(access) = report.access.as_ref().filter(|a| a.bound.is_some()) {
+    // Counts are shown where the puzzle bounds them, and not for a skeleton,
+    // which does next to nothing yet: elsewhere they are noise.
+    let shown = report.access.as_ref().filter(|a| a.bound.is_some());
+    if let Some(access) = shown.filter(|_| report.variant != Variant::Skeleton) {
         let _ = writeln!(
             md,
             "<p class=\"puzzle-access\">{}</p>\n",
@@ -390,5 +392,10 @@ mod tests {
                 assert!(!page.contains(a), "{reads} {bound:?}: has {a:?}:\n{page}");
             }
         }
+        // A skeleton's counts (next to nothing) are not shown.
+        let mut skeleton = report(0);
+        skeleton.variant = Variant::Skeleton;
+        skeleton.judge_access(bound.expect("a bound"), None);
+        assert!(!result(&skeleton).contains("puzzle-access"));
     }
 }
