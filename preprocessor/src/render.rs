@@ -353,10 +353,11 @@ mod tests {
     /// (reads, bound, what the page must say, what it must not).
     #[test]
     fn access_line_table() {
-        let bound = Some(AccessBound {
+        let two_one = AccessBound {
             reads: 2,
             writes: 1,
-        });
+        };
+        let bound = Some(two_one);
         let cases: [(u32, Option<AccessBound>, &[&str], &[&str]); 3] = [
             (
                 2,
@@ -395,7 +396,7 @@ mod tests {
         // A skeleton's counts (next to nothing) are not shown.
         let mut skeleton = report(0);
         skeleton.variant = Variant::Skeleton;
-        skeleton.judge_access(bound.expect("a bound"), None);
+        skeleton.judge_access(two_one, None);
         assert!(!result(&skeleton).contains("puzzle-access"));
     }
 }
