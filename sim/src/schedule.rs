@@ -229,12 +229,12 @@ fn subgroups(
         }
         let waiting: Vec<(u32, Pending)> = active
             .iter()
-            .map(|&i| {
-                let lane = members[i].ids.local_index % shared.subgroup_size;
-                match &members[i].state {
-                    State::AtSubgroup(p) => (lane, (**p).clone()),
-                    _ => unreachable!("filtered to waiting invocations"),
-                }
+            .filter_map(|&i| match &members[i].state {
+                State::AtSubgroup(p) => Some((
+                    members[i].ids.local_index % shared.subgroup_size,
+                    (**p).clone(),
+                )),
+                _ => None,
             })
             .collect();
         let results = resolve(&waiting).map_err(|what| Fault::Unsupported { what, span })?;
