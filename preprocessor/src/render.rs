@@ -265,6 +265,16 @@ pub fn result(report: &RunReport) -> String {
         let _ = write!(md, "<br><em>{}</em>", escape(message));
     }
     let _ = writeln!(md, "</p>\n");
+    // Counts are shown where the puzzle bounds them, and not for a skeleton,
+    // which does next to nothing yet: elsewhere they are noise.
+    let shown = report.access.as_ref().filter(|a| a.bound.is_some());
+    if let Some(access) = shown.filter(|_| report.variant != Variant::Skeleton) {
+        let _ = writeln!(
+            md,
+            "<p class=\"puzzle-access\">{}</p>\n",
+            escape(&access.describe())
+        );
+    }
     let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
     notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
     if !notes.is_empty() {
@@ -295,4 +305,98 @@ pub fn failure(message: &str) -> String {
     format!(
         "<div class=\"puzzle-error\">\n\n**This puzzle could not be checked:**\n\n```text\n{message}\n```\n\n</div>\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use runner::backend::{AccessCount, BackendKind, Execution, GlobalAccess, Outcome, OutputData};
+    use runner::spec::{AccessBound, PuzzleSpec};
+
+    /// A passing run of a one-output puzzle whose threads made at most `reads` global reads.
+    fn report(reads: u32) -> RunReport {
+        let yaml = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [2]\n\
+                    buffers:\n  out: { len: 2, output: true }\nargs: [out]\nexpect:\n  out: [1, 2]\n";
+        let spec = PuzzleSpec::parse(yaml, std::path::Path::new("ch.md"), 1)
+            .and_then(|s| s.resolve(&Default::default()))
+            .expect("the test spec resolves");
+        let count = |max| AccessCount {
+            max,
+            max_thread: [1, 0, 0],
+            mean: f64::from(max),
+            nth: vec![],
+        };
+        let execution = Execution {
+            outputs: vec![OutputData {
+                name: "out".into(),
+                values: vec![Some(1.0), Some(2.0)],
+                out_of_bounds: vec![],
+            }],
+            timing: None,
+            hazards: vec![],
+            access: Some(GlobalAccess {
+                invocations: 2,
+                reads: count(reads),
+                writes: count(1),
+            }),
+        };
+        RunReport::new(
+            &spec,
+            Lang::Wgsl,
+            Variant::Solution,
+            BackendKind::Sim,
+            None,
+            Ok(Outcome::Ran(execution)),
+        )
+    }
+
+    /// (reads, bound, what the page must say, what it must not).
+    #[test]
+    fn access_line_table() {
+        let two_one = AccessBound {
+            reads: 2,
+            writes: 1,
+        };
+        let bound = Some(two_one);
+        let cases: [(u32, Option<AccessBound>, &[&str], &[&str]); 3] = [
+            (
+                2,
+                bound,
+                &[
+                    "<p class=\"puzzle-access\">Global memory per thread (counted by the CPU checker): at most 2 reads, 1 write",
+                    "bound 2 reads, 1 write.",
+                ],
+                &["too much global memory traffic"],
+            ),
+            (
+                3,
+                bound,
+                &[
+                    "FAIL",
+                    "at most 3 reads",
+                    "thread 1 read global memory 3 times; this puzzle allows 2 reads per thread",
+                ],
+                &[],
+            ),
+            (9, None, &["PASS"], &["puzzle-access"]),
+        ];
+        for (reads, bound, present, absent) in cases {
+            let mut r = report(reads);
+            if let Some(b) = bound {
+                r.judge_access(b, None);
+            }
+            let page = result(&r);
+            for p in present {
+                assert!(page.contains(p), "{reads} {bound:?}: lacks {p:?}:\n{page}");
+            }
+            for a in absent {
+                assert!(!page.contains(a), "{reads} {bound:?}: has {a:?}:\n{page}");
+            }
+        }
+        // A skeleton's counts (next to nothing) are not shown.
+        let mut skeleton = report(0);
+        skeleton.variant = Variant::Skeleton;
+        skeleton.judge_access(two_one, None);
+        assert!(!result(&skeleton).contains("puzzle-access"));
+    }
 }

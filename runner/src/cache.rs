@@ -20,7 +20,8 @@ use crate::source::SourceText;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Environment variables that change which driver, device or headers a run uses.
+/// Environment variables that change which driver, device or headers a run
+/// uses, or how the CPU checker runs.
 const MACHINE_ENV: &[&str] = &[
     "VK_DRIVER_FILES",
     "VK_ICD_FILENAMES",
@@ -31,6 +32,9 @@ const MACHINE_ENV: &[&str] = &[
     "NVRTC_LIB_DIR",
     "GPU_PUZZLES_CUDA_ARCH",
     "GPU_PUZZLES_CUDA_INCLUDE",
+    // The CPU checker's schedule and subgroup size change what a sim run reports.
+    "GPU_PUZZLES_SIM_SEED",
+    "GPU_PUZZLES_SIM_SUBGROUP",
 ];
 
 /// Where cached reports live, and the identity of this engine and machine.
@@ -167,6 +171,7 @@ mod tests {
             message: None,
             checks: vec![],
             timing: None,
+            access: None,
             error: None,
         }
     }

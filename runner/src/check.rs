@@ -106,7 +106,39 @@ impl Runner {
     }
 
     /// [`Runner::run_source`] on a chosen backend (`sim` instead of `wgpu` for WGSL).
+    ///
+    /// A puzzle with a `global_access` bound has its WGSL runs judged on the
+    /// CPU checker's counts: a sim run's own, or, for a wgpu run, those of a
+    /// sim run of the same kernel (cheap at teaching sizes, and cached like
+    /// any run). CUDA runs are not counted: the WGSL version's counts stand
+    /// for the puzzle.
     pub fn run_source_on(
+        &self,
+        kind: BackendKind,
+        puzzle: &Puzzle,
+        variant: Variant,
+        source: &SourceText,
+        stress: Option<&Constants>,
+    ) -> Result<RunReport, Located> {
+        let mut report = self.run_once(kind, puzzle, variant, source, stress)?;
+        let Some(bound) = puzzle.spec.raw.global_access else {
+            return Ok(report);
+        };
+        let ran = matches!(report.status, Status::Pass | Status::Fail);
+        let counts = match kind {
+            BackendKind::Sim => None,
+            BackendKind::Wgpu if ran => self
+                .run_once(BackendKind::Sim, puzzle, variant, source, stress)?
+                .access
+                .map(|a| a.counts),
+            _ => return Ok(report),
+        };
+        report.judge_access(bound, counts);
+        Ok(report)
+    }
+
+    /// One run on one backend, through the cache, judged on its outputs and hazards.
+    fn run_once(
         &self,
         kind: BackendKind,
         puzzle: &Puzzle,

@@ -13,8 +13,10 @@
 //!   [`data`] builds buffer contents).
 //! - [`kernel`] derives the skeleton from the solution; [`source`] maps every
 //!   line back to its file for diagnostics ([`diag`]).
-//! - [`backend`] compiles and runs (`backend::sim` interprets WGSL on the
-//!   CPU and checks for races, out-of-bounds indices and divergent barriers);
+//! - [`backend`] compiles and runs (`backend::sim` hands WGSL to the
+//!   `wgsl-sim` crate, which interprets it on the CPU, checks for races,
+//!   out-of-bounds indices and divergent barriers, and counts global-memory
+//!   accesses);
 //!   [`verify`] judges; [`timing`] summarises; [`report`] is what users see;
 //!   [`check`] ties a run together; [`reference`] computes expected outputs
 //!   at any size (stress runs); [`record`] keeps GPU results in committed

@@ -1,10 +1,10 @@
 //! The result of checking one kernel: what every front end (CLI, tests,
 //! preprocessor, JSON) shows, built once from a backend's outcome.
 
-use crate::backend::{BackendError, BackendKind, DeviceInfo, Outcome};
+use crate::backend::{AccessCount, BackendError, BackendKind, DeviceInfo, GlobalAccess, Outcome};
 use crate::diag::Located;
 use crate::kernel::{Lang, Variant};
-use crate::spec::Spec;
+use crate::spec::{AccessBound, Spec};
 use crate::timing::Timing;
 use crate::verify::{self, BufferCheck};
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,111 @@ pub struct RunReport {
     pub error: Option<BackendError>,
     pub checks: Vec<BufferCheck>,
     pub timing: Option<Timing>,
+    /// Global-memory accesses per thread, as the CPU checker counted them,
+    /// and the puzzle's bound on them where it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessSummary>,
+}
+
+/// What [`RunReport::access`] holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessSummary {
+    pub counts: GlobalAccess,
+    pub bound: Option<AccessBound>,
+}
+
+impl AccessSummary {
+    /// The line under a verdict: "Global memory per thread (counted by the
+    /// CPU checker): at most 2 reads, 1 write; bound 2 reads, 1 write."
+    pub fn describe(&self) -> String {
+        let c = &self.counts;
+        let mut text = format!(
+            "Global memory per thread (counted by the CPU checker): at most {}, {} \
+             (mean {:.2} reads, {:.2} writes)",
+            plural(c.reads.max, "read"),
+            plural(c.writes.max, "write"),
+            c.reads.mean,
+            c.writes.mean,
+        );
+        if let Some(b) = self.bound {
+            text += &format!(
+                "; bound {}, {}",
+                plural(b.reads, "read"),
+                plural(b.writes, "write")
+            );
+        }
+        text + "."
+    }
+
+    /// A sentence per kind of access over the bound, at the kernel line of
+    /// the first access too many.
+    pub fn excess(&self) -> Vec<Located> {
+        let Some(bound) = self.bound else {
+            return vec![];
+        };
+        let kinds = [
+            (&self.counts.reads, bound.reads, "read", "read"),
+            (&self.counts.writes, bound.writes, "write", "wrote to"),
+        ];
+        kinds
+            .into_iter()
+            .filter(|(count, allowed, ..)| count.max > *allowed)
+            .map(|(count, allowed, noun, verb)| excess_message(count, allowed, noun, verb))
+            .collect()
+    }
+}
+
+fn excess_message(count: &AccessCount, allowed: u32, noun: &str, verb: &str) -> Located {
+    let first = count.nth.get(allowed as usize);
+    let mut message = format!(
+        "too much global memory traffic: {} {verb} global memory {} times; this puzzle allows \
+         {} per thread",
+        thread(count.max_thread),
+        count.max,
+        plural(allowed, noun),
+    );
+    if let Some(site) = first {
+        message += &format!(
+            ". This line is the first {noun} past the bound ({}'s {})",
+            thread(site.thread),
+            ordinal(allowed + 1)
+        );
+    }
+    message += ". Load each element a thread needs from global memory once, into a variable or \
+                workgroup memory, and reuse it from there; let each thread load its share of \
+                what the workgroup needs";
+    match first {
+        Some(site) => Located::new(&site.at.file, site.at.line, message),
+        None => Located::new("kernel", 0, message),
+    }
+}
+
+/// "thread 3" for a 1D launch, "thread (3, 1, 0)" otherwise (global ids).
+fn thread(id: [u32; 3]) -> String {
+    if id[1] == 0 && id[2] == 0 {
+        format!("thread {}", id[0])
+    } else {
+        format!("thread ({}, {}, {})", id[0], id[1], id[2])
+    }
+}
+
+fn plural(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 impl RunReport {
@@ -82,6 +187,7 @@ impl RunReport {
             error: None,
             checks: vec![],
             timing: None,
+            access: None,
         };
         match outcome {
             Ok(Outcome::CompileFailed(diagnostics)) => {
@@ -95,6 +201,10 @@ impl RunReport {
             Ok(Outcome::Ran(execution)) => {
                 report.checks = verify::check(spec, &execution.outputs);
                 report.timing = execution.timing;
+                report.access = execution.access.map(|counts| AccessSummary {
+                    counts,
+                    bound: None,
+                });
                 // A hazard fails the run even where the outputs came out right:
                 // another GPU, or another day, would not be so lucky.
                 report.diagnostics = execution.hazards;
@@ -116,6 +226,30 @@ impl RunReport {
             }
         }
         report
+    }
+
+    /// Judges the run's global-memory traffic against the puzzle's bound:
+    /// `counts` where this backend did not count them itself (a wgpu run
+    /// takes the CPU checker's counts for the same kernel). A run that
+    /// passed fails when some thread goes over; a failed run gets the
+    /// reason added.
+    pub fn judge_access(&mut self, bound: AccessBound, counts: Option<GlobalAccess>) {
+        if !matches!(self.status, Status::Pass | Status::Fail) {
+            return;
+        }
+        let Some(counts) = counts.or_else(|| self.access.take().map(|a| a.counts)) else {
+            return;
+        };
+        let summary = AccessSummary {
+            counts,
+            bound: Some(bound),
+        };
+        let excess = summary.excess();
+        if !excess.is_empty() {
+            self.status = Status::Fail;
+            self.diagnostics.extend(excess);
+        }
+        self.access = Some(summary);
     }
 
     pub fn passed(&self) -> bool {
@@ -179,6 +313,115 @@ impl RunReport {
         if let Some(timing) = &self.timing {
             let _ = writeln!(text, "kernel time: {}", timing.describe());
         }
+        if let Some(access) = self.access.as_ref().filter(|a| a.bound.is_some()) {
+            let _ = writeln!(text, "{}", access.describe());
+        }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::AccessSite;
+
+    /// An access count whose first n-th accesses were made by threads 0, 1, 2, …, on lines 10, 11, 12, ….
+    fn count(max: u32, by: u32) -> AccessCount {
+        AccessCount {
+            max,
+            max_thread: [by, 0, 0],
+            mean: f64::from(max) / 2.0,
+            nth: (0..max)
+                .map(|k| AccessSite {
+                    thread: [k, 0, 0],
+                    at: Located::new("k.wgsl", 10 + k as usize, ""),
+                })
+                .collect(),
+        }
+    }
+
+    fn summary(reads: u32, writes: u32, bound: Option<(u32, u32)>) -> AccessSummary {
+        AccessSummary {
+            counts: GlobalAccess {
+                invocations: 8,
+                reads: count(reads, 3),
+                writes: count(writes, 5),
+            },
+            bound: bound.map(|(reads, writes)| AccessBound { reads, writes }),
+        }
+    }
+
+    /// (reads, writes, bound, the messages' lines and a phrase of the first).
+    #[test]
+    fn excess_table() {
+        type Case = (u32, u32, Option<(u32, u32)>, &'static [usize], &'static str);
+        let cases: &[Case] = &[
+            (2, 1, Some((2, 1)), &[], ""),
+            (1, 0, Some((2, 1)), &[], ""),
+            (
+                4,
+                1,
+                Some((2, 1)),
+                &[12],
+                "thread 3 read global memory 4 times; this puzzle allows 2 reads per thread. \
+                 This line is the first read past the bound (thread 2's 3rd)",
+            ),
+            (
+                1,
+                2,
+                Some((1, 1)),
+                &[11],
+                "thread 5 wrote to global memory 2 times; this puzzle allows 1 write",
+            ),
+            (3, 3, Some((0, 0)), &[10, 10], "allows 0 reads per thread"),
+            (9, 9, None, &[], ""),
+        ];
+        for (reads, writes, bound, lines, phrase) in cases {
+            let got = summary(*reads, *writes, *bound).excess();
+            let got_lines: Vec<usize> = got.iter().map(|l| l.line).collect();
+            assert_eq!(&got_lines, lines, "{reads} {writes} {bound:?}");
+            if let Some(first) = got.first() {
+                assert!(first.message.contains(phrase), "{}", first.message);
+            }
+        }
+    }
+
+    #[test]
+    fn describe_table() {
+        let cases = [
+            (
+                summary(2, 1, Some((2, 1))),
+                "at most 2 reads, 1 write (mean 1.00 reads, 0.50 writes); bound 2 reads, 1 write.",
+            ),
+            (
+                summary(1, 0, None),
+                "at most 1 read, 0 writes (mean 0.50 reads, 0.00 writes).",
+            ),
+        ];
+        for (summary, tail) in cases {
+            let text = summary.describe();
+            assert!(
+                text.starts_with("Global memory per thread (counted by the CPU checker): "),
+                "{text}"
+            );
+            assert!(text.ends_with(tail), "{text}");
+        }
+    }
+
+    #[test]
+    fn ordinals() {
+        let cases = [
+            (1, "1st"),
+            (2, "2nd"),
+            (3, "3rd"),
+            (4, "4th"),
+            (11, "11th"),
+            (12, "12th"),
+            (21, "21st"),
+            (113, "113th"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(ordinal(n), want);
+        }
     }
 }

@@ -167,6 +167,60 @@ pub struct RawSpec {
     /// output is checked when the CPU reference is affordable.
     #[serde(default)]
     pub bench: Vec<Spanned<BTreeMap<String, i64>>>,
+    /// The most global-memory accesses one thread may make, e.g.
+    /// `global_access: { reads: 2, writes: 1 }`; see [`AccessBound`].
+    #[serde(default)]
+    pub global_access: Option<AccessBound>,
+}
+
+/// A bound on global-memory (storage buffer) traffic per thread, as the
+/// seeds state it ("you only need 2 global reads and 1 global write per
+/// thread"). The CPU checker counts every WGSL run's accesses; a thread
+/// over either number fails the run. Both numbers are required, so a
+/// bound never silently allows everything of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessBound {
+    pub reads: u32,
+    pub writes: u32,
+}
+
+#[cfg(test)]
+mod global_access_tests {
+    use super::*;
+
+    const BASE: &str = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [4]\n\
+buffers:\n  out: { len: 4, output: true }\nargs: [out]\nexpect:\n  out: [0, 0, 0, 0]\n";
+
+    /// (the key as written on the spec's line 11, the bound, or the error's chapter line and words).
+    #[test]
+    fn parses_strictly_table() {
+        let cases: &[(&str, Result<(u32, u32), &str>)] = &[
+            ("global_access: { reads: 2, writes: 1 }", Ok((2, 1))),
+            ("global_access: { reads: 0, writes: 0 }", Ok((0, 0))),
+            ("global_access: { reads: 2, wrties: 1 }", Err("wrties")),
+            ("global_access: { reads: 2 }", Err("writes")),
+            ("global_access: { reads: -1, writes: 1 }", Err("")),
+            ("global_access: 2", Err("")),
+        ];
+        for (line, want) in cases {
+            let text = format!("{BASE}{line}\n");
+            let got = PuzzleSpec::parse(&text, Path::new("ch.md"), 100);
+            match (got, want) {
+                (Ok(spec), Ok((r, w))) => {
+                    let bound = spec.raw.global_access.expect("a bound");
+                    assert_eq!((bound.reads, bound.writes), (*r, *w), "{line}");
+                }
+                (Err(e), Err(words)) => {
+                    assert_eq!(e.line, 110, "{line}: {e}");
+                    assert!(e.message.contains(words), "{line}: {e}");
+                }
+                (got, _) => panic!("{line}: {:?}", got.map(|s| s.raw.global_access)),
+            }
+        }
+        let none = PuzzleSpec::parse(BASE, Path::new("ch.md"), 100).expect("parses");
+        assert_eq!(none.raw.global_access, None);
+    }
 }
 
 /// Where a spec block sits: the chapter file and the line of its first YAML line.

@@ -330,7 +330,21 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "2 of 4 elements of `out` are wrong: out[0, 1], out[1, 0]",
         None,
     ),
+    // Right sums, too many global reads: the bound fails it at the third read
+    // (on wgpu through the CPU checker's counts). The twin is in WITHIN_BOUNDS.
+    (
+        "p09_pooling_global_neighbours.wgsl",
+        "p09_pooling",
+        Status::Fail,
+        "read global memory 3 times; this puzzle allows 2 reads per thread",
+        Some(24),
+    ),
 ];
+
+/// Near-twins of the fixtures above that must pass, on every backend of
+/// their language and on the simulator: (file, puzzle). Each shows that its
+/// twin fails for the reason given there, not for something else.
+const WITHIN_BOUNDS: &[(&str, &str)] = &[("p09_pooling_staged_neighbours.wgsl", "p09_pooling")];
 
 /// Fixtures whose fault shows only on a GPU; skipped, by name, without one.
 const NEED_A_GPU: &[&str] = &[
@@ -461,6 +475,25 @@ fn main() {
             })
             .with_kind("sim"),
         );
+    }
+    for &(file, puzzle) in WITHIN_BOUNDS {
+        let path = fixtures().join("kernels").join(file);
+        let kinds = [BackendKind::for_lang(lang_of(&path)), BackendKind::Sim];
+        for kind in kinds {
+            let path = path.clone();
+            let test = move || {
+                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let report = run_file_on(kind, &book, puzzle, &path, None)?;
+                expect(&report, Status::Pass)
+            };
+            let name = format!("within_bounds::{kind}::{file}");
+            trials.push(match RUNNER.backend(kind) {
+                Ok(_) => Trial::test(name, test).with_kind(kind.to_string()),
+                Err(e) => Trial::test(name, || Ok(()))
+                    .with_kind(format!("skipped: {e}"))
+                    .with_ignored_flag(true),
+            });
+        }
     }
     for &(puzzle, lang, message) in IMPOSSIBLE_LAUNCHES {
         let needs_gpu = lang == Lang::Cuda && NEED_A_GPU.contains(&puzzle);
@@ -687,11 +720,14 @@ fn main() {
     ));
     // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
     trials.push(Trial::test("fixture_books::load", || {
-        for book in ["limits_book", "cuda_book", "steps_book"] {
+        for book in ["limits_book", "cuda_book", "steps_book", "subgroup_book"] {
             Book::load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
         }
         Ok(())
     }));
+    for puzzle in ["subgroup_dot", "subgroup_scan"] {
+        trials.extend(subgroups(puzzle));
+    }
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = Book::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
@@ -801,4 +837,84 @@ fn expect(report: &runner::RunReport, status: Status) -> Result<(), Failed> {
     } else {
         Err(format!("expected {}, got:\n{}", status.word(), report.to_text()).into())
     }
+}
+
+/// `subgroups::{puzzle}::sim{8,32}` and `::wgpu`: a kernel of the
+/// `subgroup_book` fixture passes on the CPU checker with subgroups of 8 and
+/// of 32, and on wgpu (where the adapter has subgroups), with equal outputs.
+fn subgroups(puzzle: &'static str) -> Vec<Trial> {
+    use runner::backend::sim::SimBackend;
+    use runner::backend::{Backend, Job};
+    let load = move || -> Result<(Book, SourceText), Failed> {
+        let book = Book::load(&fixtures().join("subgroup_book")).map_err(|e| format!("{e:?}"))?;
+        let source = book
+            .find(puzzle)?
+            .kernel(Lang::Wgsl)
+            .ok_or("no WGSL kernel")?
+            .variant(Variant::Solution);
+        Ok((book, source))
+    };
+    let on_sim = move |size: u32| -> Result<runner::RunReport, Failed> {
+        let (book, source) = load()?;
+        let p = book.find(puzzle)?;
+        let spec = p
+            .spec
+            .resolve(&Default::default())
+            .map_err(|e| e.to_string())?;
+        let backend = SimBackend::with_seed(1).with_subgroup_size(size);
+        let job = Job::new(&spec, &source, 0, std::time::Duration::from_secs(5));
+        let outcome = backend.run(&job);
+        let report = runner::RunReport::new(
+            &spec,
+            Lang::Wgsl,
+            Variant::Solution,
+            BackendKind::Sim,
+            Some(backend.device().clone()),
+            outcome,
+        );
+        expect(&report, Status::Pass)?;
+        Ok(report)
+    };
+    let mut trials: Vec<Trial> = [8, 32]
+        .into_iter()
+        .map(|size| {
+            Trial::test(format!("subgroups::{puzzle}::sim{size}"), move || {
+                on_sim(size).map(|_| ())
+            })
+            .with_kind("sim")
+        })
+        .collect();
+    let name = format!("subgroups::{puzzle}::wgpu_agrees_with_sim");
+    trials.push(match RUNNER.backend(BackendKind::Wgpu) {
+        Ok(_) => Trial::test(name, move || {
+            let (book, source) = load()?;
+            let gpu = RUNNER
+                .run_source_on(
+                    BackendKind::Wgpu,
+                    book.find(puzzle)?,
+                    Variant::Solution,
+                    &source,
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+            expect(&gpu, Status::Pass)?;
+            let sim = on_sim(32)?;
+            let got =
+                |r: &runner::RunReport| r.checks.iter().map(|c| c.got.clone()).collect::<Vec<_>>();
+            if got(&gpu) != got(&sim) {
+                return Err(format!(
+                    "wgpu and sim disagree:\n{}\n{}",
+                    gpu.to_text(),
+                    sim.to_text()
+                )
+                .into());
+            }
+            Ok(())
+        })
+        .with_kind("wgpu"),
+        Err(e) => Trial::test(name, || Ok(()))
+            .with_kind(format!("skipped: {e}"))
+            .with_ignored_flag(true),
+    });
+    trials
 }

@@ -619,6 +619,7 @@ pub fn execute(job: &ChildJob) -> Result<Execution, BackendError> {
         outputs,
         timing: Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall)),
         hazards: vec![],
+        access: None,
     })
 }
 

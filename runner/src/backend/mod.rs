@@ -149,6 +149,41 @@ pub struct Execution {
     /// fails the run, whatever the outputs.
     #[serde(default)]
     pub hazards: Vec<Located>,
+    /// Global-memory reads and writes per invocation, where the backend can
+    /// count them (the CPU checker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<GlobalAccess>,
+}
+
+/// Global-memory (storage buffer) traffic per invocation, as the CPU
+/// checker counted it: each load or store of a value through a pointer into
+/// a storage buffer is one access, an atomic is one read and one write, and
+/// uniforms are not counted (the rule is `wgsl_sim::access`'s).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GlobalAccess {
+    pub invocations: u64,
+    pub reads: AccessCount,
+    pub writes: AccessCount,
+}
+
+/// One kind of access over a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessCount {
+    /// The most one invocation made, and that invocation's global id.
+    pub max: u32,
+    pub max_thread: [u32; 3],
+    /// Over all invocations.
+    pub mean: f64,
+    /// `nth[k]`: the first access that was some invocation's (k + 1)-th, so
+    /// that a bound of k can name the first access too many and its line.
+    pub nth: Vec<AccessSite>,
+}
+
+/// An access: whose (global id) and where in the kernel file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessSite {
+    pub thread: [u32; 3],
+    pub at: Located,
 }
 
 /// An output buffer as read back: `None` where the poison is still in place.

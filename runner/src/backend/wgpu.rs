@@ -53,13 +53,12 @@ impl WgpuBackend {
             ))
         })?;
         let adapter_info = adapter.get_info();
-        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        // Timestamps time the kernels; subgroup operations are what Part III's
-        // reductions and scans use where CUDA has warp shuffles. Each is asked
-        // for only when the adapter has it, and a kernel that needs a missing
-        // one fails with wgpu's message.
+        // Timestamps for device time; subgroups (`subgroupAdd`, shuffles, …)
+        // where the adapter has them, so kernels that use them run here as
+        // on the CPU checker. Each is asked for only where offered.
         let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
         let features = adapter.features() & wanted;
+        let timestamps = features.contains(wgpu::Features::TIMESTAMP_QUERY);
         // WebGPU's defaults are small (16 KiB workgroup memory, 256 invocations): ask for what the adapter has.
         let limits = adapter.limits();
         let descriptor = wgpu::DeviceDescriptor {
@@ -643,6 +642,7 @@ impl Backend for WgpuBackend {
             outputs,
             timing,
             hazards: vec![],
+            access: None,
         }))
     }
 }

@@ -1,66 +1,86 @@
-//! The sim backend: WGSL on the CPU, by interpreting naga's IR, with checks
-//! no GPU makes. Nothing needs to be installed.
+//! The sim backend: WGSL on the CPU through the `wgsl-sim` interpreter,
+//! with checks no GPU makes. Nothing needs to be installed.
 //!
-//! The kernel is parsed, validated and checked against the spec exactly as
-//! the wgpu backend does it. Buffers get the same poison and guard bands,
-//! so [`crate::verify`] judges a sim run like a wgpu run. What only a
-//! simulator can see (data races, out-of-bounds indices, reads of workgroup
-//! memory nobody wrote, barriers not every invocation reaches) comes back as
-//! [`Execution::hazards`], at the kernel's lines; any hazard fails the run.
-//!
-//! - [`value`]: scalars, vectors, operators and builtins;
-//! - [`memory`]: variables as leaves, pointers, type layouts;
-//! - [`exec`]: one invocation's interpreter, resumable at barriers;
-//! - [`schedule`]: workgroups and the seeded order of their invocations;
-//! - [`hazard`]: the race rule and the reports.
-
-pub mod exec;
-pub mod hazard;
-pub mod memory;
-pub mod schedule;
-pub mod value;
+//! This file is the adapter between a puzzle and the interpreter. The kernel
+//! is parsed, validated and checked against the spec exactly as the wgpu
+//! backend does it; the spec's buffers become words with the same poison
+//! and guard bands, so [`crate::verify`] judges a sim run like a wgpu run.
+//! What only a simulator can see (data races, out-of-bounds indices, reads
+//! of workgroup memory nobody wrote, barriers or subgroup operations not
+//! every invocation reaches) comes back as [`Execution::hazards`] at the
+//! kernel file's lines; any hazard fails the run. The interpreter's counts
+//! of global-memory reads and writes come back as [`Execution::access`].
 
 use super::{
-    Backend, BackendError, BackendKind, DeviceInfo, Execution, GUARD_ELEMENTS, Job, Outcome,
-    OutputData, check_launch_basics,
+    AccessCount, AccessSite, Backend, BackendError, BackendKind, DeviceInfo, Execution,
+    GUARD_ELEMENTS, GlobalAccess, Job, Outcome, OutputData, check_launch_basics,
 };
+use crate::diag::Located;
+use crate::source::SourceText;
 use crate::spec::{Arg, Spec};
-use exec::{Fault, Program, Shared};
-use hazard::{Lines, Shadow};
-use memory::{Region, Space};
-use naga::{AddressSpace, StorageAccess};
-use value::Scalar;
+use naga::Span;
+use wgsl_sim::{Binding, LineMap};
 
 /// WebGPU's default limit on workgroups per grid dimension.
 const MAX_WORKGROUPS: u32 = 65535;
 
+/// Subgroup size when `GPU_PUZZLES_SIM_SUBGROUP` is unset: NVIDIA's warp.
+pub const DEFAULT_SUBGROUP: u32 = 32;
+
 pub struct SimBackend {
     info: DeviceInfo,
     seed: u64,
+    subgroup_size: u32,
 }
 
 impl SimBackend {
-    /// The simulator with the schedule seed from `GPU_PUZZLES_SIM_SEED` (0 when unset).
+    /// The simulator with the schedule seed from `GPU_PUZZLES_SIM_SEED` (0
+    /// when unset) and the subgroup size from `GPU_PUZZLES_SIM_SUBGROUP`
+    /// ([`DEFAULT_SUBGROUP`] when unset or not a power of two from 1 to 128,
+    /// the sizes GPUs have).
     pub fn open() -> SimBackend {
         let seed = std::env::var("GPU_PUZZLES_SIM_SEED")
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
-        SimBackend::with_seed(seed)
+        let subgroup = std::env::var("GPU_PUZZLES_SIM_SUBGROUP")
+            .ok()
+            .and_then(|s| s.parse::<u32>().ok())
+            .filter(|n| n.is_power_of_two() && *n <= 128)
+            .unwrap_or(DEFAULT_SUBGROUP);
+        SimBackend::with_seed(seed).with_subgroup_size(subgroup)
     }
 
     pub fn with_seed(seed: u64) -> SimBackend {
-        SimBackend {
+        let mut backend = SimBackend {
             info: DeviceInfo {
                 backend: BackendKind::Sim,
                 name: "CPU checker (naga IR interpreter with race, bounds and barrier checks)"
                     .into(),
                 kind: "CPU".into(),
-                api: format!("naga, schedule seed {seed}"),
+                api: String::new(),
                 driver: env!("CARGO_PKG_VERSION").into(),
             },
             seed,
-        }
+            subgroup_size: DEFAULT_SUBGROUP,
+        };
+        backend.label();
+        backend
+    }
+
+    /// The same simulator with subgroups of `size` invocations.
+    pub fn with_subgroup_size(mut self, size: u32) -> SimBackend {
+        self.subgroup_size = size.max(1);
+        self.label();
+        self
+    }
+
+    /// The settings that change results are part of the device label (and so of cache keys).
+    fn label(&mut self) {
+        self.info.api = format!(
+            "naga, schedule seed {}, subgroups of {}",
+            self.seed, self.subgroup_size
+        );
     }
 
     fn check_limits(spec: &Spec) -> Result<(), BackendError> {
@@ -96,111 +116,82 @@ impl Backend for SimBackend {
         }
         SimBackend::check_limits(spec)?;
         let lines = Lines::new(job.source);
-        let prog = Program::new(&module);
-        let globals = bind(&prog, spec)
-            .map_err(|(span, what)| BackendError::Launch(lines.locate(span, what).to_string()))?;
-        let mut shared = Shared::new(globals, &lines, job.timeout);
-        let mut rng = schedule::Rng::new(self.seed);
-        for launch in &spec.launches {
-            let entry = module
-                .entry_points
-                .iter()
-                .find(|e| e.name == launch.kernel)
-                .ok_or_else(|| {
-                    BackendError::Launch(format!("no entry point `{}`", launch.kernel))
-                })?;
-            schedule::dispatch(&prog, &mut shared, entry, launch, &mut rng).map_err(|fault| {
-                match fault {
-                    Fault::TimedOut => BackendError::Timeout(job.timeout),
-                    Fault::Unsupported { what, span } => BackendError::Launch(
-                        lines
-                            .locate(
-                                span,
-                                format!("the CPU simulator cannot run this kernel yet: {what}"),
-                            )
-                            .to_string(),
-                    ),
+        let launches: Vec<wgsl_sim::Launch> = spec
+            .launches
+            .iter()
+            .map(|l| wgsl_sim::Launch {
+                entry: l.kernel.clone(),
+                grid: l.grid,
+                block: l.block,
+            })
+            .collect();
+        let bindings = bindings(spec);
+        let config = wgsl_sim::Config {
+            seed: self.seed,
+            subgroup_size: self.subgroup_size,
+            timeout: job.timeout,
+        };
+        let run =
+            wgsl_sim::run(&module, &launches, &bindings, &lines, &config).map_err(|e| match e {
+                wgsl_sim::Error::TimedOut => BackendError::Timeout(job.timeout),
+                wgsl_sim::Error::Unsupported { span, .. }
+                | wgsl_sim::Error::Binding { span, .. } => {
+                    BackendError::Launch(lines.locate(span, e.to_string()).to_string())
                 }
+                wgsl_sim::Error::NoEntryPoint(_) => BackendError::Launch(e.to_string()),
             })?;
+        let outputs = read_back(spec, &run.buffers);
+        let mut hazards: Vec<Located> = run
+            .hazards
+            .iter()
+            .map(|h| lines.locate(h.span, format!("{}: {}", h.kind.label(), h.message)))
+            .collect();
+        if run.dropped > 0 {
+            hazards.push(Located::new(
+                job.source
+                    .main_file()
+                    .unwrap_or(std::path::Path::new("kernel")),
+                0,
+                format!("… and {} more hazard(s) at other places", run.dropped),
+            ));
         }
-        let outputs = read_back(spec, &module, &shared);
-        let hazards = shared.hazards.located(&lines);
         Ok(Outcome::Ran(Execution {
             outputs,
             timing: None,
             hazards,
+            access: Some(access(&run.access, &lines)),
         }))
     }
 }
 
-/// Memory for every module-scope variable: buffers and scalars from the
-/// spec's args (by binding), workgroup memory sized by its type. Private
-/// variables live in each invocation.
-fn bind(prog: &Program, spec: &Spec) -> Result<Vec<Option<Region>>, (naga::Span, String)> {
-    let module = prog.module;
-    let mut globals = Vec::with_capacity(module.global_variables.len());
-    for (handle, var) in module.global_variables.iter() {
-        let span = module.global_variables.get_span(handle);
-        let name = var.name.clone().unwrap_or_default();
-        let region = |space, slots: Vec<Scalar>, len, checked: bool| Region {
-            name: name.clone(),
-            ty: var.ty,
-            shadow: if checked {
-                vec![Shadow::default(); len]
-            } else {
-                vec![]
-            },
-            slots,
-            len,
-            space,
-        };
-        let arg = var
-            .binding
-            .as_ref()
-            .and_then(|b| spec.args.get(b.binding as usize));
-        let bound = match (var.space, arg) {
-            (AddressSpace::Storage { access }, Some(Arg::Buffer(b))) => {
-                let kind = prog.layout.buffer_element(var.ty).ok_or_else(|| {
-                    (span, format!("`{name}`: the CPU simulator takes storage buffers declared as array<f32>, array<i32> or array<u32>"))
-                })?;
-                let tag = var.binding.as_ref().map(|b| b.binding).unwrap_or(0);
-                let mut bytes = match &b.init {
-                    Some(values) => b.dtype.encode(values),
-                    None => b.dtype.poison(b.len()),
-                };
-                bytes.extend(b.dtype.canary(tag, GUARD_ELEMENTS));
-                let slots = words(&bytes).map(|w| Scalar::from_bits(kind, w)).collect();
-                let writable = access.contains(StorageAccess::STORE);
-                Some(region(Space::Storage, slots, b.len(), writable))
+/// Every argument as the words a GPU would hold, at binding = argument
+/// number: buffers with their contents (or poison) and a guard band of
+/// canaries, scalars as one word.
+fn bindings(spec: &Spec) -> Vec<Binding> {
+    spec.args
+        .iter()
+        .enumerate()
+        .map(|(index, arg)| {
+            let tag = index as u32;
+            let (bytes, len) = match arg {
+                Arg::Buffer(b) => {
+                    let mut bytes = match &b.init {
+                        Some(values) => b.dtype.encode(values),
+                        None => b.dtype.poison(b.len()),
+                    };
+                    bytes.extend(b.dtype.canary(tag, GUARD_ELEMENTS));
+                    (bytes, b.len())
+                }
+                Arg::Scalar { dtype, value, .. } => (dtype.encode(&[*value]), 1),
+            };
+            Binding {
+                group: 0,
+                binding: tag,
+                words: words(&bytes).collect(),
+                len,
             }
-            (AddressSpace::Uniform, Some(Arg::Scalar { dtype, value, .. })) => {
-                let kind = prog.layout.buffer_element(var.ty).ok_or_else(|| {
-                    (span, format!("`{name}`: the CPU simulator takes uniforms declared as one u32, i32 or f32"))
-                })?;
-                let slots = words(&dtype.encode(&[*value]))
-                    .map(|w| Scalar::from_bits(kind, w))
-                    .collect();
-                Some(region(Space::Uniform, slots, 1, false))
-            }
-            (AddressSpace::WorkGroup, _) => {
-                let mut slots = Vec::new();
-                prog.layout.zero(var.ty, &mut slots);
-                let len = slots.len();
-                Some(region(Space::Workgroup, slots, len, true))
-            }
-            (AddressSpace::Private, _) => None,
-            (space, _) => {
-                return Err((
-                    span,
-                    format!(
-                        "`{name}` is in address space {space:?}, which the CPU simulator does not run"
-                    ),
-                ));
-            }
-        };
-        globals.push(bound);
-    }
-    Ok(globals)
+        })
+        .collect()
 }
 
 fn words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
@@ -211,42 +202,17 @@ fn words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
 
 /// Every buffer as the wgpu backend reports it: outputs' values, and every
 /// buffer's guard band (the elements past its end that were written).
-fn read_back(spec: &Spec, module: &naga::Module, shared: &Shared) -> Vec<OutputData> {
+fn read_back(spec: &Spec, buffers: &[Vec<u32>]) -> Vec<OutputData> {
     let mut outputs = Vec::new();
-    for (index, arg) in spec.args.iter().enumerate() {
+    for (index, (arg, words)) in spec.args.iter().zip(buffers).enumerate() {
         let Arg::Buffer(b) = arg else {
             continue;
         };
-        let region = module
-            .global_variables
-            .iter()
-            .position(|(_, v)| {
-                v.binding
-                    .as_ref()
-                    .is_some_and(|r| r.binding as usize == index)
-            })
-            .and_then(|g| shared.globals[g].as_ref());
-        let tag = index as u32;
-        let bytes: Vec<u8> = match region {
-            Some(r) => r
-                .slots
-                .iter()
-                .flat_map(|s| s.bits().to_le_bytes())
-                .collect(),
-            // Bound by no variable of the kernel: untouched.
-            None => {
-                let mut bytes = match &b.init {
-                    Some(values) => b.dtype.encode(values),
-                    None => b.dtype.poison(b.len()),
-                };
-                bytes.extend(b.dtype.canary(tag, GUARD_ELEMENTS));
-                bytes
-            }
-        };
-        let split = b.len() * b.dtype.size();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let split = (b.len() * b.dtype.size()).min(bytes.len());
         outputs.push(OutputData::from_device(
             b,
-            tag,
+            index as u32,
             None,
             &bytes[..split],
             &bytes[split..],
@@ -255,13 +221,62 @@ fn read_back(spec: &Spec, module: &naga::Module, shared: &Shared) -> Vec<OutputD
     outputs
 }
 
+/// The interpreter's counts, with places in the kernel file.
+fn access(report: &wgsl_sim::AccessReport, lines: &Lines) -> GlobalAccess {
+    let count = |t: &wgsl_sim::Tally| AccessCount {
+        max: t.max,
+        max_thread: t.max_thread.global,
+        mean: report.mean(t),
+        nth: t
+            .nth
+            .iter()
+            .map(|site| AccessSite {
+                thread: site.thread.global,
+                at: lines.locate(site.span, String::new()),
+            })
+            .collect(),
+    };
+    GlobalAccess {
+        invocations: report.invocations,
+        reads: count(&report.reads),
+        writes: count(&report.writes),
+    }
+}
+
+/// Maps naga spans to the lines of the kernel's file (through includes and the skeleton cut).
+pub struct Lines<'s> {
+    source: &'s SourceText,
+    text: wgsl_sim::TextLines,
+}
+
+impl<'s> Lines<'s> {
+    pub fn new(source: &'s SourceText) -> Lines<'s> {
+        Lines {
+            source,
+            text: wgsl_sim::TextLines::new(&source.text),
+        }
+    }
+
+    pub fn locate(&self, span: Span, message: String) -> Located {
+        self.source.locate(self.text.line(span), message)
+    }
+}
+
+impl LineMap for Lines<'_> {
+    /// The line of the kernel's own file, for messages that mention a second place.
+    fn line(&self, span: Span) -> usize {
+        let line = self.text.line(span);
+        self.source.origin(line).map(|o| o.line).unwrap_or(line)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::hazard::Kind;
     use super::*;
     use crate::source::SourceText;
     use crate::spec::Launch;
     use std::time::Duration;
+    use wgsl_sim::Kind;
 
     /// A spec with `out` and `a` (0, 1, …) of `n` f32 elements and the scalar `size` = n.
     fn spec(grid: u32, block: u32, n: usize) -> Spec {

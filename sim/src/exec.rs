@@ -3,7 +3,8 @@
 //! function or a loop) and resume where it stopped when its workgroup has
 //! arrived. Loads and stores go through [`Shared`], where the checks live.
 
-use super::hazard::{Access, Hazards, Kind, Lines};
+use super::access::{Counter, Thread};
+use super::hazard::{Access, Hazards, Kind, LineMap};
 use super::memory::{Layout, Pointee, Ptr, Region, Root, Space};
 use super::value::{self, Scalar, Value};
 use naga::{Barrier, Block, Expression, Function, Handle, Module, Span, Statement};
@@ -110,6 +111,10 @@ pub struct Ids {
     /// Unique within the dispatch: workgroup index × invocations per workgroup + local index.
     pub invocation: u32,
     pub workgroup_index: u32,
+    /// Invocations per subgroup; an invocation's subgroup is `local_index / subgroup_size`.
+    pub subgroup_size: u32,
+    /// Invocations per workgroup.
+    pub per_group: u32,
 }
 
 /// State shared by the invocations of a dispatch: module-scope memory and the checks.
@@ -117,7 +122,13 @@ pub struct Shared<'s> {
     /// Module-scope variables by handle index (private ones live in the invocations).
     pub globals: Vec<Option<Region>>,
     pub hazards: Hazards,
-    pub lines: &'s Lines<'s>,
+    pub lines: &'s dyn LineMap,
+    /// Global-memory reads and writes per invocation.
+    pub access: Counter,
+    /// Invocations per subgroup.
+    pub subgroup_size: u32,
+    /// Which launch of the run is going on (0-based).
+    pub launch: usize,
     /// Barriers passed by the running workgroup that order workgroup and storage memory.
     pub epochs: [u32; 2],
     pub block: [u32; 3],
@@ -129,18 +140,21 @@ pub struct Shared<'s> {
 impl<'s> Shared<'s> {
     pub fn new(
         globals: Vec<Option<Region>>,
-        lines: &'s Lines<'s>,
-        timeout: std::time::Duration,
+        lines: &'s dyn LineMap,
+        config: &crate::Config,
     ) -> Shared<'s> {
         Shared {
             globals,
             hazards: Hazards::default(),
             lines,
+            access: Counter::default(),
+            subgroup_size: config.subgroup_size.max(1),
+            launch: 0,
             epochs: [0, 0],
             block: [1, 1, 1],
             steps: 0,
             started: Instant::now(),
-            timeout,
+            timeout: config.timeout,
         }
     }
 
@@ -182,13 +196,22 @@ impl<'s> Shared<'s> {
     }
 }
 
+/// The span of statement `index` of `block`.
+fn statement_span(block: &Block, index: usize) -> Span {
+    block
+        .span_iter()
+        .nth(index)
+        .map(|(_, s)| *s)
+        .unwrap_or_default()
+}
+
 /// `(3, 0, 0)`.
 pub fn triple(v: [u32; 3]) -> String {
     format!("({}, {}, {})", v[0], v[1], v[2])
 }
 
 /// Where an invocation stands.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum State {
     Ready,
     /// Waiting at the barrier statement at `span`.
@@ -196,7 +219,33 @@ pub enum State {
         span: Span,
         flags: Barrier,
     },
+    /// Waiting at a subgroup operation for the rest of its subgroup.
+    AtSubgroup(Box<Pending>),
     Done,
+}
+
+/// A subgroup operation an invocation has reached, with its operands
+/// evaluated: the schedule gathers those of one subgroup and hands each its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    pub span: Span,
+    pub op: SubgroupOp,
+    /// This invocation's argument (a bool for ballots and `subgroupAll`/`Any`).
+    pub value: Value,
+    /// The expression that receives the result (none for `subgroupBarrier`).
+    pub result: Option<Handle<Expression>>,
+}
+
+/// What a subgroup rendezvous computes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SubgroupOp {
+    /// `subgroupBarrier()`: the rendezvous alone.
+    Barrier,
+    Ballot,
+    Collective(naga::SubgroupOperation, naga::CollectiveOperation),
+    /// A gather, with the lane to read from computed for this invocation
+    /// (`None` for `subgroupBroadcastFirst`, whose lane depends on who is active).
+    Gather(Option<u32>),
 }
 
 #[derive(Clone, Copy)]
@@ -234,6 +283,9 @@ struct Frame<'m> {
 pub struct Invocation<'m> {
     pub ids: Ids,
     pub state: State,
+    /// Loads from and stores to storage buffers so far.
+    pub reads: u32,
+    pub writes: u32,
     frames: Vec<Frame<'m>>,
     /// `var<private>` variables, made on first use.
     private: Vec<Option<Vec<Scalar>>>,
@@ -254,6 +306,8 @@ impl<'m> Invocation<'m> {
         let mut inv = Invocation {
             ids,
             state: State::Ready,
+            reads: 0,
+            writes: 0,
             frames: Vec::new(),
             private: vec![None; prog.module.global_variables.len()],
         };
@@ -387,12 +441,60 @@ impl<'m> Invocation<'m> {
                     let v = value.map(|h| self.get(prog, h)).transpose()?;
                     self.finish_call(v);
                 }
+                Statement::ControlBarrier(flags) if *flags == Barrier::SUB_GROUP => {
+                    let span = statement_span(block, index);
+                    self.wait_for_subgroup(
+                        span,
+                        SubgroupOp::Barrier,
+                        Value::Scalar(Scalar::Bool(true)),
+                        None,
+                    );
+                    return Ok(());
+                }
+                Statement::SubgroupBallot { result, predicate } => {
+                    let span = statement_span(block, index);
+                    let p = match predicate {
+                        Some(h) => self.get_bool(prog, *h)?,
+                        None => true,
+                    };
+                    self.wait_for_subgroup(
+                        span,
+                        SubgroupOp::Ballot,
+                        Value::Scalar(Scalar::Bool(p)),
+                        Some(*result),
+                    );
+                    return Ok(());
+                }
+                Statement::SubgroupCollectiveOperation {
+                    op,
+                    collective_op,
+                    argument,
+                    result,
+                } => {
+                    let span = statement_span(block, index);
+                    let v = self.get(prog, *argument)?;
+                    self.wait_for_subgroup(
+                        span,
+                        SubgroupOp::Collective(*op, *collective_op),
+                        v,
+                        Some(*result),
+                    );
+                    return Ok(());
+                }
+                Statement::SubgroupGather {
+                    mode,
+                    argument,
+                    result,
+                } => {
+                    let span = statement_span(block, index);
+                    let v = self.get(prog, *argument)?;
+                    let lane = self.ids.local_index % self.ids.subgroup_size;
+                    let lane = self.gather_lane(prog, *mode, lane)?;
+                    self.wait_for_subgroup(span, SubgroupOp::Gather(lane), v, Some(*result));
+                    return Ok(());
+                }
                 Statement::ControlBarrier(flags) => {
-                    let span = block
-                        .span_iter()
-                        .nth(index)
-                        .map(|(_, s)| *s)
-                        .unwrap_or_default();
+                    let span = statement_span(block, index);
                     self.state = State::AtBarrier {
                         span,
                         flags: *flags,
@@ -405,7 +507,9 @@ impl<'m> Invocation<'m> {
                     let ptr = self.get_ptr(prog, *pointer)?;
                     let v = self.get(prog, *value)?;
                     let span = self.span(*pointer);
-                    self.store(prog, shared, ptr, &v, span, true);
+                    // `atomicStore` is a store to an atomic: it cannot race.
+                    let checked = !prog.layout.is_atomic(ptr.pointee);
+                    self.store(prog, shared, ptr, &v, span, checked);
                 }
                 Statement::Atomic {
                     pointer,
@@ -415,9 +519,15 @@ impl<'m> Invocation<'m> {
                 } => {
                     let ptr = self.get_ptr(prog, *pointer)?;
                     let operand = self.get(prog, *value)?;
+                    let compare = match fun {
+                        naga::AtomicFunction::Exchange { compare: Some(c) } => {
+                            Some(self.get(prog, *c)?)
+                        }
+                        _ => None,
+                    };
                     let span = self.span(*pointer);
                     let old = self.load(prog, shared, ptr, span, false)?;
-                    let (new, reported) = atomic(prog, self, *fun, &old, &operand)
+                    let (new, reported) = atomic(*fun, &old, &operand, compare.as_ref())
                         .map_err(|e| unsupported(e, span))?;
                     self.store(prog, shared, ptr, &new, span, false);
                     if let Some(result) = result {
@@ -454,6 +564,63 @@ impl<'m> Invocation<'m> {
                 }
             }
         }
+    }
+
+    fn wait_for_subgroup(
+        &mut self,
+        span: Span,
+        op: SubgroupOp,
+        value: Value,
+        result: Option<Handle<Expression>>,
+    ) {
+        self.state = State::AtSubgroup(Box::new(Pending {
+            span,
+            op,
+            value,
+            result,
+        }));
+    }
+
+    /// The lane a gather reads from, for this invocation at `lane`. Lanes
+    /// out of range wrap nowhere: they are returned as they are, and the
+    /// schedule gives such an invocation its own value back.
+    fn gather_lane(
+        &mut self,
+        prog: &Program<'m>,
+        mode: naga::GatherMode,
+        lane: u32,
+    ) -> Result<Option<u32>, Fault> {
+        use naga::GatherMode as G;
+        let mut operand = |h: Handle<Expression>| -> Result<u32, Fault> {
+            match self.get(prog, h)?.scalar().and_then(Scalar::as_index) {
+                Some(v) => Ok(u32::try_from(v).unwrap_or(u32::MAX)),
+                // A negative lane or delta: no lane at all.
+                None => Ok(u32::MAX),
+            }
+        };
+        Ok(match mode {
+            G::BroadcastFirst => None,
+            G::Broadcast(h) | G::Shuffle(h) => Some(operand(h)?),
+            G::ShuffleDown(h) => Some(lane.saturating_add(operand(h)?)),
+            G::ShuffleUp(h) => Some(lane.checked_sub(operand(h)?).unwrap_or(u32::MAX)),
+            G::ShuffleXor(h) => Some(lane ^ operand(h)?),
+            G::QuadBroadcast(h) => Some((lane & !3) + operand(h)?.min(4)),
+            G::QuadSwap(direction) => Some(
+                lane ^ match direction {
+                    naga::Direction::X => 1,
+                    naga::Direction::Y => 2,
+                    naga::Direction::Diagonal => 3,
+                },
+            ),
+        })
+    }
+
+    /// Hands a finished subgroup operation's result to this invocation.
+    pub fn resume_with(&mut self, result: Option<Handle<Expression>>, value: Value) {
+        if let Some(h) = result {
+            self.frame().values[h.index()] = Some(value);
+        }
+        self.state = State::Ready;
     }
 
     fn push(&mut self, block: &'m Block, kind: CursorKind<'m>) {
@@ -575,7 +742,10 @@ impl<'m> Invocation<'m> {
             Expression::Splat { size, value } => {
                 Value::Composite(vec![self.get(prog, *value)?; *size as usize])
             }
-            Expression::CallResult(_) | Expression::AtomicResult { .. } => {
+            Expression::CallResult(_)
+            | Expression::AtomicResult { .. }
+            | Expression::SubgroupBallotResult
+            | Expression::SubgroupOperationResult { .. } => {
                 return Err(unsupported("a result read before its statement ran", span));
             }
             other => {
@@ -635,7 +805,9 @@ impl<'m> Invocation<'m> {
             }
             Expression::Load { pointer } => {
                 let ptr = self.get_ptr(prog, *pointer)?;
-                self.load(prog, shared, ptr, span, true)?
+                // `atomicLoad` is a load of an atomic: it cannot race.
+                let checked = !prog.layout.is_atomic(ptr.pointee);
+                self.load(prog, shared, ptr, span, checked)?
             }
             Expression::Unary { op: o, expr } => op(value::unary(*o, &self.get(prog, *expr)?))?,
             Expression::Binary { op: o, left, right } => {
@@ -784,6 +956,7 @@ impl<'m> Invocation<'m> {
         span: Span,
         checked: bool,
     ) -> Result<Value, Fault> {
+        self.count(shared, &ptr, false, span);
         let n = prog.layout.pointee_leaves(ptr.pointee);
         let range = ptr.offset..ptr.offset + n;
         if !ptr.valid {
@@ -845,6 +1018,7 @@ impl<'m> Invocation<'m> {
         span: Span,
         checked: bool,
     ) {
+        self.count(shared, &ptr, true, span);
         if !ptr.valid {
             return;
         }
@@ -857,6 +1031,11 @@ impl<'m> Invocation<'m> {
                 if shared.globals[g].is_some() {
                     if checked {
                         self.check(prog, shared, g, range.clone(), span, true);
+                    } else if let Some(r) = shared.globals[g].as_mut() {
+                        // An atomic write initialises the word all the same.
+                        for shadow in r.shadow.get_mut(range.clone()).into_iter().flatten() {
+                            shadow.written = true;
+                        }
                     }
                     &mut shared.globals[g].as_mut().expect("checked above").slots
                 } else {
@@ -869,6 +1048,36 @@ impl<'m> Invocation<'m> {
             for (d, s) in dest.iter_mut().zip(leaves) {
                 *d = s;
             }
+        }
+    }
+
+    /// Counts an access to a storage buffer (the rule is in [`crate::access`]),
+    /// out-of-bounds ones included: the kernel issued them.
+    fn count(&mut self, shared: &mut Shared, ptr: &Ptr, write: bool, span: Span) {
+        let Root::Global(g) = ptr.root else {
+            return;
+        };
+        if !matches!(shared.globals[g].as_ref(), Some(r) if r.space == Space::Storage) {
+            return;
+        }
+        let count = if write {
+            self.writes += 1;
+            self.writes
+        } else {
+            self.reads += 1;
+            self.reads
+        };
+        let thread = self.thread(shared.launch);
+        shared.access.access(write, count, thread, span);
+    }
+
+    /// This invocation, for the access report.
+    pub fn thread(&self, launch: usize) -> Thread {
+        Thread {
+            global: self.ids.global,
+            local: self.ids.local,
+            workgroup: self.ids.workgroup,
+            launch,
         }
     }
 
@@ -1002,6 +1211,14 @@ fn builtin_argument(
                 B::WorkGroupId => vec3(ids.workgroup),
                 B::NumWorkGroups => vec3(ids.num_workgroups),
                 B::LocalInvocationIndex => Value::Scalar(Scalar::U32(ids.local_index)),
+                B::SubgroupInvocationId => {
+                    Value::Scalar(Scalar::U32(ids.local_index % ids.subgroup_size))
+                }
+                B::SubgroupSize => Value::Scalar(Scalar::U32(ids.subgroup_size)),
+                B::SubgroupId => Value::Scalar(Scalar::U32(ids.local_index / ids.subgroup_size)),
+                B::NumSubgroups => {
+                    Value::Scalar(Scalar::U32(ids.per_group.div_ceil(ids.subgroup_size)))
+                }
                 other => {
                     return Err(unsupported(
                         format!("the builtin {other:?}"),
@@ -1027,13 +1244,15 @@ fn builtin_argument(
     }
 }
 
-/// An atomic read-modify-write: (the value to store, the value the expression returns).
+/// An atomic read-modify-write: (the value to store, the value the
+/// expression returns). A compare-exchange (`compare` given) returns WGSL's
+/// `__atomic_compare_exchange_result`: the old value and whether it stored.
+/// The simulator never fails spuriously, which the "weak" allows but does not require.
 fn atomic(
-    _prog: &Program,
-    _inv: &Invocation,
     fun: naga::AtomicFunction,
     old: &Value,
     operand: &Value,
+    compare: Option<&Value>,
 ) -> Result<(Value, Value), String> {
     use naga::AtomicFunction as A;
     use naga::BinaryOperator as B;
@@ -1047,7 +1266,13 @@ fn atomic(
         A::Min => value::math(naga::MathFunction::Min, &[old.clone(), operand.clone()])?,
         A::Max => value::math(naga::MathFunction::Max, &[old.clone(), operand.clone()])?,
         A::Exchange { compare: None } => operand.clone(),
-        A::Exchange { compare: Some(_) } => return Err("atomicCompareExchangeWeak".into()),
+        A::Exchange { compare: Some(_) } => {
+            let expected = compare.ok_or("a compare-exchange without its comparand")?;
+            let equal = matches!((old, expected), (Value::Scalar(a), Value::Scalar(b)) if a.bits() == b.bits());
+            let new = if equal { operand.clone() } else { old.clone() };
+            let result = Value::Composite(vec![old.clone(), Value::Scalar(Scalar::Bool(equal))]);
+            return Ok((new, result));
+        }
     };
     Ok((new, old.clone()))
 }

@@ -269,9 +269,15 @@ impl<'m> Layout<'m> {
                 TypeInner::Scalar(s) | TypeInner::Atomic(s) => Some(s.kind),
                 _ => None,
             },
-            TypeInner::Scalar(s) => Some(s.kind),
+            TypeInner::Scalar(s) | TypeInner::Atomic(s) => Some(s.kind),
             _ => None,
         }
+    }
+
+    /// Whether a pointer points at an atomic (whose loads and stores are
+    /// atomic operations: they never race).
+    pub fn is_atomic(&self, p: Pointee) -> bool {
+        matches!(p, Pointee::Type(ty) if matches!(self.inner(ty), TypeInner::Atomic(_)))
     }
 }
 

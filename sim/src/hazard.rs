@@ -9,8 +9,6 @@
 //! its workgroup; workgroups of one dispatch are never ordered. A hazard that
 //! every GPU could hide is therefore reported on every run.
 
-use crate::diag::Located;
-use crate::source::SourceText;
 use naga::Span;
 use std::collections::BTreeSet;
 
@@ -94,6 +92,7 @@ pub enum Kind {
     OutOfBounds,
     Uninitialized,
     DivergentBarrier,
+    DivergentSubgroup,
 }
 
 impl Kind {
@@ -103,6 +102,7 @@ impl Kind {
             Kind::OutOfBounds => "out-of-bounds index",
             Kind::Uninitialized => "uninitialized read",
             Kind::DivergentBarrier => "barrier in non-uniform control flow",
+            Kind::DivergentSubgroup => "subgroup operation in non-uniform control flow",
         }
     }
 }
@@ -156,57 +156,33 @@ impl Hazards {
     pub fn is_empty(&self) -> bool {
         self.found.is_empty()
     }
-
-    /// Every hazard as a message at its kernel file's line.
-    pub fn located(&self, lines: &Lines) -> Vec<Located> {
-        let mut out: Vec<Located> = self
-            .found
-            .iter()
-            .map(|h| lines.locate(h.span, format!("{}: {}", h.kind.label(), h.message)))
-            .collect();
-        if self.dropped > 0 {
-            out.push(Located::new(
-                lines
-                    .source
-                    .main_file()
-                    .unwrap_or(std::path::Path::new("kernel")),
-                0,
-                format!("… and {} more hazard(s) at other places", self.dropped),
-            ));
-        }
-        out
-    }
 }
 
-/// Maps naga spans to the lines of the kernel's file (through includes and the skeleton cut).
-pub struct Lines<'s> {
-    pub source: &'s SourceText,
+/// Where a span lies, as the line number the caller's messages use (the
+/// kernel file's own line, through whatever includes the caller expanded).
+pub trait LineMap {
+    fn line(&self, span: Span) -> usize;
+}
+
+/// The plain [`LineMap`]: 1-based lines of the WGSL text that was parsed.
+pub struct TextLines {
     /// Byte offset where each line of the text starts.
     starts: Vec<usize>,
 }
 
-impl<'s> Lines<'s> {
-    pub fn new(source: &'s SourceText) -> Lines<'s> {
+impl TextLines {
+    pub fn new(text: &str) -> TextLines {
         let starts = std::iter::once(0)
-            .chain(source.text.match_indices('\n').map(|(i, _)| i + 1))
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
-        Lines { source, starts }
+        TextLines { starts }
     }
+}
 
-    /// The 1-based line of the text a span starts on.
-    fn text_line(&self, span: Span) -> usize {
+impl LineMap for TextLines {
+    fn line(&self, span: Span) -> usize {
         let offset = span.to_range().map(|r| r.start).unwrap_or(0);
         self.starts.partition_point(|&s| s <= offset).max(1)
-    }
-
-    /// The line of the kernel's own file, for messages that mention a second place.
-    pub fn line(&self, span: Span) -> usize {
-        let line = self.text_line(span);
-        self.source.origin(line).map(|o| o.line).unwrap_or(line)
-    }
-
-    pub fn locate(&self, span: Span, message: String) -> Located {
-        self.source.locate(self.text_line(span), message)
     }
 }
 
@@ -314,15 +290,17 @@ mod tests {
     }
 
     #[test]
-    fn spans_map_to_file_lines() {
-        let source = SourceText::new("a\nbb\nccc\n", std::path::Path::new("k.wgsl"), 10);
-        let lines = Lines::new(&source);
-        assert_eq!(lines.line(Span::new(0, 1)), 10);
-        assert_eq!(lines.line(Span::new(2, 3)), 11);
-        assert_eq!(lines.line(Span::new(6, 8)), 12);
-        assert_eq!(
-            lines.locate(Span::new(6, 8), "m".into()).to_string(),
-            "k.wgsl:12: m"
-        );
+    fn spans_map_to_text_lines() {
+        let lines = TextLines::new("a\nbb\nccc\n");
+        let cases = [
+            ((0, 1), 1),
+            ((2, 3), 2),
+            ((5, 6), 3),
+            ((6, 8), 3),
+            ((3, 4), 2),
+        ];
+        for ((start, end), want) in cases {
+            assert_eq!(lines.line(Span::new(start, end)), want, "{start}..{end}");
+        }
     }
 }

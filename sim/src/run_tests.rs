@@ -1,0 +1,328 @@
+//! End-to-end tests of the interpreter through [`crate::run`]: subgroup
+//! operations at several subgroup sizes, and atomics. Each builds a small
+//! kernel, runs it on words, and compares every output with what WGSL
+//! defines, computed here from the subgroup size.
+
+use crate::{Binding, Config, Kind, Launch, Run, TextLines, run};
+
+/// Invocations in the one workgroup of these tests.
+const N: u32 = 64;
+
+const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+";
+
+fn module(src: &str) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(src).expect("test WGSL parses");
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .expect("test WGSL validates");
+    module
+}
+
+/// Runs `body` (the inside of an entry point where `i` is the local index
+/// and `v` is `a[i]` = i as f32) over one workgroup of [`N`], with
+/// subgroups of `size`.
+fn run_body(body: &str, size: u32, extra: &str) -> Run {
+    let src = format!(
+        "{HEADER}{extra}
+@compute @workgroup_size({N})
+fn main(@builtin(local_invocation_index) i: u32,
+        @builtin(subgroup_invocation_id) lane: u32,
+        @builtin(subgroup_size) sg_size: u32) {{
+    let v = a[i];
+{body}
+}}"
+    );
+    let m = module(&src);
+    let launch = Launch {
+        entry: "main".into(),
+        grid: [1, 1, 1],
+        block: [N, 1, 1],
+    };
+    let bindings = [
+        Binding {
+            group: 0,
+            binding: 0,
+            words: vec![f32::NAN.to_bits(); N as usize],
+            len: N as usize,
+        },
+        Binding {
+            group: 0,
+            binding: 1,
+            words: (0..N).map(|i| (i as f32).to_bits()).collect(),
+            len: N as usize,
+        },
+    ];
+    let config = Config {
+        subgroup_size: size,
+        seed: 5,
+        ..Config::default()
+    };
+    run(&m, &[launch], &bindings, &TextLines::new(&src), &config).expect("runs")
+}
+
+fn floats(words: &[u32]) -> Vec<f32> {
+    words.iter().map(|&w| f32::from_bits(w)).collect()
+}
+
+/// (name, body, expected out[i] given i and the subgroup size).
+type Case = (&'static str, &'static str, fn(u32, u32) -> f32);
+
+#[test]
+fn subgroup_operations_table() {
+    let base = |i: u32, s: u32| i - i % s;
+    let cases: &[Case] = &[
+        ("lane builtin", "out[i] = f32(lane);", |i, s| (i % s) as f32),
+        ("size builtin", "out[i] = f32(sg_size);", |_, s| s as f32),
+        ("reduce add", "out[i] = subgroupAdd(v);", |i, s| {
+            let b = i - i % s;
+            (b..b + s).sum::<u32>() as f32
+        }),
+        (
+            "reduce mul",
+            "out[i] = subgroupMul(select(1.0, 2.0, lane < 3u));",
+            |_, _| 8.0,
+        ),
+        ("reduce max", "out[i] = f32(subgroupMax(i));", |i, s| {
+            (i - i % s + s - 1) as f32
+        }),
+        (
+            "reduce min",
+            "out[i] = f32(subgroupMin(i32(i)));",
+            |i, s| (i - i % s) as f32,
+        ),
+        (
+            "reduce and",
+            "out[i] = f32(subgroupAnd(i | 1u) & 1u);",
+            |_, _| 1.0,
+        ),
+        (
+            "reduce or",
+            "out[i] = f32(subgroupOr(1u << lane) == select((1u << sg_size) - 1u, 0xffffffffu, sg_size == 32u));",
+            |_, _| 1.0,
+        ),
+        ("reduce xor", "out[i] = f32(subgroupXor(1u));", |_, s| {
+            (s % 2) as f32
+        }),
+        (
+            "inclusive add",
+            "out[i] = subgroupInclusiveAdd(v);",
+            |i, s| (i - i % s..=i).sum::<u32>() as f32,
+        ),
+        (
+            "exclusive add",
+            "out[i] = subgroupExclusiveAdd(v);",
+            |i, s| (i - i % s..i).sum::<u32>() as f32,
+        ),
+        (
+            "inclusive mul",
+            "out[i] = subgroupInclusiveMul(2.0);",
+            |i, s| 2f32.powi((i % s + 1) as i32),
+        ),
+        (
+            "exclusive mul",
+            "out[i] = subgroupExclusiveMul(2.0);",
+            |i, s| 2f32.powi((i % s) as i32),
+        ),
+        ("all", "out[i] = f32(subgroupAll(i < 1000u));", |_, _| 1.0),
+        ("any", "out[i] = f32(subgroupAny(lane == 3u));", |_, _| 1.0),
+        (
+            "not all",
+            "out[i] = f32(subgroupAll(lane != 3u));",
+            |_, _| 0.0,
+        ),
+        (
+            "ballot",
+            "out[i] = f32(countOneBits(subgroupBallot(lane % 2u == 0u).x));",
+            |_, s| (s / 2) as f32,
+        ),
+        (
+            "broadcast first",
+            "out[i] = subgroupBroadcastFirst(v);",
+            |i, s| (i - i % s) as f32,
+        ),
+        ("broadcast", "out[i] = subgroupBroadcast(v, 1u);", |i, s| {
+            (i - i % s + 1) as f32
+        }),
+        (
+            "shuffle",
+            "out[i] = subgroupShuffle(v, sg_size - 1u - lane);",
+            |i, s| (i - i % s + s - 1 - i % s) as f32,
+        ),
+        (
+            "shuffle xor",
+            "out[i] = subgroupShuffleXor(v, 1u);",
+            |i, _| (i ^ 1) as f32,
+        ),
+        (
+            "shuffle down",
+            "out[i] = subgroupShuffleDown(v, 1u);",
+            |i, s| {
+                if i % s + 1 < s {
+                    (i + 1) as f32
+                } else {
+                    i as f32
+                }
+            },
+        ),
+        (
+            "shuffle up",
+            "out[i] = subgroupShuffleUp(v, 2u);",
+            |i, s| {
+                if i % s >= 2 { (i - 2) as f32 } else { i as f32 }
+            },
+        ),
+        ("barrier", "subgroupBarrier();\n out[i] = v;", |i, _| {
+            i as f32
+        }),
+        ("vector", "out[i] = subgroupAdd(vec2(v, 1.0)).y;", |_, s| {
+            s as f32
+        }),
+    ];
+    let _ = base;
+    for size in [8, 32] {
+        for (name, body, want) in cases {
+            let got = run_body(body, size, "");
+            assert!(
+                got.hazards.is_empty(),
+                "{name} at {size}: {:#?}",
+                got.hazards
+            );
+            let out = floats(&got.buffers[0]);
+            for i in 0..N {
+                assert_eq!(
+                    out[i as usize],
+                    want(i, size),
+                    "{name}, subgroups of {size}, invocation {i}"
+                );
+            }
+        }
+    }
+}
+
+/// A subgroup operation inside a branch half the subgroup takes is flagged;
+/// its twin, every invocation contributing (0 where the branch was not
+/// taken), is not, and both sum the same values.
+#[test]
+fn divergent_subgroup_operation_is_flagged_and_its_twin_is_not() {
+    let flagged = "if (lane % 2u == 0u) {\n out[i] = subgroupAdd(1.0);\n}";
+    let twin = "let s = subgroupAdd(select(0.0, 1.0, lane % 2u == 0u));\nif (lane % 2u == 0u) {\n out[i] = s;\n}";
+    for size in [8, 32] {
+        let got = run_body(flagged, size, "");
+        assert!(
+            got.hazards.iter().any(|h| h.kind == Kind::DivergentSubgroup
+                && h.message.contains(&format!("{} of the {size}", size / 2))),
+            "{size}: {:#?}",
+            got.hazards
+        );
+        let got_twin = run_body(twin, size, "");
+        assert!(
+            got_twin.hazards.is_empty(),
+            "{size}: {:#?}",
+            got_twin.hazards
+        );
+        assert_eq!(floats(&got.buffers[0])[0], floats(&got_twin.buffers[0])[0]);
+    }
+}
+
+/// Every atomic read-modify-write on one workgroup word, each giving a
+/// result that does not depend on the order the invocations ran in:
+/// (name, the operation, the word's first value, its final value).
+#[test]
+fn atomics_table() {
+    let cases: &[(&str, &str, u32, u32)] = &[
+        ("add", "atomicAdd(&word, i)", 0, (0..N).sum()),
+        ("sub", "atomicSub(&word, 1u)", 100, 100 - N),
+        ("min", "atomicMin(&word, i + 5u)", 1000, 5),
+        ("max", "atomicMax(&word, i)", 0, N - 1),
+        ("and", "atomicAnd(&word, ~(1u << (i % 32u)))", u32::MAX, 0),
+        ("or", "atomicOr(&word, 1u << (i % 32u))", 0, u32::MAX),
+        ("xor", "atomicXor(&word, 1u << (i % 4u))", 0, 0),
+    ];
+    for (name, op, first, last) in cases {
+        let body = format!(
+            " if (i == 0u) {{ atomicStore(&word, {first}u); }}\n workgroupBarrier();\n \
+             _ = {op};\n workgroupBarrier();\n out[i] = f32(atomicLoad(&word) == {last}u);"
+        );
+        let got = run_body(&body, 32, "var<workgroup> word: atomic<u32>;");
+        assert!(got.hazards.is_empty(), "{name}: {:#?}", got.hazards);
+        assert!(
+            floats(&got.buffers[0]).iter().all(|&x| x == 1.0),
+            "{name}: {:?}",
+            floats(&got.buffers[0])
+        );
+    }
+}
+
+/// Compare-exchange: exactly one invocation swaps 0 for its id + 1 and sees
+/// `exchanged`; the others see that value as `old_value`. Exchange hands
+/// each invocation a different old value.
+#[test]
+fn compare_exchange_and_exchange() {
+    let body = " let r = atomicCompareExchangeWeak(&word, 0u, i + 1u);\n \
+                workgroupBarrier();\n let now = atomicLoad(&word);\n \
+                out[i] = select(0.0, 1.0, r.exchanged) + select(0.0, 10.0, r.exchanged == (now == i + 1u)) \
+                + select(0.0, 100.0, r.exchanged || r.old_value == now);";
+    let got = run_body(body, 32, "var<workgroup> word: atomic<u32>;");
+    assert!(got.hazards.is_empty(), "{:#?}", got.hazards);
+    let out = floats(&got.buffers[0]);
+    assert_eq!(out.iter().filter(|&&x| x == 111.0).count(), 1, "{out:?}");
+    assert_eq!(
+        out.iter().filter(|&&x| x == 110.0).count(),
+        N as usize - 1,
+        "{out:?}"
+    );
+
+    let body = " let old = atomicExchange(&word, i + 1u);\n out[i] = f32(old);";
+    let got = run_body(body, 32, "var<workgroup> word: atomic<u32>;");
+    let mut olds = floats(&got.buffers[0]);
+    olds.sort_by(f32::total_cmp);
+    olds.dedup();
+    assert_eq!(olds.len(), N as usize, "every old value differs: {olds:?}");
+}
+
+/// Atomics count as one read and one write each (see [`crate::access`]).
+#[test]
+fn atomics_count_as_a_read_and_a_write() {
+    let extra = "@group(0) @binding(2) var<storage, read_write> counter: atomic<u32>;";
+    let src_body = " _ = atomicAdd(&counter, 1u);\n out[i] = v;";
+    let src = format!(
+        "{HEADER}{extra}
+@compute @workgroup_size({N})
+fn main(@builtin(local_invocation_index) i: u32) {{
+    let v = a[i];
+{src_body}
+}}"
+    );
+    let m = module(&src);
+    let bindings: Vec<Binding> = [N, N, 1]
+        .iter()
+        .enumerate()
+        .map(|(b, &len)| Binding {
+            group: 0,
+            binding: b as u32,
+            words: vec![0; len as usize],
+            len: len as usize,
+        })
+        .collect();
+    let launch = Launch {
+        entry: "main".into(),
+        grid: [1, 1, 1],
+        block: [N, 1, 1],
+    };
+    let got = run(
+        &m,
+        &[launch],
+        &bindings,
+        &TextLines::new(&src),
+        &Config::default(),
+    )
+    .expect("runs");
+    assert_eq!(got.buffers[2], [N]);
+    assert_eq!((got.access.reads.max, got.access.writes.max), (2, 2));
+    assert_eq!(got.access.reads.total, 2 * u64::from(N));
+}
