@@ -9,7 +9,7 @@ extern "C" __global__ void map_vec4(float* out, const float* a, unsigned int siz
     const float4* a4 = reinterpret_cast<const float4*>(a);
     unsigned int quads = size / 4;  // the spec's sizes are multiples of 4
     unsigned int block = blockIdx.y * gridDim.x + blockIdx.x;
-    // BEGIN PUZZLE (roughly 6 lines)
+    // BEGIN PUZZLE (roughly 5 lines)
     unsigned int i = block * TPB + threadIdx.x;
     if (i < quads) {
         float4 v = a4[i];

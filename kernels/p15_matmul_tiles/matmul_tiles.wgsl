@@ -26,7 +26,7 @@ fn matmul_tiles(
     // From a uniform: every invocation meets the same barriers, as WGSL requires.
     let tiles = (size + TILE - 1u) / TILE;
     var acc = array<f32, PER_THREAD>(0.0, 0.0, 0.0, 0.0);
-    // BEGIN PUZZLE (roughly 29 lines)
+    // BEGIN PUZZLE (roughly 32 lines)
     for (var t = 0u; t < tiles; t++) {
         // Each invocation loads four elements of each tile; zeros past the edge.
         for (var r = 0u; r < PER_THREAD; r++) {

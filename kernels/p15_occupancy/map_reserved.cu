@@ -11,7 +11,7 @@ extern "C" __global__ void map_reserved(float* out, const float* a, unsigned int
     const float4* a4 = reinterpret_cast<const float4*>(a);
     unsigned int quads = size / 4;
     unsigned int block = blockIdx.y * gridDim.x + blockIdx.x;
-    // BEGIN PUZZLE (roughly 6 lines)
+    // BEGIN PUZZLE (roughly 5 lines)
     unsigned int i = block * TPB + threadIdx.x;
     if (i < quads) {
         float4 v = a4[i];

@@ -9,7 +9,7 @@ extern "C" __global__ void transpose_naive(float* out, const float* a, unsigned 
                                            unsigned int cols) {
     unsigned int col = blockIdx.x * TILE + threadIdx.x;
     unsigned int row = blockIdx.y * TILE + threadIdx.y;
-    // BEGIN PUZZLE (roughly 5 lines)
+    // BEGIN PUZZLE (roughly 6 lines)
     for (unsigned int j = 0; j < TILE; j += BLOCK_ROWS) {
         if (row + j < rows && col < cols) {
             // Neighbouring threads read neighbours, and write `rows` floats apart.

@@ -17,7 +17,7 @@ fn transpose_naive(
 ) {
     let col = wid.x * TILE + lid.x;
     let row = wid.y * TILE + lid.y;
-    // BEGIN PUZZLE (roughly 5 lines)
+    // BEGIN PUZZLE (roughly 6 lines)
     for (var j = 0u; j < TILE; j += BLOCK_ROWS) {
         if (row + j < rows && col < cols) {
             // Neighbouring invocations read neighbours, and write `rows` floats apart.

@@ -19,7 +19,7 @@ fn transpose_padded(
 ) {
     let tx = lid.x;
     let ty = lid.y;
-    // BEGIN PUZZLE (roughly 14 lines)
+    // BEGIN PUZZLE (roughly 15 lines)
     let col = wid.x * TILE + tx;
     let row = wid.y * TILE + ty;
     for (var j = 0u; j < TILE; j += BLOCK_ROWS) {

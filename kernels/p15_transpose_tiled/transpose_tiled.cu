@@ -9,7 +9,7 @@ extern "C" __global__ void transpose_tiled(float* out, const float* a, unsigned 
     __shared__ float tile[TILE][TILE];
     unsigned int tx = threadIdx.x;
     unsigned int ty = threadIdx.y;
-    // BEGIN PUZZLE (roughly 16 lines)
+    // BEGIN PUZZLE (roughly 18 lines)
     // Load: the tile at (blockIdx.y, blockIdx.x) of a, one row per warp.
     unsigned int col = blockIdx.x * TILE + tx;
     unsigned int row = blockIdx.y * TILE + ty;

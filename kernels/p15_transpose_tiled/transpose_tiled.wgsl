@@ -18,7 +18,7 @@ fn transpose_tiled(
 ) {
     let tx = lid.x;
     let ty = lid.y;
-    // BEGIN PUZZLE (roughly 16 lines)
+    // BEGIN PUZZLE (roughly 18 lines)
     // Load: the tile at (wid.y, wid.x) of a, one row per subgroup of 32.
     let col = wid.x * TILE + tx;
     let row = wid.y * TILE + ty;
