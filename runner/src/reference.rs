@@ -22,6 +22,12 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
         })
     };
     let input = |name: &str| buffer(name).and_then(|b| b.init.clone());
+    let scalar = |name: &str| {
+        spec.args.iter().find_map(|a| match a {
+            Arg::Scalar { name: n, value, .. } if n == name => Some(*value),
+            _ => None,
+        })
+    };
     let out = match spec.reference.as_str() {
         // Element-wise: out = a + 10, whatever the shape.
         "p01_map" | "p03_guard" | "p04_map_2d" | "p06_blocks" | "p07_blocks_2d" | "p08_shared" => {
@@ -68,6 +74,12 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
             let (a, b) = (buffer("a")?, buffer("b")?);
             matmul(&a.init.clone()?, dims2(a)?, &b.init.clone()?, dims2(b)?)?
         }
+        // Puzzle 15 (memory access patterns).
+        "transpose" => {
+            let a = buffer("a")?;
+            transpose(&a.init.clone()?, dims2(a)?)
+        }
+        "two_branches" => two_branches(&input("a")?, scalar("iters")? as usize),
         _ => return None,
     };
     Some(BTreeMap::from([("out".to_string(), out)]))
@@ -188,6 +200,25 @@ fn matmul(
     Some(out)
 }
 
+/// out[c][r] = a[r][c]: a (rows×cols) becomes out (cols×rows).
+fn transpose(a: &[f64], (rows, cols): (usize, usize)) -> Vec<f64> {
+    (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| a[r * cols + c]))
+        .collect()
+}
+
+/// Even elements repeat x ← x/2 + 1 (towards 2), odd ones x ← 3/2 − x/2
+/// (towards 1), `iters` times each.
+fn two_branches(a: &[f64], iters: usize) -> Vec<f64> {
+    a.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let (scale, shift) = if i % 2 == 0 { (0.5, 1.0) } else { (-0.5, 1.5) };
+            (0..iters).fold(x, |x, _| x * scale + shift)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +257,11 @@ mod tests {
         type Case = (&'static str, Vec<Arg>, Vec<f64>);
         let a = |shape: &[usize], v: Vec<f64>| buffer("a", shape, Some(v));
         let b = |shape: &[usize], v: Vec<f64>| buffer("b", shape, Some(v));
+        let iters = |n: u32| Arg::Scalar {
+            name: "iters".into(),
+            dtype: Dtype::U32,
+            value: n.into(),
+        };
         let cases: Vec<Case> = vec![
             (
                 "p01_map",
@@ -299,6 +335,16 @@ mod tests {
                     b(&[2, 2], arange(4).iter().map(|v| 2.0 * v).collect()),
                 ],
                 vec![4.0, 6.0, 12.0, 22.0],
+            ),
+            (
+                "transpose",
+                vec![a(&[2, 3], arange(6))],
+                vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0],
+            ),
+            (
+                "two_branches",
+                vec![a(&[4], arange(4)), iters(2)],
+                vec![1.5, 1.0, 2.0, 1.5],
             ),
         ];
         for (name, args, want) in cases {
