@@ -281,16 +281,12 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         puzzles.push((puzzle, teaching));
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
-    let named = block
-        .targets
-        .iter()
-        .map(|t| ("target", &t.puzzle))
-        .chain(
-            block
-                .speedups
-                .iter()
-                .flat_map(|s| [("speedup", &s.of), ("speedup", &s.over)]),
-        );
+    let named = block.targets.iter().map(|t| ("target", &t.puzzle)).chain(
+        block
+            .speedups
+            .iter()
+            .flat_map(|s| [("speedup", &s.of), ("speedup", &s.over)]),
+    );
     for (what, id) in named {
         if !block.puzzles.contains(id) {
             return Err(format!(

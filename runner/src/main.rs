@@ -93,6 +93,9 @@ enum Command {
         /// Record only these puzzles (comma-separated), keeping the file's other entries.
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// Record only these backends (comma-separated: cuda, wgpu).
+        #[arg(long, value_delimiter = ',')]
+        backend: Vec<String>,
     },
     /// Measure this machine's ceilings: streaming bandwidth, FP32 rate, launch overhead.
     Calibrate {
@@ -370,17 +373,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Record { out, samples, only } => {
+        Command::Record {
+            out,
+            samples,
+            only,
+            backend,
+        } => {
+            let backends = backend
+                .iter()
+                .map(|b| parse_backend(b))
+                .collect::<Result<Vec<_>>>()?;
             let runner = Runner::new(Settings {
                 timing_samples: samples,
                 ..Settings::default()
             });
             let dir = out.unwrap_or_else(|| book.root.join(runner::record::RESULTS_DIR));
-            let written =
-                runner::record::record(&book, &runner, &dir, &only).map_err(anyhow::Error::msg)?;
+            let written = runner::record::record(&book, &runner, &dir, &only, &backends)
+                .map_err(anyhow::Error::msg)?;
             if written.is_empty() {
                 bail!("no GPU here runs kernels: nothing recorded");
             }
+            // Every backend of this process closes before the benchmarks run,
+            // each alone on the GPU (see record_benches).
+            drop(runner);
+            runner::record::record_benches(&book, &written, &only).map_err(anyhow::Error::msg)?;
             for path in written {
                 println!("wrote {}", path.display());
             }

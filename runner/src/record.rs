@@ -80,13 +80,15 @@ fn entry_hashes(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Option<(String
 }
 
 /// Runs every puzzle (or those in `only`, keeping the file's other entries) on
-/// every backend that runs kernels here, benchmarks those with a `bench` size,
-/// and writes a file per device.
+/// every backend that runs kernels here (or those in `backends`), and writes
+/// a file per device. The benchmarks come after, from [`record_benches`],
+/// once the caller has closed every backend of this process.
 pub fn record(
     book: &Book,
     runner: &Runner,
     dir: &Path,
     only: &[String],
+    backends: &[BackendKind],
 ) -> Result<Vec<PathBuf>, String> {
     for id in only {
         book.find(id)?;
@@ -95,6 +97,9 @@ pub fn record(
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut written = Vec::new();
     for kind in BackendKind::ALL {
+        if !backends.is_empty() && !backends.contains(&kind) {
+            continue;
+        }
         let backend = match runner.backend(kind) {
             Ok(b) if b.runs_kernels() && b.device().kind == "GPU" => b,
             Ok(b) => {
@@ -119,7 +124,7 @@ pub fn record(
             }
         };
         let path = dir.join(format!("{}.json", file_stem(backend.device())));
-        let (mut entries, mut benches) = match std::fs::read_to_string(&path) {
+        let (mut entries, benches) = match std::fs::read_to_string(&path) {
             Ok(text) if !only.is_empty() => {
                 let old: Recording =
                     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -161,43 +166,6 @@ pub fn record(
                 });
             }
         }
-        let cases = book.puzzles.iter().filter(|p| chosen(p)).flat_map(|p| {
-            let hashes = entry_hashes(p, lang, Variant::Solution);
-            p.spec
-                .bench_cases()
-                .into_iter()
-                .filter_map(move |case| Some((p, case, hashes.clone()?)))
-        });
-        for (puzzle, case, (spec_hash, source_hash)) in cases {
-            let options = crate::bench::Options {
-                overrides: case.clone(),
-                samples: BENCH_SAMPLES,
-                warmup: BENCH_WARMUP,
-                timeout: std::time::Duration::from_secs(120),
-                buffer_sets: None,
-            };
-            let outcome = match crate::bench::bench(puzzle, backend, &options, ceilings.as_ref()) {
-                Ok(Ok(report)) => Ok(report),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
-            match &outcome {
-                Ok(report) => eprint!("record: bench {}", report.to_text()),
-                Err(e) => eprintln!(
-                    "record: bench {} {}: FAILED: {e}",
-                    puzzle.id(),
-                    lang.label()
-                ),
-            }
-            benches.push(BenchEntry {
-                puzzle: puzzle.id().into(),
-                lang,
-                case,
-                spec_hash,
-                source_hash,
-                outcome,
-            });
-        }
         let recording = Recording {
             device: backend.device().clone(),
             date: today(),
@@ -215,9 +183,105 @@ pub fn record(
     Ok(written)
 }
 
+/// Benchmarks every `bench` case of the puzzles in `only` (all when empty) on
+/// the device of each recording file in `files`, each in a process of its
+/// own, and stores them in the file (replacing those puzzles' old ones).
+///
+/// Call it with no backend open in this process: on the H100's Vulkan driver,
+/// a benchmark that shared the GPU with the recording process's own (idle)
+/// device, or ran inside it after the teaching runs, came out up to 5 times
+/// slower than the same benchmark run alone (a 2^26-element convolution:
+/// 2.08 ms inside `record`, 0.435 ms alone).
+pub fn record_benches(book: &Book, files: &[PathBuf], only: &[String]) -> Result<(), String> {
+    let chosen = |p: &Puzzle| only.is_empty() || only.iter().any(|id| id == p.id());
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut recording: Recording =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let kind = recording.device.backend;
+        let lang = kind.lang();
+        recording
+            .benches
+            .retain(|e| !book.puzzles.iter().any(|p| p.id() == e.puzzle && chosen(p)));
+        for puzzle in book.puzzles.iter().filter(|p| chosen(p)) {
+            let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, Variant::Solution)
+            else {
+                continue;
+            };
+            for case in puzzle.spec.bench_cases() {
+                let outcome = bench_in_child(puzzle, kind, &case, recording.ceilings.as_ref());
+                match &outcome {
+                    Ok(report) => eprint!("record: bench {}", report.to_text()),
+                    Err(e) => {
+                        eprintln!(
+                            "record: bench {} {}: FAILED: {e}",
+                            puzzle.id(),
+                            lang.label()
+                        )
+                    }
+                }
+                recording.benches.push(BenchEntry {
+                    puzzle: puzzle.id().into(),
+                    lang,
+                    case,
+                    spec_hash: spec_hash.clone(),
+                    source_hash: source_hash.clone(),
+                    outcome,
+                });
+            }
+        }
+        write_atomically(
+            path,
+            &serde_json::to_string_pretty(&recording).map_err(|e| e.to_string())?,
+        )?;
+    }
+    Ok(())
+}
+
 /// Timed samples and warm-up runs of a recorded benchmark.
 const BENCH_SAMPLES: usize = 20;
 const BENCH_WARMUP: usize = 5;
+
+/// Benchmarks one `bench` case through `runner bench --json` in a process of
+/// its own, and places it under `ceilings` (those this recording measured).
+///
+/// A process of its own, so that nothing one benchmark leaves behind in the
+/// driver reaches the next (see [`record_benches`]).
+fn bench_in_child(
+    puzzle: &Puzzle,
+    kind: BackendKind,
+    case: &crate::expr::Constants,
+    ceilings: Option<&crate::calibrate::Ceilings>,
+) -> Result<BenchReport, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the runner itself: {e}"))?;
+    let mut command = std::process::Command::new(exe);
+    command.args([
+        "bench",
+        puzzle.id(),
+        "--backend",
+        &kind.to_string(),
+        "--json",
+    ]);
+    command.args(["--samples", &BENCH_SAMPLES.to_string()]);
+    command.args(["--warmup", &BENCH_WARMUP.to_string(), "--timeout", "120"]);
+    for (name, value) in case {
+        command.args(["--set", &format!("{name}={value}")]);
+    }
+    let output = command
+        .output()
+        .map_err(|e| format!("could not start `runner bench`: {e}"))?;
+    let mut report: BenchReport = serde_json::from_slice(&output.stdout).map_err(|_| {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        format!(
+            "`runner bench` gave no report ({}): {}",
+            output.status,
+            stderr.trim()
+        )
+    })?;
+    let spec = puzzle.spec.sized(case).map_err(|e| e.to_string())?;
+    report.placement = crate::roofline::place(&spec, report.timing.median_ms, ceilings);
+    Ok(report)
+}
 
 /// The recorded benchmark of a puzzle's solution at one `bench` case in one
 /// recording: `None` when there is none, `Some(Err(..))` when it is stale or failed.
