@@ -3,7 +3,9 @@
 //!
 //! The unit is one access as the kernel writes it: a load or a store of a
 //! whole value through a pointer into a storage buffer, whatever its width
-//! (`a[i]`, a `vec4` or a struct each count once). Uniforms are not counted:
+//! (`a[i]`, a `vec4` or a struct each count once). A buffer declared
+//! `array<vec4<f32>>` is read four words per access, as a 16-byte load does
+//! on a GPU: `a[i]` counts once, and `a[i].x` is a load of its own. Uniforms are not counted:
 //! they hold the puzzles' sizes, which a GPU keeps in a cache of constants.
 //! An atomic read-modify-write counts once as a read and once as a write,
 //! whether or not a compare-exchange stores, because the hardware fetches

@@ -887,6 +887,7 @@ impl<'m> Invocation<'m> {
                 // A runtime-sized array is as long as the buffer bound to it;
                 // past that lies the guard band, which a write may reach (and
                 // the verdict reports by index), as on a GPU.
+                let runtime = len.is_none();
                 let (len, reachable) = match (len, region) {
                     (Some(n), _) => (n, n),
                     (None, Some(r)) => (r.len / stride.max(1), r.slots.len() / stride.max(1)),
@@ -903,8 +904,24 @@ impl<'m> Invocation<'m> {
                     } else {
                         i.to_string()
                     };
+                    // A buffer seen as vectors is measured in vectors, as the
+                    // kernel indexes it; the words say where they come from.
+                    let unit = match (region, stride) {
+                        (Some(r), 2..) if runtime => {
+                            let ty = prog.layout.type_name(pointee).unwrap_or_default();
+                            let words = r.len;
+                            let rest = match words % stride {
+                                0 => String::new(),
+                                n => format!(
+                                    "; its last {n} word(s) make no whole {ty}, so they are out of bounds too"
+                                ),
+                            };
+                            format!(" of type {ty} ({words} 32-bit words bound{rest})")
+                        }
+                        _ => String::new(),
+                    };
                     let message = format!(
-                        "{} reads or writes element {shown} of {name}, which has {len} elements; \
+                        "{} reads or writes element {shown} of {name}, which has {len} elements{unit}; \
                          guard the access with a bounds check (a GPU does not stop it: it clamps, \
                          returns zero, or touches other memory)",
                         self.who(shared),

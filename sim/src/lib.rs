@@ -205,8 +205,9 @@ fn bind(prog: &Program, bindings: &[Binding]) -> Result<Vec<Option<Region>>, Err
         let slots_of = |b: &Binding, what: &str| {
             let kind = prog.layout.buffer_element(var.ty).ok_or_else(|| {
                 refused(format!(
-                    "`{name}`: the CPU simulator takes {what} declared as array<f32>, \
-                     array<i32>, array<u32> (atomics included) or one such scalar"
+                    "`{name}`: the CPU simulator takes {what} declared as an array of \
+                     f32, i32 or u32 (atomics included), of vec2 or vec4 of them, or one \
+                     such scalar or vector (not vec3, whose elements are padded to 16 bytes)"
                 ))
             })?;
             Ok::<_, Error>(
@@ -333,5 +334,20 @@ mod tests {
                 .expect_err("refused");
             assert!(got.to_string().contains(want), "{got}");
         }
+        // vec3 elements are padded to 16 bytes, which packed leaves do not model.
+        let src = "@group(0) @binding(0) var<storage, read_write> out: array<vec3<f32>>;
+@compute @workgroup_size(1) fn main() { out[0] = vec3(1.0); }";
+        let got = run(
+            &module(src),
+            &[launch("main")],
+            &[Binding {
+                words: vec![0; 4],
+                ..out
+            }],
+            &TextLines::new(src),
+            &Config::default(),
+        )
+        .expect_err("refused");
+        assert!(got.to_string().contains("not vec3"), "{got}");
     }
 }

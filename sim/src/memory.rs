@@ -5,7 +5,7 @@
 
 use super::hazard::Shadow;
 use super::value::{Scalar, Value};
-use naga::{ArraySize, Handle, Module, ScalarKind, Type, TypeInner};
+use naga::{ArraySize, Handle, Module, ScalarKind, Type, TypeInner, VectorSize};
 
 /// Which variable a pointer points into.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -257,20 +257,53 @@ impl<'m> Layout<'m> {
             .map(|m| (Pointee::Type(m.ty), offset))
     }
 
+    /// The WGSL name of a scalar or vector type (`vec4<f32>`), for messages.
+    pub fn type_name(&self, p: Pointee) -> Option<String> {
+        let kind = |k: ScalarKind| match k {
+            ScalarKind::Float => Some("f32"),
+            ScalarKind::Sint => Some("i32"),
+            ScalarKind::Uint => Some("u32"),
+            ScalarKind::Bool => Some("bool"),
+            _ => None,
+        };
+        let ty = match p {
+            Pointee::Scalar(k) => return kind(k).map(str::to_string),
+            Pointee::Type(ty) => ty,
+        };
+        match self.inner(ty) {
+            TypeInner::Scalar(s) => kind(s.kind).map(str::to_string),
+            TypeInner::Atomic(s) => kind(s.kind).map(|k| format!("atomic<{k}>")),
+            TypeInner::Vector { size, scalar } => {
+                kind(scalar.kind).map(|k| format!("vec{}<{k}>", *size as u8))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether a type is a vector (whose components a `Compose` may give as smaller vectors).
     pub fn is_vector(&self, ty: Handle<Type>) -> bool {
         matches!(self.inner(ty), TypeInner::Vector { .. })
     }
 
-    /// The scalar kind of a storage buffer's elements (`array<f32>` → Float), if it is one.
+    /// The scalar kind of a bound buffer's words (`array<f32>` and
+    /// `array<vec4<f32>>` → Float), if the simulator can lay it out as
+    /// packed 32-bit leaves. Vectors of two and four components are packed
+    /// in WGSL's storage layout (strides of 8 and 16 bytes), so the buffer's
+    /// words are the leaves in order and every check stays per word. A
+    /// `vec3` has a 16-byte stride (a padding word per element), which the
+    /// leaves do not model, so it is refused.
     pub fn buffer_element(&self, ty: Handle<Type>) -> Option<ScalarKind> {
-        match self.inner(ty) {
-            TypeInner::Array { base, .. } => match self.inner(*base) {
-                TypeInner::Scalar(s) | TypeInner::Atomic(s) => Some(s.kind),
-                _ => None,
-            },
+        let packed = |inner: &TypeInner| match inner {
             TypeInner::Scalar(s) | TypeInner::Atomic(s) => Some(s.kind),
+            TypeInner::Vector {
+                size: VectorSize::Bi | VectorSize::Quad,
+                scalar,
+            } => Some(scalar.kind),
             _ => None,
+        };
+        match self.inner(ty) {
+            TypeInner::Array { base, .. } => packed(self.inner(*base)),
+            other => packed(other),
         }
     }
 

@@ -1,7 +1,7 @@
 //! End-to-end tests of the interpreter through [`crate::run`]: subgroup
-//! operations at several subgroup sizes, and atomics. Each builds a small
-//! kernel, runs it on words, and compares every output with what WGSL
-//! defines, computed here from the subgroup size.
+//! operations at several subgroup sizes, atomics, and buffers seen as
+//! vectors. Each builds a small kernel, runs it on words, and compares every
+//! output with what WGSL defines, computed here from the subgroup size.
 
 use crate::{Binding, Config, Kind, Launch, Run, TextLines, run};
 
@@ -325,4 +325,158 @@ fn main(@builtin(local_invocation_index) i: u32) {{
     assert_eq!(got.buffers[2], [N]);
     assert_eq!((got.access.reads.max, got.access.writes.max), (2, 2));
     assert_eq!(got.access.reads.total, 2 * u64::from(N));
+}
+
+/// Runs `body` (where `i` is the global index) with `n` invocations over
+/// `out` and `a`, both `array<ty>`, with `out_words` and `a` words bound and
+/// a guard band of 8 words after each. `a` holds 0, 1, 2, … as `kind` says.
+fn run_vectors(ty: &str, body: &str, n: u32, out_words: usize, a: &[u32]) -> (Run, String) {
+    let src = format!(
+        "@group(0) @binding(0) var<storage, read_write> out: array<{ty}>;
+@group(0) @binding(1) var<storage, read> a: array<{ty}>;
+@compute @workgroup_size({n})
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+    let i = g.x;
+{body}
+}}"
+    );
+    let m = module(&src);
+    let launch = Launch {
+        entry: "main".into(),
+        grid: [1, 1, 1],
+        block: [n, 1, 1],
+    };
+    let guard = [0xdead_beef; 8];
+    let bindings = [
+        Binding {
+            group: 0,
+            binding: 0,
+            words: [vec![0; out_words], guard.to_vec()].concat(),
+            len: out_words,
+        },
+        Binding {
+            group: 0,
+            binding: 1,
+            words: [a, &guard].concat(),
+            len: a.len(),
+        },
+    ];
+    let config = Config {
+        seed: 7,
+        ..Config::default()
+    };
+    let got = run(&m, &[launch], &bindings, &TextLines::new(&src), &config).expect("runs");
+    (got, src)
+}
+
+/// A map over vectors of every kind and width the checker binds: each word
+/// doubled, the guard band untouched, no hazards, and one vector load and
+/// one vector store counted as one read and one write.
+#[test]
+fn vector_buffers_map_word_for_word() {
+    let f = |x: u32| (x as f32).to_bits();
+    let id = |x: u32| x;
+    let cases: &[(&str, u32, &str, fn(u32) -> u32)] = &[
+        ("vec4<f32>", 4, "a[i] * 2.0", f),
+        ("vec2<f32>", 2, "a[i] * 2.0", f),
+        ("vec4<u32>", 4, "a[i] * 2u", id),
+        ("vec2<i32>", 2, "a[i] * 2i", id),
+    ];
+    let n = 8u32;
+    for &(ty, width, expr, word) in cases {
+        let words = (n * width) as usize;
+        let a: Vec<u32> = (0..words as u32).map(word).collect();
+        let (got, _) = run_vectors(ty, &format!("    out[i] = {expr};"), n, words, &a);
+        assert!(got.hazards.is_empty(), "{ty}: {:#?}", got.hazards);
+        let want: Vec<u32> = (0..words as u32).map(|x| word(2 * x)).collect();
+        assert_eq!(got.buffers[0][..words], want, "{ty}");
+        assert!(
+            got.buffers[0][words..].iter().all(|&w| w == 0xdead_beef),
+            "{ty}"
+        );
+        assert_eq!(
+            (got.access.reads.max, got.access.writes.max),
+            (1, 1),
+            "{ty}"
+        );
+    }
+}
+
+/// Bounds over `array<vec4<f32>>`, in the kernel's vec4 indices: (name,
+/// body, words bound to `a`, the message expected, or `None` for a twin that
+/// must pass). A trailing partial vector lies in the guard band.
+#[test]
+fn vector_bounds_table() {
+    let cases: &[(&str, &str, usize, Option<&str>)] = &[
+        (
+            "one vec4 past the end",
+            "    out[i] = a[i + 1u]; // here",
+            8,
+            Some("element 2 of `a`, which has 2 elements of type vec4<f32> (8 32-bit words bound)"),
+        ),
+        (
+            "its twin, clamped",
+            "    out[i] = a[min(i + 1u, arrayLength(&a) - 1u)]; // here",
+            8,
+            None,
+        ),
+        (
+            "a ragged end read as a whole vec4",
+            "    if (i < 3u) { out[i] = a[i]; } // here",
+            10,
+            Some(
+                "element 2 of `a`, which has 2 elements of type vec4<f32> (10 32-bit words bound; its last 2 word(s) make no whole vec4<f32>",
+            ),
+        ),
+        (
+            "its twin, bounded by arrayLength",
+            "    if (i < arrayLength(&a)) { out[i] = a[i]; } // here",
+            10,
+            None,
+        ),
+    ];
+    for &(name, body, a_words, want) in cases {
+        let a: Vec<u32> = (0..a_words as u32).map(|x| (x as f32).to_bits()).collect();
+        let (got, src) = run_vectors("vec4<f32>", body, 4, 16, &a);
+        let line = src.lines().position(|l| l.contains("// here")).unwrap() + 1;
+        let lines = TextLines::new(&src);
+        match want {
+            Some(want) => assert!(
+                got.hazards.iter().any(|h| h.kind == Kind::OutOfBounds
+                    && crate::LineMap::line(&lines, h.span) == line
+                    && h.message.contains(want)),
+                "{name}: {:#?}",
+                got.hazards
+            ),
+            None => assert!(got.hazards.is_empty(), "{name}: {:#?}", got.hazards),
+        }
+    }
+}
+
+/// Races over vectors are per word: two invocations storing the same vec4
+/// race, on its first word; four invocations each storing their own
+/// component of one vec4 do not.
+#[test]
+fn vector_races_are_per_word() {
+    let a = vec![0; 16];
+    let (got, _) = run_vectors(
+        "vec4<f32>",
+        "    out[i / 2u] = vec4<f32>(f32(i));",
+        8,
+        16,
+        &a,
+    );
+    assert!(
+        got.hazards.iter().any(|h| h.kind == Kind::Race
+            && h.message.contains("`out[")
+            && h.message.contains("][0]`")),
+        "{:#?}",
+        got.hazards
+    );
+    let (got, _) = run_vectors("vec4<f32>", "    out[i / 4u][i % 4u] = f32(i);", 16, 16, &a);
+    assert!(got.hazards.is_empty(), "{:#?}", got.hazards);
+    assert_eq!(
+        floats(&got.buffers[0][..16]),
+        (0..16).map(|x| x as f32).collect::<Vec<_>>()
+    );
 }

@@ -478,6 +478,77 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(num_workgroups) n: 
         }));
     }
 
+    /// A kernel that sees the spec's f32 buffers as vec4s, over 10 elements
+    /// (two whole vectors and a ragged end of two words): (body, the
+    /// elements of `out` left holding poison, the elements written past its
+    /// end, and a hazard's text or `None`). The ragged end lies in the guard
+    /// band, and reading it is reported at its line, as for scalars.
+    #[test]
+    fn vector_buffers_keep_element_accurate_bounds() {
+        let header = "@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> size: u32;
+@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+ let i = g.x;
+";
+        type Case = (
+            &'static str,
+            &'static [usize],
+            &'static [i64],
+            Option<&'static str>,
+        );
+        let cases: [Case; 2] = [
+            (
+                " if (i < size / 4u) { out[i] = a[i] + vec4(1.0); } // here\n}",
+                &[8, 9],
+                &[],
+                None,
+            ),
+            (
+                " if (i < (size + 3u) / 4u) { out[i] = a[i] + vec4(1.0); } // here\n}",
+                &[],
+                &[10, 11],
+                // The store to `out` and the load from `a` share the line,
+                // which gets one report: either buffer may be named.
+                Some(
+                    "element 2 of `{a,out}`, which has 2 elements of type vec4<f32> \
+                     (10 32-bit words bound; its last 2 word(s) make no whole vec4<f32>",
+                ),
+            ),
+        ];
+        let spec = spec(1, 4, 10);
+        for (body, poison, past, hazard) in cases {
+            let text = format!("{header}{body}");
+            let source = SourceText::new(text, std::path::Path::new("k.wgsl"), 1);
+            let job = Job::new(&spec, &source, 0, Duration::from_secs(10));
+            let Ok(Outcome::Ran(execution)) = SimBackend::with_seed(1).run(&job) else {
+                panic!("did not run: {body}");
+            };
+            let out = &execution.outputs[0];
+            let unwritten: Vec<usize> = (0..10).filter(|&k| out.values[k].is_none()).collect();
+            assert_eq!(unwritten, poison, "{body}");
+            for k in (0..10).filter(|k| !poison.contains(k)) {
+                assert_eq!(out.values[k], Some(k as f64 + 1.0), "{body}: out[{k}]");
+            }
+            assert_eq!(out.out_of_bounds, past, "{body}");
+            match hazard {
+                None => assert!(execution.hazards.is_empty(), "{:#?}", execution.hazards),
+                Some(want) => assert!(
+                    execution
+                        .hazards
+                        .iter()
+                        .any(|h| h.line == marked_line(&source)
+                            && h.message.starts_with(Kind::OutOfBounds.label())
+                            && ["a", "out"]
+                                .iter()
+                                .any(|b| h.message.contains(&want.replace("{a,out}", b)))),
+                    "{:#?}",
+                    execution.hazards
+                ),
+            }
+        }
+    }
+
     #[test]
     fn an_endless_loop_times_out() {
         let text =
