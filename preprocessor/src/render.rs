@@ -8,7 +8,7 @@ use runner::kernel::{Lang, Variant};
 use runner::record::Recorded;
 use runner::report::{RunReport, Status};
 use runner::spec::{Arg, Spec};
-use runner::verify::format_values;
+use runner::verify::{format_values, format_values_short};
 use std::fmt::Write;
 
 /// mdBook's highlight.js has no CUDA or WGSL: C++ and Rust are the closest it
@@ -236,8 +236,15 @@ pub fn result(report: &RunReport) -> String {
             let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
             let label = format!("{}:", check.name);
             let width = label.len().max(9);
-            let _ = writeln!(md, "{label:width$} {}", format_values(&check.got));
-            let _ = writeln!(md, "{:width$} {}", "expected:", format_values(&expected));
+            // Long buffers (Part III's 16,384 elements) show their head and
+            // tail; the verdict below names any wrong index.
+            let _ = writeln!(md, "{label:width$} {}", format_values_short(&check.got));
+            let _ = writeln!(
+                md,
+                "{:width$} {}",
+                "expected:",
+                format_values_short(&expected)
+            );
         }
         let _ = writeln!(md, "```\n");
     }

@@ -162,7 +162,7 @@ pub fn record(
                     variant,
                     spec_hash,
                     source_hash,
-                    report,
+                    report: slim(report),
                 });
             }
         }
@@ -181,6 +181,27 @@ pub fn record(
         written.push(path);
     }
     Ok(written)
+}
+
+/// Buffers longer than this keep no values in a recording.
+const RECORDED_VALUES: usize = 64;
+
+/// A report as a recording keeps it: every verdict, message, shape and time,
+/// but no output values or index lists beyond [`RECORDED_VALUES`]. A page
+/// shows a recorded run's time and status, never its values (those come from
+/// the run on the machine building the book), and the performance chapters'
+/// 16,384-element outputs would otherwise make each file megabytes.
+fn slim(mut report: RunReport) -> RunReport {
+    for check in &mut report.checks {
+        if check.got.len() > RECORDED_VALUES {
+            check.got.clear();
+            check.expected.clear();
+        }
+        check.wrong.truncate(RECORDED_VALUES);
+        check.unwritten.truncate(RECORDED_VALUES);
+        check.out_of_bounds.truncate(RECORDED_VALUES);
+    }
+    report
 }
 
 /// Benchmarks every `bench` case of the puzzles in `only` (all when empty) on
@@ -456,6 +477,32 @@ mod tests {
         ] {
             assert_eq!(civil_date(days), want, "{days}");
         }
+    }
+
+    /// Small buffers keep their values; large ones keep shape and verdict only.
+    #[test]
+    fn recordings_keep_small_outputs_only() {
+        let check = |n: usize| crate::verify::BufferCheck {
+            name: "out".into(),
+            shape: vec![n],
+            got: vec![None; n],
+            expected: vec![0.0; n],
+            wrong: vec![],
+            unwritten: (0..n).collect(),
+            out_of_bounds: vec![],
+            judged: true,
+        };
+        let mut report: RunReport =
+            serde_json::from_str(r#"{"puzzle":"p","lang":"wgsl","variant":"solution","backend":"wgpu","device":null,"status":"fail","diagnostics":[],"message":null,"timing":null,"checks":[]}"#)
+                .unwrap();
+        report.checks = vec![check(8), check(1000)];
+        let slim = slim(report);
+        let (small, large) = (&slim.checks[0], &slim.checks[1]);
+        assert_eq!((small.got.len(), small.unwritten.len()), (8, 8));
+        assert_eq!((large.got.len(), large.expected.len()), (0, 0));
+        assert_eq!(large.shape, [1000]);
+        assert_eq!(large.unwritten.len(), RECORDED_VALUES);
+        assert!(!large.passed(), "the verdict survives");
     }
 
     #[test]
