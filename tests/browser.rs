@@ -36,6 +36,9 @@ const PAGES: &[&str] = &[
     "algorithms/p13_axis_sum",
     "algorithms/p14_matmul",
     "performance/roofline",
+    "performance/p15_access",
+    "performance/p16_async",
+    "performance/p17_reduction",
 ];
 
 /// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
@@ -136,6 +139,8 @@ const INSPECT: &str = r#"JSON.stringify((() => {
     solutions: solutions.length,
     solutionsOpen: solutions.filter(d => d.open).length,
     rooflines: main.querySelectorAll('.puzzle-roofline').length,
+    targets: main.querySelectorAll('.puzzle-target').length,
+    speedups: main.querySelectorAll('.puzzle-speedup').length,
     // A chart is drawn when it has a size on screen, its roofs and its points,
     // and its ink follows the theme's text colour (currentColor), not black.
     charts: [...main.querySelectorAll('figure.puzzle-chart svg')].map(svg => ({
@@ -274,6 +279,14 @@ fn check_page(page: &str) -> Result<(), Failed> {
                     "a roofline chart is not drawn, or its ink does not follow the theme: {chart}"
                 ));
             }
+        }
+    }
+    // Targets and speed-ups give a verdict line on the page for every recorded GPU.
+    for (key, class) in [("targets", "puzzle-target"), ("speedups", "puzzle-speedup")] {
+        if source.contains(&format!("\n{key}:")) && state[key].as_u64().unwrap_or(0) == 0 {
+            return fail(&format!(
+                "a roofline block lists {key}, but no .{class} line shows"
+            ));
         }
     }
     // Late errors (a script failing after load) are caught too.

@@ -11,7 +11,10 @@
 //!   themselves checked against the seeds;
 //! - WGSL runs on wgpu and on the CPU simulator (`sim`, which also checks for
 //!   races, out-of-bounds indices and divergent barriers), and the two agree
-//!   on every solution's outputs.
+//!   on every solution's outputs;
+//! - the simulator also agrees with the GPU recordings in `results/`: the
+//!   same verdict for the solution and the skeleton, and the same values
+//!   wherever a recording kept them.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use runner::expr::Constants;
@@ -61,6 +64,13 @@ fn main() {
         }
     };
     assert!(!book.puzzles.is_empty(), "the book declares no puzzles");
+    let (recordings, problems) =
+        runner::record::load_all(&book.root.join(runner::record::RESULTS_DIR));
+    assert!(
+        problems.is_empty(),
+        "recorded results do not load: {problems:?}"
+    );
+    let recordings = Arc::new(recordings);
 
     let mut trials = Vec::new();
     for kind in BackendKind::ALL {
@@ -108,6 +118,7 @@ fn main() {
             );
             if lang == Lang::Wgsl {
                 trials.push(agreement(&book, puzzle));
+                trials.push(recorded_agreement(&book, &recordings, puzzle));
             }
             // Each backend that runs this language: the default one, then the others by name.
             let kinds = BackendKind::ALL.into_iter().filter(|k| k.lang() == lang);
@@ -236,6 +247,76 @@ fn check(
         };
         Err(format!("expected {want}, got:\n{}", report.to_text()).into())
     }
+}
+
+/// `{id}::wgsl::sim_agrees_with_recorded`: on every GPU recording in
+/// `results/` that holds this puzzle's current WGSL runs, the simulator gives
+/// the same verdict for the solution and the skeleton, and the solution's
+/// values equal the recorded ones wherever the recording kept them (buffers
+/// of up to 64 elements). Skipped, by name, when no recording is current.
+fn recorded_agreement(
+    book: &Arc<Book>,
+    recordings: &Arc<Vec<runner::record::Recording>>,
+    puzzle: &Puzzle,
+) -> Trial {
+    let name = format!("{}::wgsl::sim_agrees_with_recorded", puzzle.id());
+    let current = |variant| {
+        runner::record::lookup(recordings, puzzle, Lang::Wgsl, variant)
+            .into_iter()
+            .filter_map(|r| match r {
+                runner::record::Recorded::Current { recording, report } => {
+                    Some((recording.device.name.clone(), report.clone()))
+                }
+                runner::record::Recorded::Stale { .. } => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let recorded: Vec<(Variant, String, runner::RunReport)> =
+        [Variant::Solution, Variant::Skeleton]
+            .into_iter()
+            .flat_map(|v| current(v).into_iter().map(move |(d, r)| (v, d, r)))
+            .collect();
+    if recorded.is_empty() {
+        return Trial::test(name, || Ok(()))
+            .with_kind("skipped: no current GPU recording of this puzzle's WGSL in results/")
+            .with_ignored_flag(true);
+    }
+    let (book, id) = (book.clone(), puzzle.id().to_string());
+    Trial::test(name, move || {
+        let puzzle = book.find(&id).map_err(Failed::from)?;
+        let kernel = puzzle.kernel(Lang::Wgsl).ok_or("no kernel")?;
+        for (variant, device, gpu) in &recorded {
+            let source = kernel.variant(*variant);
+            let sim = RUNNER
+                .run_source_on(BackendKind::Sim, puzzle, *variant, &source, None)
+                .map_err(|e| e.to_string())?;
+            if sim.status != gpu.status {
+                return Err(format!(
+                    "{variant}: recorded on {device} as {}, sim says:\n{}",
+                    gpu.status.word(),
+                    sim.to_text()
+                )
+                .into());
+            }
+            if *variant != Variant::Solution {
+                continue;
+            }
+            for check in gpu.checks.iter().filter(|c| !c.got.is_empty()) {
+                let ours = sim.checks.iter().find(|c| c.name == check.name);
+                if ours.map(|c| &c.got) != Some(&check.got) {
+                    return Err(format!(
+                        "`{}`: recorded on {device} as {:?}, sim gives {:?}",
+                        check.name,
+                        check.got,
+                        ours.map(|c| &c.got)
+                    )
+                    .into());
+                }
+            }
+        }
+        Ok(())
+    })
+    .with_kind("sim")
 }
 
 /// `{id}::wgsl::sim_agrees_with_wgpu`: the simulator's outputs equal wgpu's
