@@ -677,10 +677,30 @@ impl<'m> Invocation<'m> {
     }
 
     /// An expression's value in the current frame, evaluating it now if no `Emit` did.
+    ///
+    /// Inlined, with the rare evaluation out of line: this runs for every
+    /// operand of every expression, and a call that returns the value through
+    /// memory cost more than the lookup itself.
+    #[inline]
     fn get(&mut self, prog: &Program<'m>, h: Handle<Expression>) -> Result<Value, Fault> {
-        if let Some(v) = &self.frame().values[h.index()] {
-            return Ok(v.clone());
+        match &self.frame().values[h.index()] {
+            Some(v) => Ok(v.clone()),
+            None => self.get_unevaluated(prog, h),
         }
+    }
+
+    /// An operand already evaluated in the current frame, borrowed (no clone).
+    #[inline]
+    fn peek(&self, h: Handle<Expression>) -> Option<&Value> {
+        self.frames.last()?.values[h.index()].as_ref()
+    }
+
+    #[inline(never)]
+    fn get_unevaluated(
+        &mut self,
+        prog: &Program<'m>,
+        h: Handle<Expression>,
+    ) -> Result<Value, Fault> {
         // Only constants, variables and arguments are met unevaluated, and
         // they need no memory: a dispatch-less `Shared` is not required.
         let v = self.eval_pure(prog, h)?;
@@ -688,14 +708,22 @@ impl<'m> Invocation<'m> {
         Ok(v)
     }
 
+    #[inline]
     fn get_bool(&mut self, prog: &Program<'m>, h: Handle<Expression>) -> Result<bool, Fault> {
+        if let Some(Value::Scalar(Scalar::Bool(b))) = self.peek(h) {
+            return Ok(*b);
+        }
         match self.get(prog, h)? {
             Value::Scalar(Scalar::Bool(b)) => Ok(b),
             _ => Err(unsupported("a condition that is not a bool", self.span(h))),
         }
     }
 
+    #[inline]
     fn get_ptr(&mut self, prog: &Program<'m>, h: Handle<Expression>) -> Result<Ptr, Fault> {
+        if let Some(Value::Pointer(p)) = self.peek(h) {
+            return Ok(*p);
+        }
         match self.get(prog, h)? {
             Value::Pointer(p) => Ok(p),
             _ => Err(unsupported(
@@ -718,15 +746,15 @@ impl<'m> Invocation<'m> {
             Expression::ZeroValue(ty) => prog.layout.zero_value(*ty),
             Expression::FunctionArgument(i) => self.frame().args[*i as usize].clone(),
             Expression::GlobalVariable(g) => Value::Pointer(Ptr {
-                root: Root::Global(g.index()),
+                root: Root::Global(g.index() as u32),
                 offset: 0,
                 pointee: Pointee::Type(prog.module.global_variables[*g].ty),
                 valid: true,
             }),
             Expression::LocalVariable(l) => Value::Pointer(Ptr {
                 root: Root::Local {
-                    frame: depth,
-                    var: l.index(),
+                    frame: depth as u32,
+                    var: l.index() as u32,
                 },
                 offset: 0,
                 pointee: Pointee::Type(function.local_variables[*l].ty),
@@ -811,8 +839,18 @@ impl<'m> Invocation<'m> {
             }
             Expression::Unary { op: o, expr } => op(value::unary(*o, &self.get(prog, *expr)?))?,
             Expression::Binary { op: o, left, right } => {
-                let (l, r) = (self.get(prog, *left)?, self.get(prog, *right)?);
-                op(value::binary(*o, &l, &r))?
+                // Two scalars already evaluated, the common case: no clones,
+                // no componentwise walk.
+                if let (Some(Value::Scalar(a)), Some(Value::Scalar(b))) =
+                    (self.peek(*left), self.peek(*right))
+                {
+                    Value::Scalar(
+                        value::scalar_binary(*o, *a, *b).map_err(|e| unsupported(e, span))?,
+                    )
+                } else {
+                    let (l, r) = (self.get(prog, *left)?, self.get(prog, *right)?);
+                    op(value::binary(*o, &l, &r))?
+                }
             }
             Expression::Select {
                 condition,
@@ -857,7 +895,10 @@ impl<'m> Invocation<'m> {
                     .unwrap_or(1)
                     .max(1);
                 let len = match ptr.root {
-                    Root::Global(g) => shared.globals[g].as_ref().map(|r| r.len).unwrap_or(0),
+                    Root::Global(g) => shared.globals[g as usize]
+                        .as_ref()
+                        .map(|r| r.len)
+                        .unwrap_or(0),
                     Root::Local { .. } => 0,
                 };
                 Value::Scalar(Scalar::U32((len / stride) as u32))
@@ -881,7 +922,7 @@ impl<'m> Invocation<'m> {
                     return Err(unsupported("indexing into this type", span));
                 };
                 let region = match p.root {
-                    Root::Global(g) => shared.globals[g].as_ref(),
+                    Root::Global(g) => shared.globals[g as usize].as_ref(),
                     Root::Local { .. } => None,
                 };
                 // A runtime-sized array is as long as the buffer bound to it;
@@ -983,16 +1024,19 @@ impl<'m> Invocation<'m> {
         if n == 1 {
             // The common case, without a vector of leaves.
             let leaf = match ptr.root {
-                Root::Local { frame, var } => {
-                    self.frames[frame].locals[var].get(ptr.offset).copied()
-                }
-                Root::Global(g) => match shared.globals[g].as_ref() {
-                    None => self.private_slots(prog, g).get(ptr.offset).copied(),
+                Root::Local { frame, var } => self.frames[frame as usize].locals[var as usize]
+                    .get(ptr.offset)
+                    .copied(),
+                Root::Global(g) => match shared.globals[g as usize].as_ref() {
+                    None => self
+                        .private_slots(prog, g as usize)
+                        .get(ptr.offset)
+                        .copied(),
                     Some(_) => {
                         if checked {
-                            self.check(prog, shared, g, range.clone(), span, false);
+                            self.check(prog, shared, g as usize, range.clone(), span, false);
                         }
-                        shared.globals[g]
+                        shared.globals[g as usize]
                             .as_ref()
                             .and_then(|r| r.slots.get(ptr.offset).copied())
                     }
@@ -1004,21 +1048,21 @@ impl<'m> Invocation<'m> {
             });
         }
         let leaves: Vec<Scalar> = match ptr.root {
-            Root::Local { frame, var } => self.frames[frame].locals[var]
+            Root::Local { frame, var } => self.frames[frame as usize].locals[var as usize]
                 .get(range)
                 .map(<[_]>::to_vec)
                 .unwrap_or_default(),
-            Root::Global(g) => match shared.globals[g].as_ref() {
+            Root::Global(g) => match shared.globals[g as usize].as_ref() {
                 None => self
-                    .private_slots(prog, g)
+                    .private_slots(prog, g as usize)
                     .get(range)
                     .map(<[_]>::to_vec)
                     .unwrap_or_default(),
                 Some(_) => {
                     if checked {
-                        self.check(prog, shared, g, range.clone(), span, false);
+                        self.check(prog, shared, g as usize, range.clone(), span, false);
                     }
-                    let r = shared.globals[g].as_ref().expect("checked above");
+                    let r = shared.globals[g as usize].as_ref().expect("checked above");
                     r.slots.get(range).map(<[_]>::to_vec).unwrap_or_default()
                 }
             },
@@ -1039,32 +1083,44 @@ impl<'m> Invocation<'m> {
         if !ptr.valid {
             return;
         }
-        let mut leaves = Vec::new();
-        v.flatten(&mut leaves);
+        // A scalar, the common case, is stored without a vector of leaves.
+        let mut one = [Scalar::U32(0)];
+        let mut many = Vec::new();
+        let leaves: &[Scalar] = match v {
+            Value::Scalar(s) => {
+                one[0] = *s;
+                &one
+            }
+            _ => {
+                v.flatten(&mut many);
+                &many
+            }
+        };
         let range = ptr.offset..ptr.offset + leaves.len();
         let slots: &mut Vec<Scalar> = match ptr.root {
-            Root::Local { frame, var } => &mut self.frames[frame].locals[var],
+            Root::Local { frame, var } => &mut self.frames[frame as usize].locals[var as usize],
             Root::Global(g) => {
-                if shared.globals[g].is_some() {
+                if shared.globals[g as usize].is_some() {
                     if checked {
-                        self.check(prog, shared, g, range.clone(), span, true);
-                    } else if let Some(r) = shared.globals[g].as_mut() {
+                        self.check(prog, shared, g as usize, range.clone(), span, true);
+                    } else if let Some(r) = shared.globals[g as usize].as_mut() {
                         // An atomic write initialises the word all the same.
                         for shadow in r.shadow.get_mut(range.clone()).into_iter().flatten() {
                             shadow.written = true;
                         }
                     }
-                    &mut shared.globals[g].as_mut().expect("checked above").slots
+                    &mut shared.globals[g as usize]
+                        .as_mut()
+                        .expect("checked above")
+                        .slots
                 } else {
-                    self.private_slots(prog, g)
+                    self.private_slots(prog, g as usize)
                 }
             }
         };
         if let Some(dest) = slots.get_mut(range) {
             // Keep each slot's own kind: a buffer's words are bits, whatever type wrote them.
-            for (d, s) in dest.iter_mut().zip(leaves) {
-                *d = s;
-            }
+            dest.copy_from_slice(leaves);
         }
     }
 
@@ -1074,7 +1130,7 @@ impl<'m> Invocation<'m> {
         let Root::Global(g) = ptr.root else {
             return;
         };
-        if !matches!(shared.globals[g].as_ref(), Some(r) if r.space == Space::Storage) {
+        if !matches!(shared.globals[g as usize].as_ref(), Some(r) if r.space == Space::Storage) {
             return;
         }
         let count = if write {

@@ -11,9 +11,11 @@ use naga::{ArraySize, Handle, Module, ScalarKind, Type, TypeInner, VectorSize};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Root {
     /// A module-scope variable, by its handle's index.
-    Global(usize),
+    /// (`u32`s keep pointers, and so every [`Value`], small: values are
+    /// copied on every expression the interpreter evaluates.)
+    Global(u32),
     /// A function's local variable, in the call frame at depth `frame`.
-    Local { frame: usize, var: usize },
+    Local { frame: u32, var: u32 },
 }
 
 /// What a pointer points at.

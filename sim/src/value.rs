@@ -251,7 +251,8 @@ pub fn binary(op: BinaryOperator, a: &Value, b: &Value) -> OpResult {
     a.zip(b, &|x, y| scalar_binary(op, x, y))
 }
 
-fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar, String> {
+/// One operator on two scalars (what [`binary`] applies componentwise).
+pub fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar, String> {
     use BinaryOperator as B;
     use Scalar::*;
     let cmp = |o: std::cmp::Ordering| -> Option<bool> {
