@@ -230,7 +230,8 @@ pub fn record_benches(book: &Book, files: &[PathBuf], only: &[String]) -> Result
                 continue;
             };
             for case in puzzle.spec.bench_cases() {
-                let outcome = bench_in_child(puzzle, kind, &case, recording.ceilings.as_ref());
+                let outcome =
+                    bench_in_child(book, puzzle, kind, &case, recording.ceilings.as_ref());
                 match &outcome {
                     Ok(report) => eprint!("record: bench {}", report.to_text()),
                     Err(e) => {
@@ -269,6 +270,7 @@ const BENCH_WARMUP: usize = 5;
 /// A process of its own, so that nothing one benchmark leaves behind in the
 /// driver reaches the next (see [`record_benches`]).
 fn bench_in_child(
+    book: &Book,
     puzzle: &Puzzle,
     kind: BackendKind,
     case: &crate::expr::Constants,
@@ -283,6 +285,8 @@ fn bench_in_child(
         &kind.to_string(),
         "--json",
     ]);
+    // The same book, wherever this process found it.
+    command.arg("--book").arg(&book.root);
     command.args(["--samples", &BENCH_SAMPLES.to_string()]);
     command.args(["--warmup", &BENCH_WARMUP.to_string(), "--timeout", "120"]);
     for (name, value) in case {
