@@ -236,10 +236,9 @@ fn table_row(row: &Row) -> String {
         (Some(Roof::Compute), _) => "compute".into(),
         (None, _) => dash(),
     };
-    let (digits, mut time) = match &row.bench {
-        Some(_) => (1, runner::timing::format_ms(p.median_ms)),
-        None => (4, runner::timing::format_ms(p.median_ms)),
-    };
+    // Benchmarks are large enough for one decimal; teaching sizes need four.
+    let digits = if row.bench.is_some() { 1 } else { 4 };
+    let mut time = runner::timing::format_ms(p.median_ms);
     if let Some(bench) = &row.bench {
         time.push_str(&format!(" ± {:.1}%", bench.timing.spread_pct()));
     }

@@ -93,7 +93,7 @@ pub fn record(
     for id in only {
         book.find(id)?;
     }
-    let chosen = |p: &Puzzle| only.is_empty() || only.iter().any(|id| id == p.id());
+    let chosen = |p: &&Puzzle| is_chosen(only, p.id());
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut written = Vec::new();
     for kind in BackendKind::ALL {
@@ -128,21 +128,20 @@ pub fn record(
             Ok(text) if !only.is_empty() => {
                 let old: Recording =
                     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-                let kept = |id: &str| !only.iter().any(|o| o == id);
                 (
                     old.entries
                         .into_iter()
-                        .filter(|e| kept(&e.puzzle))
+                        .filter(|e| !is_chosen(only, &e.puzzle))
                         .collect(),
                     old.benches
                         .into_iter()
-                        .filter(|e| kept(&e.puzzle))
+                        .filter(|e| !is_chosen(only, &e.puzzle))
                         .collect(),
                 )
             }
             _ => (Vec::new(), Vec::new()),
         };
-        for puzzle in book.puzzles.iter().filter(|p| chosen(p)) {
+        for puzzle in book.puzzles.iter().filter(chosen) {
             for variant in [Variant::Solution, Variant::Skeleton] {
                 let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
                     continue;
@@ -183,6 +182,11 @@ pub fn record(
     Ok(written)
 }
 
+/// Whether `runner record --only …` takes puzzle `id` (every puzzle when `only` is empty).
+fn is_chosen(only: &[String], id: &str) -> bool {
+    only.is_empty() || only.iter().any(|o| o == id)
+}
+
 /// Buffers longer than this keep no values in a recording.
 const RECORDED_VALUES: usize = 64;
 
@@ -214,17 +218,15 @@ fn slim(mut report: RunReport) -> RunReport {
 /// slower than the same benchmark run alone (a 2^26-element convolution:
 /// 2.08 ms inside `record`, 0.435 ms alone).
 pub fn record_benches(book: &Book, files: &[PathBuf], only: &[String]) -> Result<(), String> {
-    let chosen = |p: &Puzzle| only.is_empty() || only.iter().any(|id| id == p.id());
+    let chosen = |p: &&Puzzle| is_chosen(only, p.id());
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut recording: Recording =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let kind = recording.device.backend;
         let lang = kind.lang();
-        recording
-            .benches
-            .retain(|e| !book.puzzles.iter().any(|p| p.id() == e.puzzle && chosen(p)));
-        for puzzle in book.puzzles.iter().filter(|p| chosen(p)) {
+        recording.benches.retain(|e| !is_chosen(only, &e.puzzle));
+        for puzzle in book.puzzles.iter().filter(chosen) {
             let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, Variant::Solution)
             else {
                 continue;
