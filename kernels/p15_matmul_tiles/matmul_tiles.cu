@@ -1,10 +1,10 @@
-// Puzzle 15: a tiled matrix product with 32 x 32 tiles. A 32 x 8 block owns one
-// 32 x 32 tile of out; each thread computes four of its elements, 8 rows apart.
-// Every block does a whole tile's arithmetic, even where the tile hangs over
-// the edge of the matrix.
-#define TILE 32
-#define BLOCK_ROWS 8
-#define PER_THREAD (TILE / BLOCK_ROWS)
+// Puzzle 15: a tiled matrix product with TILE x TILE tiles (8 at the teaching
+// size, 32 in the benchmarks). A TILE x TILE/4 block owns one tile of out; each
+// thread computes four of its elements, TILE/4 rows apart. Every block does a
+// whole tile's arithmetic, even where the tile hangs over the edge of the matrix.
+#define TILE 8
+#define PER_THREAD 4
+#define BLOCK_ROWS (TILE / PER_THREAD)
 
 extern "C" __global__ void matmul_tiles(float* out, const float* a, const float* b,
                                         unsigned int size) {
@@ -12,7 +12,7 @@ extern "C" __global__ void matmul_tiles(float* out, const float* a, const float*
     __shared__ float b_tile[TILE][TILE];
     unsigned int tx = threadIdx.x;
     unsigned int ty = threadIdx.y;
-    unsigned int row = blockIdx.y * TILE + ty;  // plus 0, 8, 16, 24
+    unsigned int row = blockIdx.y * TILE + ty;  // plus 0, 1, 2, 3 times BLOCK_ROWS
     unsigned int col = blockIdx.x * TILE + tx;
     unsigned int tiles = (size + TILE - 1) / TILE;
     float acc[PER_THREAD] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -29,7 +29,7 @@ extern "C" __global__ void matmul_tiles(float* out, const float* a, const float*
             b_tile[y][tx] = (b_row < size && col < size) ? b[b_row * size + col] : 0.0f;
         }
         __syncthreads();
-        // The full 32 steps, whether or not the tile is full: the zeros add nothing.
+        // The full TILE steps, whether or not the tile is full: the zeros add nothing.
         for (unsigned int k = 0; k < TILE; k++) {
             float b_k = b_tile[k][tx];
             for (unsigned int r = 0; r < PER_THREAD; r++) {

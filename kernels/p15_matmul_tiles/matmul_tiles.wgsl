@@ -1,10 +1,11 @@
-// Puzzle 15: a tiled matrix product with 32 x 32 tiles. A 32 x 8 workgroup owns
-// one 32 x 32 tile of out; each invocation computes four of its elements, 8 rows
-// apart. Every workgroup does a whole tile's arithmetic, even where the tile
-// hangs over the edge of the matrix.
-const TILE: u32 = 32u;
-const BLOCK_ROWS: u32 = 8u;
+// Puzzle 15: a tiled matrix product with TILE x TILE tiles (8 at the teaching
+// size, 32 in the benchmarks). A TILE x TILE/4 workgroup owns one tile of out;
+// each invocation computes four of its elements, TILE/4 rows apart. Every
+// workgroup does a whole tile's arithmetic, even where the tile hangs over the
+// edge of the matrix.
+const TILE: u32 = 8u;
 const PER_THREAD: u32 = 4u;
+const BLOCK_ROWS: u32 = TILE / PER_THREAD;
 
 @group(0) @binding(0) var<storage, read_write> out: array<f32>;
 @group(0) @binding(1) var<storage, read> a: array<f32>;
@@ -14,14 +15,14 @@ const PER_THREAD: u32 = 4u;
 var<workgroup> a_tile: array<array<f32, TILE>, TILE>;
 var<workgroup> b_tile: array<array<f32, TILE>, TILE>;
 
-@compute @workgroup_size(32, 8)
+@compute @workgroup_size(TILE, BLOCK_ROWS)
 fn matmul_tiles(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
     let tx = lid.x;
     let ty = lid.y;
-    let row = wid.y * TILE + ty;  // plus 0, 8, 16, 24
+    let row = wid.y * TILE + ty;  // plus 0, 1, 2, 3 times BLOCK_ROWS
     let col = wid.x * TILE + tx;
     // From a uniform: every invocation meets the same barriers, as WGSL requires.
     let tiles = (size + TILE - 1u) / TILE;
@@ -45,7 +46,7 @@ fn matmul_tiles(
             b_tile[y][tx] = b_val;
         }
         workgroupBarrier();
-        // The full 32 steps, whether or not the tile is full: the zeros add nothing.
+        // The full TILE steps, whether or not the tile is full: the zeros add nothing.
         for (var k = 0u; k < TILE; k++) {
             let b_k = b_tile[k][tx];
             for (var r = 0u; r < PER_THREAD; r++) {

@@ -39,6 +39,8 @@ pub struct Session {
     pub on_failure: OnFailure,
     /// GPU results recorded by `runner record` (results/*.json).
     pub recordings: Vec<Recording>,
+    /// Vendor libraries timed on the same GPUs (results/baselines/*.json).
+    pub baselines: Vec<runner::baseline::Baseline>,
     /// The book's root: roofline blocks name puzzles of any chapter.
     pub root: PathBuf,
     book: std::sync::OnceLock<Result<runner::Book, String>>,
@@ -55,6 +57,7 @@ impl Session {
             runner,
             on_failure,
             recordings,
+            baselines: Vec::new(),
             root,
             book: std::sync::OnceLock::new(),
         }
@@ -84,7 +87,9 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
         .get(&format!("preprocessor.{NAME}"))
         .context("reading [preprocessor.puzzles] in book.toml")?
         .unwrap_or_default();
-    let (recordings, failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
+    let (recordings, mut failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
+    let (baselines, unreadable) = runner::baseline::load_all(&runner::baseline::dir(&ctx.root));
+    failures.extend(unreadable);
     let settings = Settings {
         timing_samples: config.timing_samples,
         timeout: std::time::Duration::from_secs(config.timeout_seconds),
@@ -94,7 +99,8 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
     } else {
         Runner::new(settings)
     };
-    let session = Session::new(runner, config.on_failure, recordings, ctx.root.clone());
+    let mut session = Session::new(runner, config.on_failure, recordings, ctx.root.clone());
+    session.baselines = baselines;
     let src = ctx.root.join(&ctx.config.book.src);
     let mut chapters = Vec::new();
     collect_chapters(&mut book.items, &src, &mut chapters);
@@ -216,10 +222,9 @@ pub fn process_chapter(
                 }
             }
             BlockKind::Roofline => {
-                match session
-                    .book()
-                    .and_then(|book| roofline::render(&block.body, book, &session.recordings))
-                {
+                match session.book().and_then(|book| {
+                    roofline::render(&block.body, book, &session.recordings, &session.baselines)
+                }) {
                     Ok(text) => text,
                     Err(problem) => {
                         let problem = format!("{}: {problem}", file.display());

@@ -11,12 +11,17 @@
 //!   - { puzzle: p14_matmul_tiled, percent: 90 }
 //! speedups:             # optional: time ratios at equal sizes, per recorded GPU
 //!   - { of: p14_matmul_tiled, over: p14_matmul_naive }
+//! baseline:              # optional, bench sizes: a vendor library on the same GPU
+//!   name: sgemm          # a case of results/baselines/*.json
+//!   targets:
+//!     - { puzzle: p14_matmul_tiled, percent: 90 }
 //! ```
 //!
 //! Nothing is typed in: times come from `results/*.json` (current entries
 //! only), ceilings from the same file (`runner calibrate`), FLOPs and bytes
-//! from the specs.
+//! from the specs, library times from `results/baselines/*.json`.
 
+use runner::baseline::{Baseline, BaselineCase};
 use runner::bench::{BenchReport, Checked};
 use runner::book::{Book, Puzzle};
 use runner::chart::{self, Point, Roofs};
@@ -40,6 +45,18 @@ pub struct RooflineBlock {
     pub targets: Vec<Target>,
     #[serde(default)]
     pub speedups: Vec<Speedup>,
+    pub baseline: Option<BaselineRef>,
+}
+
+/// The kernels against a library's time at the same size on the same GPU.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineRef {
+    /// The case name in the baseline file, e.g. "sgemm".
+    pub name: String,
+    /// `puzzle` reaches `percent` of the library's FLOP rate (headline case).
+    #[serde(default)]
+    pub targets: Vec<Target>,
 }
 
 /// How much faster `of` ran than `over`, at each size both were recorded at.
@@ -91,6 +108,8 @@ struct Row {
     id: String,
     /// "SIZE=2^27, BLOCKS=1056" at bench sizes.
     sizes: Option<String>,
+    /// The bench case's constants.
+    case: Option<runner::expr::Constants>,
     headline: bool,
     flops: Option<u64>,
     bytes: u64,
@@ -190,6 +209,7 @@ fn row(
     Row {
         id: puzzle.id().to_string(),
         sizes: shown.case.as_ref().map(case_text),
+        case: shown.case.clone(),
         headline: shown.headline,
         flops: spec.flops,
         bytes: spec.min_bytes(),
@@ -255,18 +275,18 @@ fn table_row(row: &Row) -> String {
             .unwrap_or_else(dash),
     );
     if let Some(bench) = &row.bench {
-        let checked = match &bench.checked {
-            Checked::Passed => "✔ matches the CPU reference".to_string(),
-            Checked::Failed(problems) => format!("✘ WRONG: {}", problems.join("; ")),
-            Checked::Skipped(why) => format!("not checked ({why})"),
-        };
-        line.push_str(&format!(" {checked} |"));
+        line.push_str(&format!(" {} |", bench.checked.summary()));
     }
     line
 }
 
 /// The block's Markdown/HTML, or a message naming what is wrong with it.
-pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<String, String> {
+pub fn render(
+    yaml: &str,
+    book: &Book,
+    recordings: &[Recording],
+    baselines: &[Baseline],
+) -> Result<String, String> {
     let block: RooflineBlock =
         serde_saphyr::from_str(yaml).map_err(|e| format!("```roofline block: {e}"))?;
     let mut puzzles = Vec::new();
@@ -280,12 +300,26 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         puzzles.push((puzzle, teaching));
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
-    let named = block.targets.iter().map(|t| ("target", &t.puzzle)).chain(
-        block
-            .speedups
-            .iter()
-            .flat_map(|s| [("speedup", &s.of), ("speedup", &s.over)]),
-    );
+    let named = block
+        .targets
+        .iter()
+        .map(|t| ("target", &t.puzzle))
+        .chain(
+            block
+                .speedups
+                .iter()
+                .flat_map(|s| [("speedup", &s.of), ("speedup", &s.over)]),
+        )
+        .chain(
+            block
+                .baseline
+                .iter()
+                .flat_map(|b| &b.targets)
+                .map(|t| ("baseline target", &t.puzzle)),
+        );
+    if block.baseline.is_some() && block.sizes != Sizes::Bench {
+        return Err("```roofline block: a `baseline` is compared at `sizes: bench` only".into());
+    }
     for (what, id) in named {
         if !block.puzzles.contains(id) {
             return Err(format!(
@@ -359,6 +393,13 @@ pub fn render(yaml: &str, book: &Book, recordings: &[Recording]) -> Result<Strin
         }
         for speedup in &block.speedups {
             let _ = writeln!(md, "\n{}", speedup_line(speedup, &rows));
+        }
+        if let Some(wanted) = &block.baseline {
+            let _ = writeln!(
+                md,
+                "\n{}",
+                baseline_section(wanted, &rows, baselines, &recording.device.name)
+            );
         }
         let elements: Vec<String> = rows
             .iter()
@@ -489,6 +530,129 @@ fn target_verdict(target: &Target, rows: &[Row]) -> String {
             target.puzzle, target.percent
         ),
     }
+}
+
+/// The library's time on this GPU at each size it was timed at, and each
+/// kernel's rows at those sizes as a percentage of its FLOP rate, with the
+/// targets' verdicts.
+fn baseline_section(
+    wanted: &BaselineRef,
+    rows: &[Row],
+    baselines: &[Baseline],
+    device: &str,
+) -> String {
+    let Some(baseline) = baselines
+        .iter()
+        .find(|b| b.device == device && b.cases.iter().any(|c| c.name == wanted.name))
+    else {
+        return format!(
+            "<p class=\"puzzle-baseline\">No `{}` baseline recorded on this GPU (results/baselines/): \
+             run <code>.ci/gpu/baseline/cublas.py</code> there to compare.</p>\n",
+            wanted.name
+        );
+    };
+    let cases: Vec<&BaselineCase> = baseline
+        .cases
+        .iter()
+        .filter(|c| c.name == wanted.name)
+        .collect();
+    let timed: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            format!(
+                "{} at {} ({:.0} GFLOP/s, ± {:.1}% over {} runs)",
+                runner::timing::format_ms(c.timing.median_ms),
+                case_text(&c.constants),
+                c.gflop_s(),
+                c.timing.spread_pct(),
+                c.timing.samples
+            )
+        })
+        .collect();
+    let worst = cases
+        .iter()
+        .map(|c| c.max_relative_error)
+        .fold(0.0, f64::max);
+    let mut md = format!(
+        "**Against {}** ({}), timed on the same GPU on {} with device events, median after \
+         warm-up: {}. Its largest error against an FP64 product is {worst:.1e} of the largest \
+         output.\n\n| kernel | sizes | median time | GFLOP/s | % of {} |\n| --- | --- | ---: | ---: | ---: |\n",
+        baseline.library,
+        baseline.software,
+        baseline.date,
+        timed.join("; "),
+        baseline.library
+    );
+    let case_of = |row: &Row| {
+        cases
+            .iter()
+            .copied()
+            .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
+    };
+    for row in rows {
+        let Some(case) = case_of(row) else { continue };
+        let cells = match (&row.placement, row.flops) {
+            (Ok(p), Some(flops)) => {
+                let gflop_s = flops as f64 / (p.median_ms * 1e6);
+                format!(
+                    "{} | {gflop_s:.0} | {:.1}%",
+                    runner::timing::format_ms(p.median_ms),
+                    100.0 * gflop_s / case.gflop_s()
+                )
+            }
+            (Err(why), _) => format!("{why} | – | –"),
+            (Ok(_), None) => "no FLOPs in the spec | – | –".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {cells} |",
+            row.id,
+            row.sizes.as_deref().unwrap_or("")
+        );
+    }
+    for target in &wanted.targets {
+        let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
+        let verdict = match row.and_then(|r| Some((r, case_of(r)?))) {
+            Some((row, case)) => baseline_verdict(target, row, case, &baseline.library),
+            None => format!(
+                "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {}: \
+                 the library was not timed at its headline size on this GPU.</p>",
+                target.puzzle, target.percent, baseline.library
+            ),
+        };
+        let _ = write!(md, "\n{verdict}\n");
+    }
+    md
+}
+
+/// "Target: `x` at ≥ 90 % of cuBLAS. Achieved 93.1 %, 1.03× the target: met."
+fn baseline_verdict(target: &Target, row: &Row, case: &BaselineCase, library: &str) -> String {
+    let (Ok(placement), Some(flops)) = (&row.placement, row.flops) else {
+        return format!(
+            "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {library}: \
+             no current recording of its headline case on this GPU.</p>",
+            target.puzzle, target.percent
+        );
+    };
+    let percent = 100.0 * (flops as f64 / (placement.median_ms * 1e6)) / case.gflop_s();
+    let wrong = row
+        .bench
+        .as_ref()
+        .is_some_and(|b| matches!(b.checked, Checked::Failed(_)));
+    let met = percent >= target.percent && !wrong;
+    format!(
+        "<p class=\"puzzle-target {}\">Target: <code>{}</code> at ≥ {} % of {library}. Achieved \
+         {percent:.1} %, {:.2}× the target: <strong>{}</strong>.</p>",
+        if met { "met" } else { "missed" },
+        target.puzzle,
+        target.percent,
+        percent / target.percent,
+        match (met, wrong) {
+            (_, true) => "missed (the output is wrong)",
+            (true, _) => "met",
+            (false, _) => "missed",
+        }
+    )
 }
 
 /// "`a` against `b`: 1.83× as fast at BLOCKS=132, SIZE=2^26 (…)", from the rows of one GPU.

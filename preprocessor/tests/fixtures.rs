@@ -355,6 +355,57 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         }
     }
 
+    // A library timed on the same GPU: each kernel's rows at its size as a
+    // percentage of its rate, and the target against it.
+    session.recordings = vec![recording(1e-9, &solution)];
+    let page = process_chapter(&content, &file, &session).unwrap().0;
+    assert!(
+        page.contains("No `add_ten` baseline recorded on this GPU"),
+        "{page}"
+    );
+    let library = |times: f64| runner::baseline::Baseline {
+        library: "libadd".into(),
+        software: "libadd 1.0".into(),
+        device: device.name.clone(),
+        date: "2026-11-22".into(),
+        cases: vec![runner::baseline::BaselineCase {
+            name: "add_ten".into(),
+            constants: [("SIZE".to_string(), 65536)].into(),
+            flops: 65536,
+            timing: runner::timing::Timing {
+                median_ms: report.timing.median_ms * times,
+                ..report.timing.clone()
+            },
+            max_relative_error: 0.0,
+        }],
+    };
+    // (library's time as a multiple of the kernel's, what the page must say)
+    let cases: [(f64, &[&str]); 2] = [
+        (
+            2.0,
+            &[
+                "**Against libadd** (libadd 1.0)",
+                "| `fx` | SIZE=2^16 |",
+                "| 200.0% |",
+                "Achieved 200.0 %, 4.00× the target: <strong>met</strong>",
+            ],
+        ),
+        (
+            0.25,
+            &[
+                "| 25.0% |",
+                "Achieved 25.0 %, 0.50× the target: <strong>missed</strong>",
+            ],
+        ),
+    ];
+    for (times, wanted) in cases {
+        session.baselines = vec![library(times)];
+        let page = process_chapter(&content, &file, &session).unwrap().0;
+        for text in wanted {
+            assert!(page.contains(text), "missing {text:?}:\n{page}");
+        }
+    }
+
     let broken = content.replace("targets:\n  - { puzzle: fx", "targets:\n  - { puzzle: fy");
     let err = process_chapter(&broken, &file, &session)
         .unwrap_err()

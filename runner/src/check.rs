@@ -9,6 +9,7 @@ use crate::cache::{ResultCache, RunKey};
 use crate::diag::Located;
 use crate::expr::Constants;
 use crate::kernel::{Lang, Variant};
+use crate::kernel_constants;
 use crate::report::{RunReport, Status};
 use crate::source::SourceText;
 use std::collections::BTreeMap;
@@ -177,7 +178,9 @@ impl Runner {
         }
         let report = match self.backend(kind) {
             Ok(backend) => {
-                let job = Job::new(&spec, source, timing_samples, self.settings.timeout);
+                // A stress case may change a tile size the kernel defines too.
+                let source = kernel_constants::apply(source, lang, &spec.constants);
+                let job = Job::new(&spec, &source, timing_samples, self.settings.timeout);
                 RunReport::new(
                     &spec,
                     lang,

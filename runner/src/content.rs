@@ -6,6 +6,7 @@
 
 use crate::book::Book;
 use crate::diag::Located;
+use crate::kernel_constants;
 use crate::summary;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,25 @@ pub fn problems(book: &Book) -> Vec<Located> {
                         puzzle.id()
                     ),
                 ));
+            }
+            // The page shows the file, so the file must hold the values the teaching run uses.
+            let teaching = &puzzle.spec.raw.constants;
+            for d in kernel_constants::definitions(&kernel.source, *lang, teaching) {
+                let spec_value = teaching[&d.name];
+                if d.value != spec_value {
+                    found.push(kernel.source.locate(
+                        d.line + 1,
+                        format!(
+                            "the {} kernel of `{}` defines {} as {}, but the spec's `const` says {}; \
+                             the teaching run uses the spec's value, so write it here too",
+                            lang.label(),
+                            puzzle.id(),
+                            d.name,
+                            d.value,
+                            spec_value
+                        ),
+                    ));
+                }
             }
             // Kernels written inline in a chapter have no folder of their own.
             let folder = kernel
@@ -139,6 +159,20 @@ mod tests {
                     std::fs::write(c, text).unwrap();
                 },
                 "has no `hints`",
+            ),
+            (
+                "a kernel's tile size disagrees with the spec's",
+                |d| {
+                    let c = d.join("src/one.md");
+                    let text = std::fs::read_to_string(&c)
+                        .unwrap()
+                        .replace("kernel: k\n", "kernel: k\nconst:\n  TILE: 4\n");
+                    std::fs::write(c, text).unwrap();
+                    let k = d.join("kernels/p1/k.cu");
+                    let text = std::fs::read_to_string(&k).unwrap();
+                    std::fs::write(k, format!("#define TILE 8\n{text}")).unwrap();
+                },
+                "defines TILE as 8, but the spec's `const` says 4",
             ),
         ];
         for (name, breakage, phrase) in cases {

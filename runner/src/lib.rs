@@ -31,6 +31,7 @@
 
 pub mod atomic_file;
 pub mod backend;
+pub mod baseline;
 pub mod bench;
 pub mod book;
 pub mod cache;
@@ -44,6 +45,7 @@ pub mod expr;
 pub mod extract;
 pub mod include;
 pub mod kernel;
+pub mod kernel_constants;
 pub mod learner;
 pub mod record;
 pub mod reference;

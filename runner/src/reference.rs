@@ -85,6 +85,48 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
     Some(BTreeMap::from([("out".to_string(), out)]))
 }
 
+/// Expected values of output `out` at a sample of its elements, for a run
+/// too large to compute the whole reference for: `(flat index, value)` pairs
+/// costing about `budget` operations in all, spread over the whole output.
+/// Only references whose elements can be computed one at a time have one.
+pub fn sampled(spec: &Spec, budget: f64) -> Option<Vec<(usize, f64)>> {
+    let buffer = |name: &str| {
+        spec.args.iter().find_map(|a| match a {
+            Arg::Buffer(b) if b.name == name => Some(b),
+            _ => None,
+        })
+    };
+    match spec.reference.as_str() {
+        "matmul" => {
+            let (a, b) = (buffer("a")?, buffer("b")?);
+            let ((m, k), (k2, n)) = (dims2(a)?, dims2(b)?);
+            let (a, b) = (a.init.as_ref()?, b.init.as_ref()?);
+            if k != k2 || m * n == 0 {
+                return None;
+            }
+            let count = ((budget / (2 * k) as f64) as usize).clamp(1, m * n);
+            Some(
+                spread(m * n, count)
+                    .map(|flat| {
+                        let (row, col) = (flat / n, flat % n);
+                        let value = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
+                        (flat, value)
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// `count` distinct indices below `len`, evenly spaced with an odd step, so
+/// that in a matrix with an even row length they fall in every column, not
+/// only in a few.
+fn spread(len: usize, count: usize) -> impl Iterator<Item = usize> {
+    let step = (len / count.max(1)).max(1) | 1;
+    (0..len).step_by(step).take(count)
+}
+
 /// (rows, cols) of a matrix buffer; a vector is one row.
 fn dims2(b: &Buffer) -> Option<(usize, usize)> {
     match b.shape.as_slice() {
@@ -360,6 +402,33 @@ mod tests {
             &expected(&spec("matmul", vec![a(&[9, 9], nine), b(&[9, 9], twice)])).unwrap()["out"];
         assert_eq!((out[0], out[1], out[80]), (3672.0, 3744.0, 61272.0));
         assert!(expected(&spec("p99_unknown", vec![])).is_none());
+    }
+
+    #[test]
+    fn sampled_matmul_agrees_with_the_full_one() {
+        // (rows, inner, cols, budget): from one output to every output.
+        let cases = [(3, 4, 5, 1.0, 1), (8, 8, 8, 64.0, 4), (6, 2, 4, 1e9, 24)];
+        for (m, k, n, budget, count) in cases {
+            let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64 - 3.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| (i % 5) as f64 * 0.5).collect();
+            let spec = spec(
+                "matmul",
+                vec![
+                    buffer("out", &[m, n], None),
+                    buffer("a", &[m, k], Some(a)),
+                    buffer("b", &[k, n], Some(b)),
+                ],
+            );
+            let full = &expected(&spec).unwrap()["out"];
+            let sample = sampled(&spec, budget).unwrap();
+            assert_eq!(sample.len(), count, "{m}x{k}x{n}");
+            let mut seen = std::collections::BTreeSet::new();
+            for (flat, value) in sample {
+                assert!(seen.insert(flat), "{flat} twice");
+                assert_eq!(value, full[flat], "{m}x{k}x{n} at {flat}");
+            }
+        }
+        assert!(sampled(&spec("sum", vec![]), 1e9).is_none());
     }
 
     #[test]

@@ -204,6 +204,73 @@ fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
     }
 }
 
+/// Output `name` judged at the sampled elements only, as `(flat index,
+/// expected value)` pairs: the problems found, each a sentence, and the
+/// buffer's out-of-bounds writes too. Empty when all is well.
+pub fn check_sample(
+    spec: &Spec,
+    outputs: &[OutputData],
+    name: &str,
+    sample: &[(usize, f64)],
+) -> Vec<String> {
+    let Some(buffer) = spec.outputs().find(|b| b.name == name) else {
+        return vec![format!("no output named `{name}` to check")];
+    };
+    let data = outputs.iter().find(|o| o.name == name);
+    let got = |i: usize| data.and_then(|d| d.values.get(i).copied().flatten());
+    let mut partial = BufferCheck {
+        name: buffer.name.clone(),
+        shape: buffer.shape.clone(),
+        got: vec![],
+        expected: vec![],
+        wrong: vec![],
+        unwritten: vec![],
+        out_of_bounds: data.map(|d| d.out_of_bounds.clone()).unwrap_or_default(),
+        judged: true,
+    };
+    let mut problems = Vec::new();
+    for &(i, want) in sample {
+        match got(i) {
+            None => partial.unwritten.push(i),
+            Some(v) if !close(v, want) => {
+                partial.wrong.push(i);
+                if partial.wrong.len() <= 3 {
+                    problems.push(format!(
+                        "{} is {}, expected {}",
+                        partial.index(i),
+                        format_value(v),
+                        format_value(want)
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if partial.wrong.len() > 3 {
+        problems.push(format!(
+            "{} of {} sampled elements of {name} are wrong",
+            partial.wrong.len(),
+            sample.len()
+        ));
+    }
+    if !partial.unwritten.is_empty() {
+        problems.push(format!(
+            "{} of {} sampled elements of {name} were never written (first: {})",
+            partial.unwritten.len(),
+            sample.len(),
+            partial.index(partial.unwritten[0])
+        ));
+    }
+    problems.extend(partial.out_of_bounds_problem());
+    problems.extend(
+        check(spec, outputs)
+            .into_iter()
+            .filter(|c| !c.judged)
+            .flat_map(|c| c.out_of_bounds_problem()),
+    );
+    problems
+}
+
 fn close(got: f64, want: f64) -> bool {
     (got - want).abs() <= TOLERANCE * (1.0 + want.abs())
 }
@@ -251,6 +318,67 @@ pub fn format_values_short(values: &[Option<f64>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sampled_checks_judge_the_sampled_elements_only() {
+        use crate::data::Dtype;
+        use crate::spec::{Arg, Buffer};
+        let spec = Spec {
+            id: "t".into(),
+            title: String::new(),
+            reference: "matmul".into(),
+            constants: Default::default(),
+            launches: vec![],
+            args: vec![Arg::Buffer(Buffer {
+                name: "out".into(),
+                dtype: Dtype::F32,
+                shape: vec![2, 3],
+                init: None,
+                expect: None,
+                scratch: false,
+            })],
+            flops: None,
+        };
+        let run = |values: Vec<Option<f64>>, oob: Vec<i64>| {
+            vec![OutputData {
+                name: "out".into(),
+                values,
+                out_of_bounds: oob,
+            }]
+        };
+        let sample = [(1, 2.0), (5, 6.0)];
+        // (outputs, phrase of the problem, or "" for none)
+        let cases = [
+            (
+                run(
+                    vec![Some(9.0), Some(2.0), None, None, None, Some(6.0)],
+                    vec![],
+                ),
+                "",
+            ),
+            (
+                run(vec![None, Some(2.5), None, None, None, Some(6.0)], vec![]),
+                "out[0, 1] is 2.5, expected 2.0",
+            ),
+            (
+                run(vec![None, Some(2.0), None, None, None, None], vec![]),
+                "1 of 2 sampled elements of out were never written (first: out[1, 2])",
+            ),
+            (
+                run(vec![None, Some(2.0), None, None, None, Some(6.0)], vec![6]),
+                "out-of-bounds write",
+            ),
+        ];
+        for (outputs, phrase) in cases {
+            let problems = check_sample(&spec, &outputs, "out", &sample);
+            if phrase.is_empty() {
+                assert!(problems.is_empty(), "{problems:?}");
+            } else {
+                assert_eq!(problems.len(), 1, "{problems:?}");
+                assert!(problems[0].contains(phrase), "{problems:?}");
+            }
+        }
+    }
     use crate::data::Dtype;
 
     fn buffer(shape: Vec<usize>, expect: Vec<f64>) -> Buffer {

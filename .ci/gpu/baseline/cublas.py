@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""There (the GPU machine): time cuBLAS's FP32 matrix product, the baseline the
+SGEMM chapter is measured against, and write results/baselines/cublas-<gpu>.json.
+
+    python3 .ci/gpu/baseline/cublas.py [SIZE ...]      (default 1024 2048 4096)
+
+cuBLAS is reached through PyTorch's torch.mm with TF32 switched off, so the
+product is true FP32 on the CUDA cores, like the book's kernels. Each size is
+timed like `runner bench` times a kernel: warm-up calls, then one pair of CUDA
+events around each of 20 calls, and the median. The output is checked against
+an FP64 product of the same inputs on a spread of rows (uniform random inputs
+in [-1, 1], full 24-bit mantissas, so rounding shows; TF32 would show as an
+error near 1e-3).
+"""
+import datetime
+import json
+import os
+import re
+import statistics
+import sys
+
+try:
+    import torch
+except ImportError:
+    sys.exit("PyTorch is not installed here: cannot time cuBLAS (pip install torch)")
+if not torch.cuda.is_available():
+    sys.exit("PyTorch sees no CUDA GPU here: cannot time cuBLAS")
+
+SAMPLES, WARMUP, CHECKED_ROWS = 20, 5, 256
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+torch.set_float32_matmul_precision("highest")
+
+
+def time_and_check(size):
+    gen = torch.Generator(device="cuda").manual_seed(size)
+    a = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
+    b = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
+    out = torch.empty(size, size, device="cuda")
+    for _ in range(WARMUP):
+        torch.mm(a, b, out=out)
+    times = []
+    for _ in range(SAMPLES):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.mm(a, b, out=out)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    rows = torch.linspace(0, size - 1, min(CHECKED_ROWS, size), device="cuda").long()
+    exact = a[rows].double() @ b.double()
+    error = ((out[rows].double() - exact).abs().max() / exact.abs().max()).item()
+    return {
+        "name": "sgemm",
+        "constants": {"SIZE": size},
+        "flops": 2 * size**3,
+        "timing": {
+            "clock": "device",
+            "samples": SAMPLES,
+            "median_ms": statistics.median(times),
+            "min_ms": min(times),
+            "max_ms": max(times),
+        },
+        "max_relative_error": error,
+    }
+
+
+sizes = [int(s) for s in sys.argv[1:]] or [1024, 2048, 4096]
+device = torch.cuda.get_device_name()
+cases = [time_and_check(s) for s in sizes]
+report = {
+    "library": "cuBLAS (torch.mm, FP32, TF32 off)",
+    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
+    "device": device,
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    "cases": cases,
+}
+os.makedirs("results/baselines", exist_ok=True)
+# The same file naming as runner record's: lower case, runs of other characters as one dash.
+stem = re.sub(r"[^a-z0-9]+", "-", f"cublas-{device}".lower()).strip("-")
+path = f"results/baselines/{stem}.json"
+with open(path, "w") as f:
+    json.dump(report, f, indent=2)
+    f.write("\n")
+for c in cases:
+    t = c["timing"]
+    print(
+        f"cuBLAS SGEMM {c['constants']['SIZE']}^3 on {device}: median {t['median_ms']:.3f} ms "
+        f"(min {t['min_ms']:.3f}, max {t['max_ms']:.3f}, n={t['samples']}), "
+        f"{c['flops'] / t['median_ms'] / 1e9:.0f} GFLOP/s, max rel. error vs FP64 {c['max_relative_error']:.1e}"
+    )
+print(f"wrote {path}")
