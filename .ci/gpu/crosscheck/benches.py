@@ -49,7 +49,7 @@ def profiled_ms(puzzle, case, sets):
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     text = open(log).read()
     rows = list(csv.DictReader(io.StringIO(text[text.index('"ID"'):])))
-    launches = [(r["Kernel Name"], float(r["Metric Value"]) / 1e6) for r in rows
+    launches = [(r["Kernel Name"], float(r["Metric Value"].replace(",", "")) / 1e6) for r in rows
                 if r["Metric Name"] == "gpu__time_duration.sum"]
     names = []
     for name, _ in launches:
