@@ -95,10 +95,15 @@ fn compute_tile(pair: u32, acc: ptr<function, array<array<vec4<f32>, TN / 4u>, T
         for (var j = 0u; j < TN / 4u; j++) {
             b_reg[j] = b_tiles[pair][k][p.tc / 4u + j];
         }
-        for (var i = 0u; i < TM; i++) {
-            let a_i = a_reg[i / 4u][i % 4u];
+        // The components written out, so that no index into a vector varies.
+        for (var i = 0u; i < TM / 4u; i++) {
+            let av = a_reg[i];
             for (var j = 0u; j < TN / 4u; j++) {
-                (*acc)[i][j] = fma(vec4<f32>(a_i), b_reg[j], (*acc)[i][j]);
+                let bv = b_reg[j];
+                (*acc)[4u * i][j] = fma(vec4<f32>(av.x), bv, (*acc)[4u * i][j]);
+                (*acc)[4u * i + 1u][j] = fma(vec4<f32>(av.y), bv, (*acc)[4u * i + 1u][j]);
+                (*acc)[4u * i + 2u][j] = fma(vec4<f32>(av.z), bv, (*acc)[4u * i + 2u][j]);
+                (*acc)[4u * i + 3u][j] = fma(vec4<f32>(av.w), bv, (*acc)[4u * i + 3u][j]);
             }
         }
     }

@@ -1,28 +1,33 @@
 // Puzzle 19, step 5: warp tiling. Step 4 with a different map from threads
-// to outputs. The BM x BN block tile is cut into WM x WN warp tiles, one per
-// warp. Within a warp tile, the 32 lanes form a LANE_ROWS x LANE_COLS grid of
-// TM x TN patches, a sub-tile; the warp repeats that sub-tile WMITER times
-// down and WNITER times across. A thread so owns WMITER x WNITER patches,
-// spaced a sub-tile apart, and in every shared-memory read the lanes of a
-// warp ask for neighbouring float4s: no bank conflicts, few distinct words.
+// to outputs. A warp's 32 lanes form a LANE_ROWS x LANE_COLS grid of 4 x 4
+// patches, a sub-tile; the warp repeats that sub-tile WMITER times down and
+// WNITER times across, which makes its warp tile WM x WN, and the warps tile
+// the BM x BN block tile. A thread still owns TM x TN outputs, but as
+// WMITER x WNITER patches a sub-tile apart, and in every shared-memory read
+// the lanes of a warp ask for neighbouring float4s: no bank conflicts, and
+// fewer distinct words per warp than in step 4.
 // Sizes must be multiples of 4 (float4 views of the matrices); TM and TN too.
 #define BM 16
 #define BN 32
 #define BK 4
-#define WM 16
-#define WN 32
-#define WMITER 1
-#define WNITER 1
 #define TM 4
 #define TN 4
+#define THREADS ((BM / TM) * (BN / TN))
 #define WARP 32
-#define THREADS ((BM / WM) * (BN / WN) * WARP)
-// One sub-tile, and the lanes that cover it.
-#define SUB_M (WM / WMITER)
-#define SUB_N (WN / WNITER)
-#define LANE_ROWS (SUB_M / TM)
-#define LANE_COLS (SUB_N / TN)
-static_assert(LANE_ROWS * LANE_COLS == WARP, "a sub-tile has one patch per lane");
+// 8 lanes side by side read 8 neighbouring float4s of b, 128 bytes: one pass
+// of shared memory's 32 banks. The 4 rows of lanes read 64 bytes of a.
+#define LANE_ROWS 4
+#define LANE_COLS 8
+// A thread's TM x TN outputs are WMITER x WNITER patches of 4 x 4...
+#define WMITER (TM / 4)
+#define WNITER (TN / 4)
+// ...spaced one sub-tile apart, in a warp tile of WM x WN.
+#define SUB_M (LANE_ROWS * 4)
+#define SUB_N (LANE_COLS * 4)
+#define WM (SUB_M * WMITER)
+#define WN (SUB_N * WNITER)
+static_assert(LANE_ROWS * LANE_COLS == WARP, "one patch per lane");
+static_assert(TM % 4 == 0 && TN % 4 == 0, "patches of 4 x 4");
 static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles fill the block tile");
 // float4s of each tile that one thread carries (rounded up; the last pass may be partial).
 #define A_LOADS ((BM * BK / 4 + THREADS - 1) / THREADS)
@@ -84,40 +89,35 @@ __device__ __forceinline__ void store_tiles(float (*a_tile)[BM], float (*b_tile)
     }
 }
 
-// Given: the multiply-adds over one pair of tiles. The thread's rows are
-// tr + wm * SUB_M + i (i < TM), its columns tc + wn * SUB_N + j (j < TN).
+// Given: the multiply-adds over one pair of tiles. Output row i of the
+// thread is tile row tr + (i / 4) * SUB_M + i % 4; columns likewise.
 __device__ __forceinline__ void compute_tile(const float (*a_tile)[BM], const float (*b_tile)[BN],
-                                             float (&acc)[WMITER * TM][WNITER * TN], Place p) {
-    float a_reg[WMITER * TM];
-    float b_reg[WNITER * TN];
+                                             float (&acc)[TM][TN], Place p) {
+    float a_reg[TM];
+    float b_reg[TN];
 #pragma unroll
     for (unsigned int k = 0; k < BK; k++) {
+        // One float4 per patch, a sub-tile apart.
 #pragma unroll
         for (unsigned int wm = 0; wm < WMITER; wm++) {
-#pragma unroll
-            for (unsigned int i = 0; i < TM; i += 4) {
-                float4 v = *reinterpret_cast<const float4*>(&a_tile[k][p.tr + wm * SUB_M + i]);
-                a_reg[wm * TM + i + 0] = v.x;
-                a_reg[wm * TM + i + 1] = v.y;
-                a_reg[wm * TM + i + 2] = v.z;
-                a_reg[wm * TM + i + 3] = v.w;
-            }
+            float4 v = *reinterpret_cast<const float4*>(&a_tile[k][p.tr + wm * SUB_M]);
+            a_reg[wm * 4 + 0] = v.x;
+            a_reg[wm * 4 + 1] = v.y;
+            a_reg[wm * 4 + 2] = v.z;
+            a_reg[wm * 4 + 3] = v.w;
         }
 #pragma unroll
         for (unsigned int wn = 0; wn < WNITER; wn++) {
-#pragma unroll
-            for (unsigned int j = 0; j < TN; j += 4) {
-                float4 v = *reinterpret_cast<const float4*>(&b_tile[k][p.tc + wn * SUB_N + j]);
-                b_reg[wn * TN + j + 0] = v.x;
-                b_reg[wn * TN + j + 1] = v.y;
-                b_reg[wn * TN + j + 2] = v.z;
-                b_reg[wn * TN + j + 3] = v.w;
-            }
+            float4 v = *reinterpret_cast<const float4*>(&b_tile[k][p.tc + wn * SUB_N]);
+            b_reg[wn * 4 + 0] = v.x;
+            b_reg[wn * 4 + 1] = v.y;
+            b_reg[wn * 4 + 2] = v.z;
+            b_reg[wn * 4 + 3] = v.w;
         }
 #pragma unroll
-        for (unsigned int i = 0; i < WMITER * TM; i++) {
+        for (unsigned int i = 0; i < TM; i++) {
 #pragma unroll
-            for (unsigned int j = 0; j < WNITER * TN; j++) {
+            for (unsigned int j = 0; j < TN; j++) {
                 acc[i][j] += a_reg[i] * b_reg[j];
             }
         }
@@ -139,7 +139,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 2)
     p.tr = 0;
     p.tc = 0;
     // BEGIN PUZZLE (roughly 8 lines)
-    // Warps take warp tiles row by row: warp w has BN / WN neighbours per row.
+    // Warps take warp tiles row by row, BN / WN of them per row.
     unsigned int warp = p.tid / WARP;
     unsigned int lane = p.tid % WARP;
     unsigned int warp_row = warp / (BN / WN);
@@ -147,10 +147,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 2)
     // Lanes take patches of the sub-tile the same way, LANE_COLS per row.
     unsigned int lane_row = lane / LANE_COLS;
     unsigned int lane_col = lane % LANE_COLS;
-    p.tr = warp_row * WM + lane_row * TM;
-    p.tc = warp_col * WN + lane_col * TN;
+    p.tr = warp_row * WM + lane_row * 4;
+    p.tc = warp_col * WN + lane_col * 4;
     // END PUZZLE
-    float acc[WMITER * TM][WNITER * TN] = {};
+    float acc[TM][TN] = {};
     float4 a_regs[A_LOADS];
     float4 b_regs[B_LOADS];
     unsigned int tiles = (size + BK - 1) / BK;
@@ -171,13 +171,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 2)
         }
         __syncthreads();
     }
-    // Each row of each patch goes out as TN / 4 float4 stores.
+    // Each row of each patch goes out as one float4 store.
 #pragma unroll
-    for (unsigned int i = 0; i < WMITER * TM; i++) {
+    for (unsigned int i = 0; i < TM; i++) {
 #pragma unroll
-        for (unsigned int j = 0; j < WNITER * TN; j += 4) {
-            unsigned int row = p.row0 + p.tr + i / TM * SUB_M + i % TM;
-            unsigned int col = p.col0 + p.tc + j / TN * SUB_N + j % TN;
+        for (unsigned int j = 0; j < TN; j += 4) {
+            unsigned int row = p.row0 + p.tr + i / 4 * SUB_M + i % 4;
+            unsigned int col = p.col0 + p.tc + j / 4 * SUB_N;
             if (row < size && col < size) {
                 out4[(row * size + col) / 4] =
                     make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);

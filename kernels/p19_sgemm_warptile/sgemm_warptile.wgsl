@@ -1,29 +1,35 @@
 // Puzzle 19, step 5: warp tiling. Step 4 with a different map from
-// invocations to outputs. The BM x BN workgroup tile is cut into WM x WN warp
-// tiles, one per 32 consecutive invocations (a warp on NVIDIA GPUs, which run
-// invocations 0-31, 32-63, ... of a workgroup together). Within a warp tile,
-// the 32 lanes form a LANE_ROWS x LANE_COLS grid of TM x TN patches, a
-// sub-tile; the warp repeats it WMITER times down and WNITER times across.
-// No subgroup operation is needed: only the arrangement changes, so that the
-// lanes of a warp read neighbouring vec4s of workgroup memory together.
+// invocations to outputs. WGSL has no warps, but NVIDIA GPUs run invocations
+// 0-31, 32-63, ... of a workgroup together as one, so a group of 32
+// consecutive invocations is a warp there. Its 32 lanes form a LANE_ROWS x
+// LANE_COLS grid of 4 x 4 patches, a sub-tile; the warp repeats that sub-tile
+// WMITER times down and WNITER times across, which makes its warp tile
+// WM x WN, and the warps tile the BM x BN workgroup tile. No subgroup
+// operation is needed: only the arrangement changes, so that the lanes of a
+// warp read neighbouring vec4s of workgroup memory together.
 // Sizes must be multiples of 4 (vec4 views of the matrices); TM and TN too.
 const BM: u32 = 16u;
 const BN: u32 = 32u;
 const BK: u32 = 4u;
-const WM: u32 = 16u;
-const WN: u32 = 32u;
-const WMITER: u32 = 1u;
-const WNITER: u32 = 1u;
 const TM: u32 = 4u;
 const TN: u32 = 4u;
+const THREADS: u32 = (BM / TM) * (BN / TN);
 const WARP: u32 = 32u;
-const THREADS: u32 = (BM / WM) * (BN / WN) * WARP;
-// One sub-tile, and the lanes that cover it.
-const SUB_M: u32 = WM / WMITER;
-const SUB_N: u32 = WN / WNITER;
-const LANE_ROWS: u32 = SUB_M / TM;
-const LANE_COLS: u32 = SUB_N / TN;
+// 8 lanes side by side read 8 neighbouring vec4s of b, 128 bytes: one pass
+// of the 32 banks. The 4 rows of lanes read 64 bytes of a.
+const LANE_ROWS: u32 = 4u;
+const LANE_COLS: u32 = 8u;
+// An invocation's TM x TN outputs are WMITER x WNITER patches of 4 x 4...
+const WMITER: u32 = TM / 4u;
+const WNITER: u32 = TN / 4u;
+// ...spaced one sub-tile apart, in a warp tile of WM x WN.
+const SUB_M: u32 = LANE_ROWS * 4u;
+const SUB_N: u32 = LANE_COLS * 4u;
+const WM: u32 = SUB_M * WMITER;
+const WN: u32 = SUB_N * WNITER;
 const_assert LANE_ROWS * LANE_COLS == WARP;
+const_assert TM % 4u == 0u && TN % 4u == 0u;
+const_assert BM % WM == 0u && BN % WN == 0u;
 // vec4s of each tile that one invocation carries (rounded up; the last pass may be partial).
 const A_LOADS: u32 = (BM * BK / 4u + THREADS - 1u) / THREADS;
 const B_LOADS: u32 = (BK * BN / 4u + THREADS - 1u) / THREADS;
@@ -95,30 +101,29 @@ fn store_tiles(pair: u32, s: Staged, p: Place) {
     }
 }
 
-// Given: the multiply-adds over pair `pair` of the tiles. The invocation's
-// rows are tr + wm * SUB_M + i (i < TM), its columns tc + wn * SUB_N + j (j < TN).
-fn compute_tile(
-    pair: u32,
-    acc: ptr<function, array<array<vec4<f32>, WNITER * TN / 4u>, WMITER * TM>>,
-    p: Place,
-) {
-    var a_reg: array<vec4<f32>, WMITER * TM / 4u>;
-    var b_reg: array<vec4<f32>, WNITER * TN / 4u>;
+// Given: the multiply-adds over pair `pair` of the tiles. Output row i of the
+// invocation is tile row tr + (i / 4) * SUB_M + i % 4; vec4 j of its sums
+// holds tile columns tc + j * SUB_N to tc + j * SUB_N + 3.
+fn compute_tile(pair: u32, acc: ptr<function, array<array<vec4<f32>, WNITER>, TM>>, p: Place) {
+    var a_reg: array<vec4<f32>, WMITER>;
+    var b_reg: array<vec4<f32>, WNITER>;
     for (var k = 0u; k < BK; k++) {
+        // One vec4 per patch, a sub-tile apart.
         for (var wm = 0u; wm < WMITER; wm++) {
-            for (var i = 0u; i < TM / 4u; i++) {
-                a_reg[wm * TM / 4u + i] = a_tiles[pair][k][(p.tr + wm * SUB_M) / 4u + i];
-            }
+            a_reg[wm] = a_tiles[pair][k][(p.tr + wm * SUB_M) / 4u];
         }
         for (var wn = 0u; wn < WNITER; wn++) {
-            for (var j = 0u; j < TN / 4u; j++) {
-                b_reg[wn * TN / 4u + j] = b_tiles[pair][k][(p.tc + wn * SUB_N) / 4u + j];
-            }
+            b_reg[wn] = b_tiles[pair][k][(p.tc + wn * SUB_N) / 4u];
         }
-        for (var i = 0u; i < WMITER * TM; i++) {
-            let a_i = a_reg[i / 4u][i % 4u];
-            for (var j = 0u; j < WNITER * TN / 4u; j++) {
-                (*acc)[i][j] = fma(vec4<f32>(a_i), b_reg[j], (*acc)[i][j]);
+        // The components written out, so that no index into a vector varies.
+        for (var wm = 0u; wm < WMITER; wm++) {
+            let av = a_reg[wm];
+            for (var wn = 0u; wn < WNITER; wn++) {
+                let bv = b_reg[wn];
+                (*acc)[wm * 4u][wn] = fma(vec4<f32>(av.x), bv, (*acc)[wm * 4u][wn]);
+                (*acc)[wm * 4u + 1u][wn] = fma(vec4<f32>(av.y), bv, (*acc)[wm * 4u + 1u][wn]);
+                (*acc)[wm * 4u + 2u][wn] = fma(vec4<f32>(av.z), bv, (*acc)[wm * 4u + 2u][wn]);
+                (*acc)[wm * 4u + 3u][wn] = fma(vec4<f32>(av.w), bv, (*acc)[wm * 4u + 3u][wn]);
             }
         }
     }
@@ -131,7 +136,7 @@ fn sgemm_warptile(
 ) {
     var p = Place(wid.y * BM, wid.x * BN, 0u, 0u, tid);
     // BEGIN PUZZLE (roughly 8 lines)
-    // Warps take warp tiles row by row: BN / WN of them per row.
+    // Warps take warp tiles row by row, BN / WN of them per row.
     let warp = tid / WARP;
     let lane = tid % WARP;
     let warp_row = warp / (BN / WN);
@@ -139,10 +144,10 @@ fn sgemm_warptile(
     // Lanes take patches of the sub-tile the same way, LANE_COLS per row.
     let lane_row = lane / LANE_COLS;
     let lane_col = lane % LANE_COLS;
-    p.tr = warp_row * WM + lane_row * TM;
-    p.tc = warp_col * WN + lane_col * TN;
+    p.tr = warp_row * WM + lane_row * 4u;
+    p.tc = warp_col * WN + lane_col * 4u;
     // END PUZZLE
-    var acc: array<array<vec4<f32>, WNITER * TN / 4u>, WMITER * TM>;
+    var acc: array<array<vec4<f32>, WNITER>, TM>;
     let tiles = (size + BK - 1u) / BK;
 
     // Step 4's pipeline.
@@ -161,11 +166,11 @@ fn sgemm_warptile(
         }
         workgroupBarrier();
     }
-    // Each row of each patch goes out as TN / 4 vec4 stores.
-    for (var i = 0u; i < WMITER * TM; i++) {
-        for (var j = 0u; j < WNITER * TN / 4u; j++) {
-            let row = p.row0 + p.tr + i / TM * SUB_M + i % TM;
-            let col = p.col0 + p.tc + j * 4u / TN * SUB_N + j * 4u % TN;
+    // Each row of each patch goes out as one vec4 store.
+    for (var i = 0u; i < TM; i++) {
+        for (var j = 0u; j < WNITER; j++) {
+            let row = p.row0 + p.tr + i / 4u * SUB_M + i % 4u;
+            let col = p.col0 + p.tc + j * SUB_N;
             if (row < size && col < size) {
                 out[(row * size + col) / 4u] = acc[i][j];
             }
