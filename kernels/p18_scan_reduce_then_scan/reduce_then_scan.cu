@@ -8,6 +8,8 @@
 // A tile is four rows of TPB float4s (16 * TPB floats). Thread t holds the
 // t-th float4 of every row, so each of its four loads is coalesced.
 #define TILE_QUADS (4 * TPB)
+// Launch 2 has a single block, and a narrow one: the partial sums are few.
+#define TPB_PARTIALS 32
 
 // One slot per warp, shared by the kernels' calls to scan_rows.
 __shared__ float4 warp_sums[TPB / WARP];
@@ -50,7 +52,7 @@ __device__ void store4(float* out, unsigned int q, float4 v, unsigned int size) 
     if (e + 2 < size) out[e + 2] = v.z;
 }
 
-// Given: a block-wide exclusive scan of `s`, the four rows at once (one per
+// Given: a block-wide exclusive scan of `s` (blocks of whole warps), the four rows at once (one per
 // component). A warp scans in registers with shuffles, one float4 per warp goes
 // through shared memory, and every thread adds up the slots before its own.
 // Sets `total` to the rows' sums. The second barrier lets the next call
@@ -77,7 +79,7 @@ __device__ float4 scan_rows(float4 s, float4& total) {
     }
     __syncthreads();
     total = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (unsigned int w = 0; w < TPB / WARP; w++) {
+    for (unsigned int w = 0; w < blockDim.x / WARP; w++) {
         float4 g = warp_sums[w];
         if (w < warp) {
             before = add4(before, g);
@@ -110,18 +112,29 @@ extern "C" __global__ void chunk_sums(float* partials, const float* a, unsigned 
         float4 v3 = load4(a, q + 3 * TPB, size);
         sums = add4(sums, make_float4(lanes_sum(v0), lanes_sum(v1), lanes_sum(v2), lanes_sum(v3)));
     }
-    float4 total;
-    scan_rows(sums, total);
+    // Puzzle 17's block sum: warp shuffles, then one slot per warp.
+    float value = lanes_sum(sums);
+    for (unsigned int offset = WARP / 2; offset > 0; offset /= 2) {
+        value += __shfl_down_sync(FULL_MASK, value, offset);
+    }
+    if (threadIdx.x % WARP == 0) {
+        warp_sums[threadIdx.x / WARP] = make_float4(value, 0.0f, 0.0f, 0.0f);
+    }
+    __syncthreads();
     if (threadIdx.x == 0) {
-        partials[blockIdx.x] = lanes_sum(total);
+        float total = 0.0f;
+        for (unsigned int w = 0; w < TPB / WARP; w++) {
+            total += warp_sums[w].x;
+        }
+        partials[blockIdx.x] = total;
     }
 }
 
 // Launch 2, given: one block replaces the `count` sums by their exclusive
-// scan, TPB at a time, carrying the total from one batch to the next.
+// scan, TPB_PARTIALS at a time, carrying the total from one batch to the next.
 extern "C" __global__ void scan_partials(float* partials, unsigned int count) {
     float carry = 0.0f;
-    for (unsigned int base = 0; base < count; base += TPB) {
+    for (unsigned int base = 0; base < count; base += TPB_PARTIALS) {
         unsigned int j = base + threadIdx.x;
         float v = (j < count) ? partials[j] : 0.0f;
         // Only the first component is used.
