@@ -539,15 +539,17 @@ impl Backend for WgpuBackend {
         let dispatch = |encoder: &mut wgpu::CommandEncoder, run: usize| {
             let bind_group = &sets[run % sets.len()].1;
             for (step, (launch, pipeline)) in pipelines.iter().enumerate() {
-                let timestamp_writes =
-                    queries
-                        .as_ref()
-                        .filter(|_| run == 0 || timed(run))
-                        .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
-                            query_set: set,
-                            beginning_of_pass_write_index: (step == 0).then_some(2 * run as u32),
-                            end_of_pass_write_index: (step == last).then_some(2 * run as u32 + 1),
-                        });
+                let timestamp_writes = queries
+                    .as_ref()
+                    .filter(|_| run == 0 || timed(run))
+                    // A middle step of three or more writes no timestamp:
+                    // wgpu refuses a pass that names neither index.
+                    .filter(|_| step == 0 || step == last)
+                    .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: (step == 0).then_some(2 * run as u32),
+                        end_of_pass_write_index: (step == last).then_some(2 * run as u32 + 1),
+                    });
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(&launch.kernel),
                     timestamp_writes,
