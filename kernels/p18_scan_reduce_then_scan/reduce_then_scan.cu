@@ -2,7 +2,7 @@
 // fixed grid. Each block owns a run of whole tiles (its chunk): launch 1 sums
 // every chunk, launch 2 turns the sums into offsets, launch 3 scans every chunk
 // again, starting from its offset.
-#define TPB 256
+#define TPB 64
 #define WARP 32
 #define FULL_MASK 0xffffffffu
 // A tile is four rows of TPB float4s (16 * TPB floats). Thread t holds the

@@ -2,7 +2,7 @@
 // fixed grid. Each workgroup owns a run of whole tiles (its chunk): dispatch 1
 // sums every chunk, dispatch 2 turns the sums into offsets, dispatch 3 scans
 // every chunk again, starting from its offset.
-const TPB: u32 = 256u;
+const TPB: u32 = 64u;
 // A tile is four rows of TPB vec4s (16 * TPB floats). Invocation t holds the
 // t-th vec4 of every row, so each of its four loads is coalesced.
 const TILE_QUADS: u32 = 4u * TPB;
@@ -78,7 +78,7 @@ fn chunk(g: u32, groups: u32) -> vec2<u32> {
 }
 
 // Dispatch 1, given: the sum of each workgroup's chunk, as in puzzle 17.
-@compute @workgroup_size(256)
+@compute @workgroup_size(TPB)
 fn chunk_sums(
     @builtin(local_invocation_id) lid: vec3<u32>,
     @builtin(workgroup_id) wid: vec3<u32>,
@@ -142,7 +142,7 @@ fn scan_partials(
 
 // Dispatch 3: each workgroup scans its chunk again, tile by tile, starting
 // from its offset.
-@compute @workgroup_size(256)
+@compute @workgroup_size(TPB)
 fn scan_chunks(
     @builtin(local_invocation_id) lid: vec3<u32>,
     @builtin(workgroup_id) wid: vec3<u32>,
