@@ -9,7 +9,7 @@
 //! sizes: bench          # the specs' `bench` sizes (default: teaching)
 //! targets:              # optional: a verdict per recorded GPU
 //!   - { puzzle: p14_matmul_tiled, percent: 90 }
-//! speedups:             # optional: time ratios at equal sizes, per recorded GPU
+//! speedups:             # optional: time ratios at equal sizes (the constants both set), per GPU
 //!   - { of: p14_matmul_tiled, over: p14_matmul_naive }
 //! baseline:              # optional, bench sizes: a vendor library on the same GPU
 //!   name: sgemm          # a case of results/baselines/*.json
@@ -655,13 +655,28 @@ fn baseline_verdict(target: &Target, row: &Row, case: &BaselineCase, library: &s
     )
 }
 
+/// Whether two rows ran at the same sizes: every constant that both bench
+/// cases set has one value (a kernel's own tile sizes do not keep it from
+/// being compared with another's at the same `SIZE`). Teaching rows match
+/// teaching rows.
+fn same_sizes(a: &Row, b: &Row) -> bool {
+    match (&a.case, &b.case) {
+        (Some(x), Some(y)) => {
+            let shared: Vec<_> = x.keys().filter(|k| y.contains_key(*k)).collect();
+            !shared.is_empty() && shared.iter().all(|k| x[*k] == y[*k])
+        }
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 /// "`a` against `b`: 1.83× as fast at BLOCKS=132, SIZE=2^26 (…)", from the rows of one GPU.
 fn speedup_line(speedup: &Speedup, rows: &[Row]) -> String {
     let mut parts = Vec::new();
     for fast in rows.iter().filter(|r| r.id == speedup.of) {
         let slow = rows
             .iter()
-            .find(|r| r.id == speedup.over && r.sizes == fast.sizes);
+            .find(|r| r.id == speedup.over && same_sizes(r, fast));
         let (Some(slow), Ok(f)) = (slow, &fast.placement) else {
             continue;
         };
@@ -690,4 +705,43 @@ fn speedup_line(speedup: &Speedup, rows: &[Row]) -> String {
         speedup.over,
         parts.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(case: Option<&[(&str, i64)]>) -> Row {
+        Row {
+            id: "p".into(),
+            sizes: None,
+            case: case.map(|c| c.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            headline: false,
+            flops: None,
+            bytes: 0,
+            placement: Err(String::new()),
+            bench: None,
+        }
+    }
+
+    #[test]
+    fn rows_pair_on_the_constants_both_set() {
+        let size = |n| vec![("SIZE", n)];
+        let tiled = |n, bk| vec![("SIZE", n), ("BK", bk), ("BM", 128)];
+        // (one case, the other, whether they are at the same sizes)
+        let cases: [(Option<Vec<(&str, i64)>>, Option<Vec<(&str, i64)>>, bool); 7] = [
+            (None, None, true),
+            (Some(size(4096)), None, false),
+            (Some(size(4096)), Some(size(4096)), true),
+            (Some(size(4096)), Some(size(2048)), false),
+            (Some(size(4096)), Some(tiled(4096, 8)), true),
+            (Some(tiled(4096, 16)), Some(tiled(4096, 8)), false),
+            (Some(vec![("TILE", 32)]), Some(size(4096)), false),
+        ];
+        for (a, b, want) in cases {
+            let (a, b) = (row(a.as_deref()), row(b.as_deref()));
+            assert_eq!(same_sizes(&a, &b), want, "{:?} {:?}", a.case, b.case);
+            assert_eq!(same_sizes(&b, &a), want, "{:?} {:?}", b.case, a.case);
+        }
+    }
 }

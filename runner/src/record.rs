@@ -509,6 +509,13 @@ mod tests {
         assert_eq!(large.shape, [1000]);
         assert_eq!(large.unwritten.len(), RECORDED_VALUES);
         assert!(!large.passed(), "the verdict survives");
+        // A slimmed buffer with wrong elements still says so, without its values.
+        let mut wrong = large.clone();
+        wrong.unwritten.clear();
+        wrong.wrong = vec![3, 4];
+        let problems = wrong.problems();
+        assert!(problems[0].contains("2 of 1000 elements"), "{problems:?}");
+        assert!(problems[0].contains("keeps no values"), "{problems:?}");
     }
 
     #[test]

@@ -74,7 +74,18 @@ impl BufferCheck {
     /// Elements written with the wrong value, the first one spelled out.
     pub fn wrong_problem(&self) -> Option<String> {
         let &first = self.wrong.first()?;
-        let got = self.got[first].unwrap_or_default();
+        // A recording keeps no values of a long buffer, only which elements were wrong.
+        let (Some(got), Some(want)) = (self.got.get(first), self.expected.get(first)) else {
+            return Some(format!(
+                "{} of {} elements of `{}` are wrong: {} (the recording keeps no values of a \
+                 buffer this long)",
+                self.wrong.len(),
+                self.len(),
+                self.name,
+                self.indices(&self.wrong)
+            ));
+        };
+        let got = got.unwrap_or_default();
         // GPUs replace a NaN's payload with their own, so a value computed from
         // the poison arrives as a plain NaN: say where NaNs come from here.
         let why = if got.is_nan() {
@@ -92,7 +103,7 @@ impl BufferCheck {
             self.indices(&self.wrong),
             self.index(first),
             format_value(got),
-            format_value(self.expected[first])
+            format_value(*want)
         ))
     }
 
