@@ -729,7 +729,8 @@ mod tests {
         let size = |n| vec![("SIZE", n)];
         let tiled = |n, bk| vec![("SIZE", n), ("BK", bk), ("BM", 128)];
         // (one case, the other, whether they are at the same sizes)
-        let cases: [(Option<Vec<(&str, i64)>>, Option<Vec<(&str, i64)>>, bool); 7] = [
+        type Case<'a> = Option<Vec<(&'a str, i64)>>;
+        let cases: [(Case, Case, bool); 7] = [
             (None, None, true),
             (Some(size(4096)), None, false),
             (Some(size(4096)), Some(size(4096)), true),
