@@ -63,29 +63,7 @@ pub fn dir(root: &Path) -> PathBuf {
 
 /// Every baseline under `dir`; a file that does not parse is reported, not fatal.
 pub fn load_all(dir: &Path) -> (Vec<Baseline>, Vec<String>) {
-    let mut found = Vec::new();
-    let mut problems = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return (found, problems);
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    for path in paths {
-        match std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<Baseline>(&t).map_err(|e| e.to_string()))
-        {
-            Ok(b) => found.push(b),
-            Err(e) => problems.push(format!(
-                "{}: ignored, it does not parse: {e}",
-                path.display()
-            )),
-        }
-    }
-    (found, problems)
+    crate::record::load_json_files(dir)
 }
 
 #[cfg(test)]

@@ -337,10 +337,17 @@ pub fn lookup_bench<'a>(
 
 /// Every recording under `dir`; a file that does not parse is reported, not fatal.
 pub fn load_all(dir: &Path) -> (Vec<Recording>, Vec<String>) {
-    let mut recordings = Vec::new();
+    load_json_files(dir)
+}
+
+/// Every `*.json` file directly under `dir`, parsed as a `T`, in file-name
+/// order; a file that does not parse is reported, not fatal. A missing folder
+/// holds nothing.
+pub fn load_json_files<T: serde::de::DeserializeOwned>(dir: &Path) -> (Vec<T>, Vec<String>) {
+    let mut found = Vec::new();
     let mut problems = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return (recordings, problems);
+        return (found, problems);
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -350,16 +357,16 @@ pub fn load_all(dir: &Path) -> (Vec<Recording>, Vec<String>) {
     for path in paths {
         match std::fs::read_to_string(&path)
             .map_err(|e| e.to_string())
-            .and_then(|t| serde_json::from_str::<Recording>(&t).map_err(|e| e.to_string()))
+            .and_then(|t| serde_json::from_str::<T>(&t).map_err(|e| e.to_string()))
         {
-            Ok(r) => recordings.push(r),
+            Ok(r) => found.push(r),
             Err(e) => problems.push(format!(
                 "{}: ignored, it does not parse: {e}",
                 path.display()
             )),
         }
     }
-    (recordings, problems)
+    (found, problems)
 }
 
 /// The recorded results for one kernel variant, current or stale, one per recording that has it.
