@@ -500,36 +500,51 @@ pub fn render(
 fn target_verdict(target: &Target, rows: &[Row]) -> String {
     let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
     let placed = row.and_then(|r| r.placement.as_ref().ok());
-    let binding = placed.and_then(|p| p.binding.as_ref());
-    match binding {
+    match placed.and_then(|p| p.binding.as_ref()) {
         Some(b) => {
             let roof = match b.roof {
                 Roof::Memory => "memory (streaming bandwidth)",
                 Roof::Compute => "compute (FP32)",
             };
-            let met = b.percent >= target.percent;
-            let wrong = row
-                .and_then(|r| r.bench.as_ref())
-                .is_some_and(|b| matches!(b.checked, Checked::Failed(_)));
-            format!(
-                "<p class=\"puzzle-target {}\">Target: <code>{}</code> at ≥ {} % of the measured {roof} roof. Achieved {:.1} %, {:.2}× the target: <strong>{}</strong>.</p>",
-                if met && !wrong { "met" } else { "missed" },
-                target.puzzle,
-                target.percent,
-                b.percent,
-                b.percent / target.percent,
-                match (met, wrong) {
-                    (_, true) => "missed (the output is wrong)",
-                    (true, false) => "met",
-                    (false, false) => "missed",
-                }
-            )
+            let of = format!("the measured {roof} roof");
+            verdict(target, &of, Some((b.percent, row.is_some_and(wrong))))
         }
-        None => format!(
-            "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of the measured roof: no current recording on this GPU.</p>",
-            target.puzzle, target.percent
-        ),
+        None => verdict(target, "the measured roof", None),
     }
+}
+
+/// Whether a row's benchmark output failed its check.
+fn wrong(row: &Row) -> bool {
+    row.bench
+        .as_ref()
+        .is_some_and(|b| matches!(b.checked, Checked::Failed(_)))
+}
+
+/// "Target: `x` at ≥ 90 % of {of}. Achieved 93.1 %, 1.03× the target: met.",
+/// from the achieved percentage and whether the output was wrong (a wrong
+/// output misses whatever the time); `None` when nothing current was recorded.
+fn verdict(target: &Target, of: &str, achieved: Option<(f64, bool)>) -> String {
+    let Some((percent, wrong)) = achieved else {
+        return format!(
+            "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {of}: \
+             no current recording on this GPU.</p>",
+            target.puzzle, target.percent
+        );
+    };
+    let met = percent >= target.percent && !wrong;
+    format!(
+        "<p class=\"puzzle-target {}\">Target: <code>{}</code> at ≥ {} % of {of}. Achieved \
+         {percent:.1} %, {:.2}× the target: <strong>{}</strong>.</p>",
+        if met { "met" } else { "missed" },
+        target.puzzle,
+        target.percent,
+        percent / target.percent,
+        match (met, wrong) {
+            (_, true) => "missed (the output is wrong)",
+            (true, _) => "met",
+            (false, _) => "missed",
+        }
+    )
 }
 
 /// The library's time on this GPU at each size it was timed at, and each
@@ -591,15 +606,12 @@ fn baseline_section(
     };
     for row in rows {
         let Some(case) = case_of(row) else { continue };
-        let cells = match (&row.placement, row.flops) {
-            (Ok(p), Some(flops)) => {
-                let gflop_s = flops as f64 / (p.median_ms * 1e6);
-                format!(
-                    "{} | {gflop_s:.0} | {:.1}%",
-                    runner::timing::format_ms(p.median_ms),
-                    100.0 * gflop_s / case.gflop_s()
-                )
-            }
+        let cells = match (&row.placement, percent_of(case, row)) {
+            (Ok(p), Some(percent)) => format!(
+                "{} | {:.0} | {percent:.1}%",
+                runner::timing::format_ms(p.median_ms),
+                p.achieved_gflop_s.unwrap_or_default()
+            ),
             (Err(why), _) => format!("{why} | – | –"),
             (Ok(_), None) => "no FLOPs in the spec | – | –".into(),
         };
@@ -612,47 +624,27 @@ fn baseline_section(
     }
     for target in &wanted.targets {
         let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
-        let verdict = match row.and_then(|r| Some((r, case_of(r)?))) {
-            Some((row, case)) => baseline_verdict(target, row, case, &baseline.library),
+        let line = match row.and_then(|r| Some((r, case_of(r)?))) {
+            Some((row, case)) => verdict(
+                target,
+                &baseline.library,
+                percent_of(case, row).map(|p| (p, wrong(row))),
+            ),
             None => format!(
                 "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {}: \
                  the library was not timed at its headline size on this GPU.</p>",
                 target.puzzle, target.percent, baseline.library
             ),
         };
-        let _ = write!(md, "\n{verdict}\n");
+        let _ = write!(md, "\n{line}\n");
     }
     md
 }
 
-/// "Target: `x` at ≥ 90 % of cuBLAS. Achieved 93.1 %, 1.03× the target: met."
-fn baseline_verdict(target: &Target, row: &Row, case: &BaselineCase, library: &str) -> String {
-    let (Ok(placement), Some(flops)) = (&row.placement, row.flops) else {
-        return format!(
-            "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {library}: \
-             no current recording of its headline case on this GPU.</p>",
-            target.puzzle, target.percent
-        );
-    };
-    let percent = 100.0 * (flops as f64 / (placement.median_ms * 1e6)) / case.gflop_s();
-    let wrong = row
-        .bench
-        .as_ref()
-        .is_some_and(|b| matches!(b.checked, Checked::Failed(_)));
-    let met = percent >= target.percent && !wrong;
-    format!(
-        "<p class=\"puzzle-target {}\">Target: <code>{}</code> at ≥ {} % of {library}. Achieved \
-         {percent:.1} %, {:.2}× the target: <strong>{}</strong>.</p>",
-        if met { "met" } else { "missed" },
-        target.puzzle,
-        target.percent,
-        percent / target.percent,
-        match (met, wrong) {
-            (_, true) => "missed (the output is wrong)",
-            (true, _) => "met",
-            (false, _) => "missed",
-        }
-    )
+/// A kernel row's FLOP rate as a percentage of the library's at the same size.
+fn percent_of(case: &BaselineCase, row: &Row) -> Option<f64> {
+    let gflop_s = row.placement.as_ref().ok()?.achieved_gflop_s?;
+    Some(100.0 * gflop_s / case.gflop_s())
 }
 
 /// Whether two rows ran at the same sizes: every constant that both bench
