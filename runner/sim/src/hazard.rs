@@ -1,5 +1,7 @@
 //! The checks: data races, out-of-bounds indices, reads of workgroup memory
-//! nobody wrote, and barriers some invocations never reach.
+//! nobody wrote, and barriers some invocations never reach. The race rule
+//! and the check of every access ([`check_access`]) live here; the
+//! interpreter calls them.
 //!
 //! Races are found from the happens-before order, not from the schedule that
 //! happened to run: two accesses to one element conflict when they come from
@@ -183,6 +185,91 @@ impl LineMap for TextLines {
     fn line(&self, span: Span) -> usize {
         let offset = span.to_range().map(|r| r.start).unwrap_or(0);
         self.starts.partition_point(|&s| s <= offset).max(1)
+    }
+}
+
+/// How the messages name things: an invocation by its number in the
+/// dispatch, a leaf of the variable being accessed. Only asked for when a
+/// new hazard is reported (the check runs on every access).
+pub trait Names {
+    fn invocation(&self, number: u32) -> String;
+    fn element(&self, leaf: usize) -> String;
+}
+
+/// The memory an access touches, as the checks need to know it.
+#[derive(Debug, Clone, Copy)]
+pub struct Memory {
+    /// Workgroup memory (barriers: `workgroupBarrier`; reads of unwritten
+    /// slots are reported), or a storage buffer (`storageBarrier`).
+    pub workgroup: bool,
+    /// "workgroup memory", "storage buffer".
+    pub described: &'static str,
+}
+
+/// Checks an access by `now` to the leaves whose shadows are `shadows`
+/// (`first` being the first leaf's index), against the race rule and, for
+/// reads of workgroup memory, for slots nobody wrote; a new hazard is added
+/// to `hazards` at `now`'s line.
+#[allow(clippy::too_many_arguments)]
+pub fn check_access(
+    hazards: &mut Hazards,
+    lines: &dyn LineMap,
+    shadows: &mut [Shadow],
+    first: usize,
+    memory: Memory,
+    now: Access,
+    write: bool,
+    names: &dyn Names,
+) {
+    let span = now.span;
+    for (offset, shadow) in shadows.iter_mut().enumerate() {
+        let leaf = first + offset;
+        let uninitialized = !write && memory.workgroup && !shadow.written;
+        let conflict = if write {
+            shadow.write(now)
+        } else {
+            shadow.read(now)
+        };
+        if uninitialized && !hazards.known(Kind::Uninitialized, lines.line(span)) {
+            let message = format!(
+                "{} reads {} before any invocation of its workgroup wrote it. WGSL \
+                 fills workgroup memory with zeros, so this reads 0; CUDA's shared memory \
+                 would hold whatever was there. Write every slot you read, or do not read it",
+                names.invocation(now.invocation),
+                names.element(leaf),
+            );
+            hazards.add(Kind::Uninitialized, lines.line(span), span, message);
+        }
+        let Some((other, other_wrote)) = conflict else {
+            continue;
+        };
+        if hazards.known(Kind::Race, lines.line(span)) {
+            continue;
+        }
+        let verb = |w: bool| if w { "writes" } else { "reads" };
+        let why = if other.workgroup != now.workgroup {
+            "invocations of different workgroups are never ordered within one dispatch \
+             (a barrier waits for its own workgroup only): split the work into two launches"
+                .to_string()
+        } else {
+            let barrier = if memory.workgroup {
+                "workgroupBarrier()"
+            } else {
+                "storageBarrier()"
+            };
+            format!("no {barrier} lies between the two accesses, so either may come first")
+        };
+        let message = format!(
+            "{} {} {} ({}) here, and {} {} it at line {}; {why}",
+            names.invocation(now.invocation),
+            verb(write),
+            names.element(leaf),
+            memory.described,
+            names.invocation(other.invocation),
+            verb(other_wrote),
+            lines.line(other.span),
+        );
+        hazards.add(Kind::Race, lines.line(span), span, message);
     }
 }
 

@@ -1,41 +1,12 @@
 //! Memory the simulator runs on: every variable is a flat run of scalar
-//! leaves, and a pointer is a variable, an offset into its leaves and the
-//! type it points at. Indexing a pointer checks the index against the
-//! array's length (a check, not a clamp: see [`super::exec`]).
+//! leaves (pointers into them are [`super::pointer`]'s), and the layout of
+//! the module's types in leaves. Indexing a pointer checks the index against
+//! the array's length (a check, not a clamp: see [`super::exec`]).
 
 use super::hazard::Shadow;
+use super::pointer::Pointee;
 use super::value::{Scalar, Value};
 use naga::{ArraySize, Handle, Module, ScalarKind, Type, TypeInner, VectorSize};
-
-/// Which variable a pointer points into.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Root {
-    /// A module-scope variable, by its handle's index.
-    /// (`u32`s keep pointers, and so every [`Value`], small: values are
-    /// copied on every expression the interpreter evaluates.)
-    Global(u32),
-    /// A function's local variable, in the call frame at depth `frame`.
-    Local { frame: u32, var: u32 },
-}
-
-/// What a pointer points at.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Pointee {
-    Type(Handle<Type>),
-    /// A component of a vector (`&v[i]`), which has no type of its own in the arena.
-    Scalar(ScalarKind),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ptr {
-    pub root: Root,
-    /// The first leaf pointed at.
-    pub offset: usize,
-    pub pointee: Pointee,
-    /// False once an index fell outside every element and guard band:
-    /// loads then read zeros and stores do nothing (the hazard is reported).
-    pub valid: bool,
-}
 
 /// A module-scope variable's storage.
 #[derive(Debug, Clone)]

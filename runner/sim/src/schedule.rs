@@ -17,11 +17,13 @@
 //! Subgroup operations order no memory for the race check: only
 //! workgroup and storage barriers do.
 
-use super::exec::{Fault, Ids, Invocation, Pending, Program, Shared, State, SubgroupOp, triple};
+use super::exec::{Invocation, Pending, State, SubgroupOp};
 use super::hazard::Kind;
 use super::memory::Space;
+use super::program::{Fault, Program};
+use super::shared::{Ids, Shared, triple};
 use super::value::{self, Scalar, Value};
-use crate::Launch;
+use crate::launch::Launch;
 use naga::{Barrier, Span};
 
 /// SplitMix64: a small seeded generator, so a schedule can be replayed.

@@ -6,7 +6,7 @@
 //! are taken modulo the bit width. None of these may panic: a learner's kernel
 //! must never crash the checker.
 
-use super::memory::Ptr;
+use super::pointer::Ptr;
 use naga::{BinaryOperator, MathFunction, ScalarKind, UnaryOperator};
 
 /// One leaf of memory or of a value.
