@@ -28,6 +28,7 @@ use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
+use puzzle_core::source::diag::Located;
 use runner::book::load::BookFiles;
 use runner::perf::baseline::{self, Baseline};
 use runner::perf::record::schema::Recording;
@@ -72,7 +73,28 @@ impl Session {
         }
     }
 
-    /// Every puzzle of the book, loaded once, on the first roofline block.
+    /// The puzzles of the chapter at `file`, in the order it declares them.
+    /// From the book, read once for every chapter; where the book does not
+    /// load, from the chapter alone, so its own problems are named (and
+    /// under `continue` a broken chapter spoils only its own page).
+    fn chapter_puzzles(&self, file: &Path) -> Result<Vec<Puzzle>, Vec<Located>> {
+        if let Ok(book) = self.book() {
+            let mut found: Vec<Puzzle> = book
+                .puzzles
+                .iter()
+                .filter(|p| p.chapter == file)
+                .cloned()
+                .collect();
+            found.sort_by_key(|p| p.spec.origin.first_line);
+            return Ok(found);
+        }
+        // The source, not mdBook's text: its kernel lines still know their files.
+        let source = std::fs::read_to_string(file)
+            .map_err(|e| vec![Located::new(file, 0, format!("cannot read: {e}"))])?;
+        chapter_puzzles(&source, file, &self.files)
+    }
+
+    /// Every puzzle of the book, loaded once.
     fn book(&self) -> Result<&puzzle_core::chapter::book::Book, String> {
         self.book
             .get_or_init(|| {
@@ -188,10 +210,7 @@ pub fn process_chapter(
         return Ok((content.to_string(), vec![]));
     }
     let mut problems = Vec::new();
-    // The source, not `content`: its kernel lines still know their files.
-    let source =
-        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let puzzles = match chapter_puzzles(&source, file, &session.files) {
+    let puzzles = match session.chapter_puzzles(file) {
         Ok(p) => p,
         Err(errors) => {
             let message: Vec<String> = errors.iter().map(ToString::to_string).collect();

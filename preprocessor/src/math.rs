@@ -24,9 +24,14 @@ const DELIMITERS: &[(&str, &str, bool)] = &[
 /// that does not parse (with its line).
 pub fn render(markdown: &str) -> Result<String, String> {
     let code = code_ranges(markdown);
+    let opens = openings(markdown, &code);
     let mut out = String::with_capacity(markdown.len());
     let mut at = 0;
-    while let Some((start, open, close, display)) = next_open(markdown, at, &code) {
+    for &(start, open, close, display) in &opens {
+        // Inside a formula already rendered (a `$$` closing a display is not an opening).
+        if start < at {
+            continue;
+        }
         let body_start = start + open.len();
         let Some(len) = markdown[body_start..].find(close) else {
             let line = markdown[..start].lines().count() + 1;
@@ -47,23 +52,27 @@ pub fn render(markdown: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// The earliest opening delimiter at or after `from` that is not in code.
-fn next_open(
-    markdown: &str,
-    from: usize,
-    code: &[Range<usize>],
-) -> Option<(usize, &'static str, &'static str, bool)> {
-    let mut from = from;
-    loop {
-        let (start, open, close, display) = DELIMITERS
-            .iter()
-            .filter_map(|&(o, c, d)| markdown[from..].find(o).map(|i| (from + i, o, c, d)))
-            .min_by_key(|&(i, ..)| i)?;
-        match code.iter().find(|r| r.contains(&start)) {
-            Some(r) => from = r.end,
-            None => return Some((start, open, close, display)),
-        }
-    }
+/// Every place a delimiter could open a formula, outside code, in order:
+/// found in one pass per delimiter (searching again from each formula made
+/// long chapters quadratic).
+type Opening = (usize, &'static str, &'static str, bool);
+
+fn openings(markdown: &str, code: &[Range<usize>]) -> Vec<Opening> {
+    let mut found: Vec<Opening> = DELIMITERS
+        .iter()
+        .flat_map(|&(open, close, display)| {
+            markdown
+                .match_indices(open)
+                .map(move |(at, _)| (at, open, close, display))
+        })
+        .filter(|&(at, ..)| {
+            // Code ranges are sorted and disjoint: the last one starting at or before `at`.
+            let i = code.partition_point(|r| r.start <= at);
+            i == 0 || !code[i - 1].contains(&at)
+        })
+        .collect();
+    found.sort_by_key(|&(at, ..)| at);
+    found
 }
 
 /// Byte ranges of code blocks, code spans and raw HTML blocks.

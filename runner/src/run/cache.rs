@@ -75,6 +75,24 @@ impl ResultCache {
         let _ = self.write(&self.path(key), report);
     }
 
+    /// A fact about this engine on this machine that costs a device to find
+    /// out (which backend runs WGSL here), read from the cache, or found by
+    /// `find` and kept. A warm build then opens no device at all.
+    pub fn remembered(&self, fact: &str, find: impl FnOnce() -> String) -> String {
+        let mut h = blake3::Hasher::new();
+        for part in [engine_identity(), machine_identity(), fact] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        let path = self.dir.join(format!("fact-{}.txt", h.finalize().to_hex()));
+        if let Ok(known) = std::fs::read_to_string(&path) {
+            return known;
+        }
+        let found = find();
+        let _ = crate::atomic_file::write(&path, found.as_bytes());
+        found
+    }
+
     fn write(&self, path: &Path, report: &RunReport) -> std::io::Result<()> {
         crate::atomic_file::write(path, serde_json::to_string(report)?.as_bytes())
     }

@@ -30,6 +30,8 @@ pub struct Runner {
     backends: BTreeMap<BackendKind, LazyBackend>,
     /// Book builds reuse earlier results; tests and the CLI always run.
     cache: Option<ResultCache>,
+    /// Where WGSL runs here by default, once known.
+    wgsl_default: OnceLock<BackendKind>,
 }
 
 impl Runner {
@@ -42,6 +44,7 @@ impl Runner {
             settings,
             backends,
             cache: None,
+            wgsl_default: OnceLock::new(),
         }
     }
 
@@ -64,13 +67,28 @@ impl Runner {
     /// Where a language runs by default: WGSL on wgpu, or, on a machine with
     /// no Vulkan, Metal or DX12 adapter at all, on the CPU checker, so every
     /// WGSL result is still real; CUDA C on the CUDA backend.
+    ///
+    /// Finding out opens wgpu; with a cache, the answer is kept there, so a
+    /// warm book build opens no device.
     pub fn default_backend(&self, lang: Lang) -> BackendKind {
-        let kind = BackendKind::for_lang(lang);
-        if kind == BackendKind::Wgpu && self.backend(kind).is_err() {
-            BackendKind::Sim
-        } else {
-            kind
+        if lang == Lang::Cuda {
+            return BackendKind::Cuda;
         }
+        *self.wgsl_default.get_or_init(|| {
+            let find = || match self.backend(BackendKind::Wgpu) {
+                Ok(_) => BackendKind::Wgpu.to_string(),
+                Err(_) => BackendKind::Sim.to_string(),
+            };
+            let found = match &self.cache {
+                Some(cache) => cache.remembered("the backend that runs WGSL", find),
+                None => find(),
+            };
+            if found == BackendKind::Sim.to_string() {
+                BackendKind::Sim
+            } else {
+                BackendKind::Wgpu
+            }
+        })
     }
 
     /// Runs one variant of a puzzle's kernel in `lang`, at the teaching size, on its default backend.
