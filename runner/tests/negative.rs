@@ -363,6 +363,20 @@ const NEED_A_GPU: &[&str] = &[
     "too_much_dynamic_shared",
 ];
 
+/// WGSL kernels right only at some subgroup sizes: (file, puzzle, sizes at
+/// which the CPU checker must pass it, sizes at which it must fail it). The
+/// passing sizes show the trap: the kernel is right where its assumption
+/// holds. On wgpu, lavapipe (subgroups of 8) must fail it; other adapters skip.
+const SUBGROUP_SIZE_BOUND: &[(&str, &str, &[u32], &[u32])] = &[
+    // Part IV: slots sized and indexed for warps of 32.
+    (
+        "p21_warp_add_assumes_32.wgsl",
+        "p21_warp_add",
+        &[32],
+        &[8, 64],
+    ),
+];
+
 /// Launches no device accepts: (puzzle in limits_book, language, message part).
 const IMPOSSIBLE_LAUNCHES: &[(&str, Lang, &str)] = &[
     (
@@ -728,6 +742,9 @@ fn main() {
     for puzzle in ["subgroup_dot", "subgroup_scan"] {
         trials.extend(subgroups(puzzle));
     }
+    for &(file, puzzle, passes, fails) in SUBGROUP_SIZE_BOUND {
+        trials.extend(subgroup_size_bound(file, puzzle, passes, fails));
+    }
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = Book::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
@@ -914,6 +931,70 @@ fn subgroups(puzzle: &'static str) -> Vec<Trial> {
         .with_kind("wgpu"),
         Err(e) => Trial::test(name, || Ok(()))
             .with_kind(format!("skipped: {e}"))
+            .with_ignored_flag(true),
+    });
+    trials
+}
+
+/// `subgroup_size::{file}::sim{N}` and `::wgpu`: a fixture of
+/// [`SUBGROUP_SIZE_BOUND`] on the CPU checker with subgroups of N, passing or
+/// failing as the table says, and on lavapipe, which must fail it.
+fn subgroup_size_bound(
+    file: &'static str,
+    puzzle: &'static str,
+    passes: &'static [u32],
+    fails: &'static [u32],
+) -> Vec<Trial> {
+    use runner::backend::sim::SimBackend;
+    use runner::backend::{Backend, Job};
+    let path = fixtures().join("kernels").join(file);
+    let mut trials = Vec::new();
+    let cases = passes
+        .iter()
+        .map(|&s| (s, Status::Pass))
+        .chain(fails.iter().map(|&s| (s, Status::Fail)));
+    for (size, status) in cases {
+        let path = path.clone();
+        trials.push(
+            Trial::test(format!("subgroup_size::{file}::sim{size}"), move || {
+                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+                let spec = book
+                    .find(puzzle)?
+                    .spec
+                    .resolve(&Default::default())
+                    .map_err(|e| e.to_string())?;
+                let backend = SimBackend::with_seed(1).with_subgroup_size(size);
+                let job = Job::new(&spec, &source, 0, std::time::Duration::from_secs(5));
+                let report = runner::RunReport::new(
+                    &spec,
+                    Lang::Wgsl,
+                    Variant::File,
+                    BackendKind::Sim,
+                    Some(backend.device().clone()),
+                    backend.run(&job),
+                );
+                expect(&report, status)
+            })
+            .with_kind("sim"),
+        );
+    }
+    let name = format!("subgroup_size::{file}::wgpu");
+    let lavapipe = RUNNER
+        .backend(BackendKind::Wgpu)
+        .ok()
+        .filter(|b| b.runs_kernels() && b.device().name.contains("llvmpipe"));
+    trials.push(match lavapipe {
+        Some(_) => Trial::test(name, move || {
+            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            expect(
+                &run_file_on(BackendKind::Wgpu, &book, puzzle, &path, None)?,
+                Status::Fail,
+            )
+        })
+        .with_kind("wgpu"),
+        None => Trial::test(name, || Ok(()))
+            .with_kind("skipped: the wgpu adapter is not lavapipe (subgroups of 8)".to_string())
             .with_ignored_flag(true),
     });
     trials
