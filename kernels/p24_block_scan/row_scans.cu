@@ -15,7 +15,7 @@ extern "C" __global__ void row_scans(float* out, const float* a, unsigned int co
     // Columns past the end of the row add 0.
     float v = (t < cols) ? a[row * cols + t] : 0.0f;
 
-    // BEGIN PUZZLE (roughly 28 lines)
+    // BEGIN PUZZLE (roughly 30 lines)
     // 1. Each warp scans its own values: puzzle 23's loop, 32 lanes wide.
     float sum = v;
     for (unsigned int offset = 1; offset < WARP; offset *= 2) {
@@ -32,16 +32,17 @@ extern "C" __global__ void row_scans(float* out, const float* a, unsigned int co
     // 3. Warp 0 turns the totals into an exclusive scan, in place: slot w
     //    becomes the sum of the warps before warp w.
     if (warp == 0) {
-        float total = (lane < TPB / WARP) ? warp_totals[lane] : 0.0f;
-        float running = total;
+        float running = (lane < TPB / WARP) ? warp_totals[lane] : 0.0f;
         for (unsigned int offset = 1; offset < WARP; offset *= 2) {
             float below = __shfl_up_sync(FULL_MASK, running, offset);
             if (lane >= offset) {
                 running += below;
             }
         }
+        // Exclusive: the inclusive result of the lane below (Puzzle 23).
+        float before = __shfl_up_sync(FULL_MASK, running, 1);
         if (lane < TPB / WARP) {
-            warp_totals[lane] = running - total;
+            warp_totals[lane] = (lane == 0) ? 0.0f : before;
         }
     }
     __syncthreads();
