@@ -376,6 +376,14 @@ const SUBGROUP_SIZE_BOUND: &[(&str, &str, &[u32], &[u32])] = &[
         &[32],
         &[8, 64],
     ),
+    // Part IV: a broadcast from lane 0 of the subgroup, right only where a
+    // subgroup is one group of 8.
+    (
+        "p22_broadcast_whole_subgroup.wgsl",
+        "p22_group_broadcast",
+        &[8],
+        &[32, 64],
+    ),
     // Part IV: the ballot's first word taken for the whole ballot.
     ("p23_ballot_one_word.wgsl", "p23_compact", &[8, 32], &[64]),
 ];
