@@ -9,8 +9,9 @@
 //! first ([`math`]), so pages need no MathJax.
 //!
 //! Chapters are processed in parallel, one worker per CPU, and every run goes
-//! through the result cache (`runner::cache`), so a warm build runs nothing
-//! and editing one chapter under `mdbook serve` re-runs only what changed.
+//! through the result cache (`runner::run::cache`), so a warm build runs
+//! nothing and editing one chapter under `mdbook serve` re-runs only what
+//! changed.
 
 pub mod config;
 pub mod math;
@@ -21,13 +22,18 @@ use anyhow::{Context, Result, bail};
 use config::{Config, OnFailure};
 use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
-use runner::book::{Puzzle, chapter_puzzles};
-use runner::cache::ResultCache;
-use runner::extract::{self, BlockKind};
-use runner::kernel::Variant;
-use runner::record::{self, Recording};
-use runner::report::{RunReport, Status};
-use runner::{Runner, Settings};
+use puzzle_core::chapter::extract::{self, BlockKind};
+use puzzle_core::chapter::puzzle::{Puzzle, chapter_puzzles};
+use puzzle_core::check::execute::Settings;
+use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use runner::book::load::BookFiles;
+use runner::perf::baseline::{self, Baseline};
+use runner::perf::record::schema::Recording;
+use runner::perf::record::{self, store};
+use runner::run::cache::ResultCache;
+use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -40,10 +46,12 @@ pub struct Session {
     /// GPU results recorded by `runner record` (results/*.json).
     pub recordings: Vec<Recording>,
     /// Vendor libraries timed on the same GPUs (results/baselines/*.json).
-    pub baselines: Vec<runner::baseline::Baseline>,
+    pub baselines: Vec<Baseline>,
     /// The book's root: roofline blocks name puzzles of any chapter.
     pub root: PathBuf,
-    book: std::sync::OnceLock<Result<runner::Book, String>>,
+    book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, String>>,
+    /// The files chapters may include: those inside the book.
+    files: BookFiles,
 }
 
 impl Session {
@@ -58,16 +66,17 @@ impl Session {
             on_failure,
             recordings,
             baselines: Vec::new(),
+            files: BookFiles::new(&root),
             root,
             book: std::sync::OnceLock::new(),
         }
     }
 
     /// Every puzzle of the book, loaded once, on the first roofline block.
-    fn book(&self) -> Result<&runner::Book, String> {
+    fn book(&self) -> Result<&puzzle_core::chapter::book::Book, String> {
         self.book
             .get_or_init(|| {
-                runner::Book::load(&self.root).map_err(|errors| {
+                runner::book::load::load(&self.root).map_err(|errors| {
                     errors
                         .iter()
                         .map(ToString::to_string)
@@ -87,12 +96,13 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
         .get(&format!("preprocessor.{NAME}"))
         .context("reading [preprocessor.puzzles] in book.toml")?
         .unwrap_or_default();
-    let (recordings, mut failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
-    let (baselines, unreadable) = runner::baseline::load_all(&runner::baseline::dir(&ctx.root));
+    let (recordings, mut failures) = store::load_all(&ctx.root.join(record::RESULTS_DIR));
+    let (baselines, unreadable) = baseline::load_all(&baseline::dir(&ctx.root));
     failures.extend(unreadable);
     let settings = Settings {
         timing_samples: config.timing_samples,
         timeout: std::time::Duration::from_secs(config.timeout_seconds),
+        ..Settings::default()
     };
     let runner = if config.cache {
         Runner::with_cache(settings, ResultCache::new(ctx.root.join(&config.cache_dir)))
@@ -181,7 +191,7 @@ pub fn process_chapter(
     // The source, not `content`: its kernel lines still know their files.
     let source =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let puzzles = match chapter_puzzles(&source, file) {
+    let puzzles = match chapter_puzzles(&source, file, &session.files) {
         Ok(p) => p,
         Err(errors) => {
             let message: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -265,11 +275,7 @@ pub fn process_chapter(
 /// Also returns the problem, if any: a solution that does not pass, or a
 /// skeleton that does not fail (a backend missing here is not a problem: the
 /// page says so).
-fn kernel_section(
-    puzzle: &Puzzle,
-    lang: runner::Lang,
-    session: &Session,
-) -> (String, Option<String>) {
+fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Option<String>) {
     let run = |variant| session.runner.run(puzzle, lang, variant);
     let (skeleton, solution) = match (run(Variant::Skeleton), run(Variant::Solution)) {
         (Ok(skeleton), Ok(solution)) => (skeleton, solution),
@@ -306,7 +312,7 @@ fn kernel_section(
     let shown = |code, local, variant| render::Shown {
         code,
         local,
-        recorded: record::lookup(&session.recordings, puzzle, lang, variant),
+        recorded: store::lookup(&session.recordings, puzzle, lang, variant),
     };
     let text = render::kernel_block(
         lang,

@@ -4,11 +4,12 @@
 //! Pure functions of a spec and reports, so fixture tests can check them
 //! without a GPU.
 
-use runner::kernel::{Lang, Variant};
-use runner::record::Recorded;
-use runner::report::{RunReport, Status};
-use runner::spec::{Arg, Spec};
-use runner::verify::{format_values, format_values_short};
+use puzzle_core::judge::format::{format_values, format_values_short};
+use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::spec::model::{Arg, Spec};
+use runner::perf::record::schema::{Recorded, Recording};
 use std::fmt::Write;
 
 /// mdBook's highlight.js has no CUDA or WGSL: C++ and Rust are the closest it
@@ -204,7 +205,7 @@ fn recorded_results(recorded: &[Recorded]) -> String {
 /// Whether a recorded time says anything about the kernel: within a few
 /// empty-kernel launches (measured by `runner calibrate` on that GPU) it is
 /// the launch that was timed, and the page says so.
-fn launch_note(recording: &runner::record::Recording, report: &RunReport) -> Option<String> {
+fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
     let (ceilings, timing) = (recording.ceilings.as_ref()?, report.timing.as_ref()?);
     let elements = report
         .checks
@@ -212,8 +213,8 @@ fn launch_note(recording: &runner::record::Recording, report: &RunReport) -> Opt
         .map(|c| c.shape.iter().product::<usize>())
         .max()?;
     let empty = ceilings.launch_us.value;
-    let ratio = runner::roofline::launches(timing.median_ms, ceilings);
-    Some(if ratio < runner::roofline::LAUNCH_BOUND_FACTOR {
+    let ratio = runner::perf::roofline::launches(timing.median_ms, ceilings);
+    Some(if ratio < runner::perf::roofline::LAUNCH_BOUND_FACTOR {
         format!(
             "Launch-bound: {elements} elements. An empty kernel takes {empty:.1} µs on this GPU, so this time \
              ({:.1}× that) measures the launch, not the kernel.",
@@ -317,8 +318,10 @@ pub fn failure(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use runner::backend::{AccessCount, BackendKind, Execution, GlobalAccess, Outcome, OutputData};
-    use runner::spec::{AccessBound, PuzzleSpec};
+    use puzzle_core::run::backend::BackendKind;
+    use puzzle_core::run::outcome::{AccessCount, Execution, GlobalAccess, Outcome, OutputData};
+    use puzzle_core::spec::raw::AccessBound;
+    use puzzle_core::spec::resolve::PuzzleSpec;
 
     /// A passing run of a one-output puzzle whose threads made at most `reads` global reads.
     fn report(reads: u32) -> RunReport {

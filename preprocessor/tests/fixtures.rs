@@ -4,8 +4,14 @@
 
 use mdbook_puzzles::config::OnFailure;
 use mdbook_puzzles::{Session, process_chapter};
-use runner::record::{Entry, Recording, hash};
-use runner::{BackendKind, Runner, Settings};
+use puzzle_core::check::execute::Settings;
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use runner::book::load::BookFiles;
+use runner::perf::record::schema::{BenchEntry, Entry, Recording, hash};
+use runner::perf::{baseline, bench, calibrate};
+use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 
 fn chapter(case: &str) -> (String, PathBuf) {
@@ -121,21 +127,25 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
     let mut session = session(OnFailure::Bail);
     require_wgpu(&session.runner);
     let (content, file) = chapter("passing");
-    let puzzle = runner::book::chapter_puzzles(&content, &file)
-        .unwrap()
-        .remove(0);
-    let lang = runner::Lang::Wgsl;
+    let puzzle = puzzle_core::chapter::puzzle::chapter_puzzles(
+        &content,
+        &file,
+        &BookFiles::new(file.parent().unwrap()),
+    )
+    .unwrap()
+    .remove(0);
+    let lang = Lang::Wgsl;
     let solution = puzzle.kernel(lang).unwrap().solution().text;
     let report = session
         .runner
-        .run(&puzzle, lang, runner::Variant::Solution)
+        .run(&puzzle, lang, Variant::Solution)
         .unwrap();
     let mut device = report.device.clone().unwrap();
     device.name = "NVIDIA Imaginary 9000".into();
     let entry = Entry {
         puzzle: "fx".into(),
         lang,
-        variant: runner::Variant::Solution,
+        variant: Variant::Solution,
         spec_hash: hash(&puzzle.spec.text),
         source_hash: hash(&solution),
         report,
@@ -207,17 +217,21 @@ fn roofline_blocks_chart_recorded_runs() {
         "{page}"
     );
 
-    let puzzle = runner::book::chapter_puzzles(&content, &file)
-        .unwrap()
-        .remove(0);
-    let lang = runner::Lang::Wgsl;
+    let puzzle = puzzle_core::chapter::puzzle::chapter_puzzles(
+        &content,
+        &file,
+        &BookFiles::new(file.parent().unwrap()),
+    )
+    .unwrap()
+    .remove(0);
+    let lang = Lang::Wgsl;
     let report = session
         .runner
-        .run(&puzzle, lang, runner::Variant::Solution)
+        .run(&puzzle, lang, Variant::Solution)
         .unwrap();
     let mut device = report.device.clone().unwrap();
     device.name = "NVIDIA Imaginary 9000".into();
-    let measured = |value: f64| runner::calibrate::Measured {
+    let measured = |value: f64| calibrate::Measured {
         value,
         timing: report.timing.clone().unwrap(),
     };
@@ -225,7 +239,7 @@ fn roofline_blocks_chart_recorded_runs() {
         device,
         date: "2026-11-22".into(),
         runner_version: "0.1.0".into(),
-        ceilings: Some(runner::calibrate::Ceilings {
+        ceilings: Some(calibrate::Ceilings {
             bandwidth_gb_s: measured(1000.0),
             fp32_gflop_s: measured(20_000.0),
             launch_us: measured(2.0),
@@ -235,7 +249,7 @@ fn roofline_blocks_chart_recorded_runs() {
         entries: vec![Entry {
             puzzle: "fx".into(),
             lang,
-            variant: runner::Variant::Solution,
+            variant: Variant::Solution,
             spec_hash: hash(&puzzle.spec.text),
             source_hash: hash(&puzzle.kernel(lang).unwrap().solution().text),
             report,
@@ -273,27 +287,31 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     let content = std::fs::read_to_string(&file).unwrap();
     let mut session = Session::new(runner(), OnFailure::Bail, vec![], root);
     require_wgpu(&session.runner);
-    let puzzle = runner::book::chapter_puzzles(&content, &file)
-        .unwrap()
-        .remove(0);
-    let lang = runner::Lang::Wgsl;
-    let backend = session.runner.backend(runner::BackendKind::Wgpu).unwrap();
+    let puzzle = puzzle_core::chapter::puzzle::chapter_puzzles(
+        &content,
+        &file,
+        &BookFiles::new(file.parent().unwrap()),
+    )
+    .unwrap()
+    .remove(0);
+    let lang = Lang::Wgsl;
+    let backend = session.runner.backend(BackendKind::Wgpu).unwrap();
     let case = puzzle.spec.bench_cases().remove(0);
-    let options = runner::bench::Options {
+    let options = bench::Options {
         overrides: case.clone(),
         samples: 3,
         warmup: 1,
         timeout: std::time::Duration::from_secs(30),
         buffer_sets: Some(1),
     };
-    let report = runner::bench::bench(&puzzle, backend, &options, None)
+    let report = bench::bench(&puzzle, backend, &options, None)
         .unwrap()
         .unwrap();
-    assert_eq!(report.checked, runner::bench::Checked::Passed);
+    assert_eq!(report.checked, bench::Checked::Passed);
     let mut device = report.device.clone();
     device.name = "NVIDIA Imaginary 9000".into();
     let recording = |bandwidth: f64, source: &str| {
-        let measured = |value: f64| runner::calibrate::Measured {
+        let measured = |value: f64| calibrate::Measured {
             value,
             timing: report.timing.clone(),
         };
@@ -301,7 +319,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             device: device.clone(),
             date: "2026-11-22".into(),
             runner_version: "0.1.0".into(),
-            ceilings: Some(runner::calibrate::Ceilings {
+            ceilings: Some(calibrate::Ceilings {
                 bandwidth_gb_s: measured(bandwidth),
                 fp32_gflop_s: measured(1e9),
                 launch_us: measured(1e-6),
@@ -309,7 +327,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
                 date: "2026-11-22".into(),
             }),
             entries: vec![],
-            benches: vec![runner::record::BenchEntry {
+            benches: vec![BenchEntry {
                 puzzle: "fx".into(),
                 lang,
                 case: case.clone(),
@@ -363,16 +381,16 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         page.contains("No `add_ten` baseline recorded on this GPU"),
         "{page}"
     );
-    let library = |times: f64| runner::baseline::Baseline {
+    let library = |times: f64| baseline::Baseline {
         library: "libadd".into(),
         software: "libadd 1.0".into(),
         device: device.name.clone(),
         date: "2026-11-22".into(),
-        cases: vec![runner::baseline::BaselineCase {
+        cases: vec![baseline::BaselineCase {
             name: "add_ten".into(),
             constants: [("SIZE".to_string(), 65536)].into(),
             flops: 65536,
-            timing: runner::timing::Timing {
+            timing: puzzle_core::run::timing::Timing {
                 median_ms: report.timing.median_ms * times,
                 ..report.timing.clone()
             },

@@ -12,10 +12,17 @@
 //! `sim_bench large` runs only the large case; `sim_bench small` only the
 //! teaching sizes.
 
-use runner::expr::Constants;
-use runner::kernel::{Lang, Variant};
-use runner::source::SourceText;
-use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
+use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::check::cases::{Case, Stage};
+use puzzle_core::check::execute::Settings;
+use puzzle_core::judge::report::Status;
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use puzzle_core::source::text::SourceText;
+use puzzle_core::spec::expr::Constants;
+use runner::run::runner::Runner;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -32,11 +39,12 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root");
-    let book = Book::load(root).expect("the book loads");
+    let book = runner::book::load::load(root).expect("the book loads");
     let runner = Runner::new(Settings {
         timing_samples: 0,
         // The large run in an unoptimised build may take longer than the default limit.
         timeout: Duration::from_secs(600),
+        ..Settings::default()
     });
     let only = std::env::args().nth(1);
     if only.as_deref() != Some("large") {
@@ -113,8 +121,16 @@ fn resize(source: &SourceText, block: i64) -> SourceText {
 
 /// One checked run on the simulator, which must pass.
 fn check(runner: &Runner, puzzle: &Puzzle, source: &SourceText, stress: Option<&Constants>) {
+    let case = Case {
+        stage: if stress.is_some() {
+            Stage::Stress
+        } else {
+            Stage::Teaching
+        },
+        overrides: stress.cloned(),
+    };
     let report = runner
-        .run_source_on(BackendKind::Sim, puzzle, Variant::Solution, source, stress)
+        .run_on(BackendKind::Sim, puzzle, Variant::Solution, source, &case)
         .expect("runs");
     assert_eq!(report.status, Status::Pass, "{}", report.to_text());
 }

@@ -17,9 +17,20 @@
 //!   wherever a recording kept them.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use runner::expr::Constants;
-use runner::kernel::{Lang, Variant};
-use runner::{BackendKind, Book, Puzzle, Runner, Settings, Status};
+use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::check::cases::{self, Case};
+use puzzle_core::check::execute::Settings;
+use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::judge::verify::TOLERANCE;
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use puzzle_core::spec::reference;
+use puzzle_core::spec::resolve::PuzzleSpec;
+use runner::perf::record::schema::{Recorded, Recording};
+use runner::perf::record::{self, store};
+use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
@@ -41,8 +52,8 @@ static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
 });
 
 fn main() {
-    // A CUDA launch isolated in a child process re-enters here.
-    runner::backend::isolate::serve_if_child();
+    // A job isolated in a child process (a CUDA launch) re-enters here.
+    runner::worker::serve_if_child();
     let args = Arguments::from_args();
     // GPU_PUZZLES_BOOK: where the book is when this binary runs away from its
     // checkout (the GPU machine gets a copy at another path).
@@ -54,7 +65,7 @@ fn main() {
                 .expect("workspace root")
                 .to_path_buf()
         });
-    let book = match Book::load(&root) {
+    let book = match runner::book::load::load(&root) {
         Ok(book) => Arc::new(book),
         Err(errors) => {
             for e in &errors {
@@ -64,8 +75,7 @@ fn main() {
         }
     };
     assert!(!book.puzzles.is_empty(), "the book declares no puzzles");
-    let (recordings, problems) =
-        runner::record::load_all(&book.root.join(runner::record::RESULTS_DIR));
+    let (recordings, problems) = store::load_all(&book.root.join(record::RESULTS_DIR));
     assert!(
         problems.is_empty(),
         "recorded results do not load: {problems:?}"
@@ -107,14 +117,15 @@ fn main() {
                 continue;
             }
             // The teaching size (solution, skeleton), then the spec's stress cases (solution).
-            let mut cases: Vec<(Variant, Option<Constants>)> =
-                vec![(Variant::Solution, None), (Variant::Skeleton, None)];
-            cases.extend(
-                puzzle
-                    .spec
-                    .stress_cases()
+            let mut runs: Vec<(Variant, Case)> = vec![
+                (Variant::Solution, Case::teaching()),
+                (Variant::Skeleton, Case::teaching()),
+            ];
+            runs.extend(
+                cases::cases(&puzzle.spec, true)
                     .into_iter()
-                    .map(|c| (Variant::Solution, Some(c))),
+                    .skip(1)
+                    .map(|c| (Variant::Solution, c)),
             );
             if lang == Lang::Wgsl {
                 trials.push(agreement(&book, puzzle));
@@ -122,33 +133,33 @@ fn main() {
             }
             // Each backend that runs this language: the default one, then the others by name.
             let kinds = BackendKind::ALL.into_iter().filter(|k| k.lang() == lang);
-            for (kind, (variant, stress)) in kinds.flat_map(|k| cases.iter().map(move |c| (k, c))) {
-                let (variant, stress) = (*variant, stress.clone());
+            for (kind, (variant, case)) in kinds.flat_map(|k| runs.iter().map(move |r| (k, r))) {
+                let (variant, case) = (*variant, case.clone());
                 let name = match kind == BackendKind::for_lang(lang) {
                     true => name.clone(),
                     false => format!("{name}::{kind}"),
                 };
-                let name = match &stress {
+                let name = match &case.overrides {
                     None => format!("{name}::{variant}"),
-                    Some(case) => {
+                    Some(overrides) => {
                         let set: Vec<String> =
-                            case.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                            overrides.iter().map(|(k, v)| format!("{k}={v}")).collect();
                         format!("{name}::stress[{}]", set.join(","))
                     }
                 };
                 let make = |name: String| {
                     let book = book.clone();
                     let id = puzzle.id().to_string();
-                    let stress = stress.clone();
+                    let case = case.clone();
                     Trial::test(name, move || {
                         let puzzle = book.find(&id).map_err(Failed::from)?;
-                        check(puzzle, kind, variant, stress.as_ref())
+                        check(puzzle, kind, variant, &case)
                     })
                 };
                 if kind.is_simulator()
-                    && let Some(case) = &stress
+                    && let Some(overrides) = &case.overrides
                 {
-                    let spec = puzzle.spec.resolve_stress(case).map_err(|e| e.to_string());
+                    let spec = puzzle.spec.sized(overrides).map_err(|e| e.to_string());
                     let threads: u64 = spec
                         .map(|s| s.launches.iter().map(|l| l.total_threads()).sum())
                         .unwrap_or(0);
@@ -192,11 +203,13 @@ fn main() {
 /// The puzzle's CPU reference exists and, at the teaching size, gives the
 /// values the spec lists (lists come from the seeds; `reference` entries are
 /// the reference itself, so only the lists are compared).
-fn reference_agrees(spec: &runner::spec::PuzzleSpec) -> Result<(), Failed> {
-    let resolved = spec.resolve(&Constants::new()).map_err(|e| e.to_string())?;
-    let computed = runner::reference::expected(&resolved).ok_or_else(|| {
+fn reference_agrees(spec: &PuzzleSpec) -> Result<(), Failed> {
+    let resolved = spec
+        .resolve(&Default::default())
+        .map_err(|e| e.to_string())?;
+    let computed = reference::expected(&resolved).ok_or_else(|| {
         format!(
-            "`{}` has no CPU reference in runner/src/reference.rs",
+            "`{}` has no CPU reference in runner/core/src/spec/reference.rs",
             resolved.reference
         )
     })?;
@@ -209,7 +222,7 @@ fn reference_agrees(spec: &runner::spec::PuzzleSpec) -> Result<(), Failed> {
             || want
                 .iter()
                 .zip(got)
-                .any(|(w, g)| (w - g).abs() > runner::verify::TOLERANCE * (1.0 + w.abs()));
+                .any(|(w, g)| (w - g).abs() > TOLERANCE * (1.0 + w.abs()));
         if differs {
             return Err(format!(
                 "the spec expects `{}` = {want:?}, but the CPU reference `{}` computes {got:?}",
@@ -221,15 +234,10 @@ fn reference_agrees(spec: &runner::spec::PuzzleSpec) -> Result<(), Failed> {
     Ok(())
 }
 
-fn check(
-    puzzle: &Puzzle,
-    kind: BackendKind,
-    variant: Variant,
-    stress: Option<&Constants>,
-) -> Result<(), Failed> {
+fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> Result<(), Failed> {
     let kernel = puzzle.kernel(kind.lang()).ok_or("no kernel")?;
     let report = RUNNER
-        .run_source_on(kind, puzzle, variant, &kernel.variant(variant), stress)
+        .run_on(kind, puzzle, variant, &kernel.variant(variant), case)
         .map_err(|e| e.to_string())?;
     let ok = match (variant, report.status) {
         (Variant::Solution, Status::Pass) => true,
@@ -256,26 +264,25 @@ fn check(
 /// of up to 64 elements). Skipped, by name, when no recording is current.
 fn recorded_agreement(
     book: &Arc<Book>,
-    recordings: &Arc<Vec<runner::record::Recording>>,
+    recordings: &Arc<Vec<Recording>>,
     puzzle: &Puzzle,
 ) -> Trial {
     let name = format!("{}::wgsl::sim_agrees_with_recorded", puzzle.id());
     let current = |variant| {
-        runner::record::lookup(recordings, puzzle, Lang::Wgsl, variant)
+        store::lookup(recordings, puzzle, Lang::Wgsl, variant)
             .into_iter()
             .filter_map(|r| match r {
-                runner::record::Recorded::Current { recording, report } => {
+                Recorded::Current { recording, report } => {
                     Some((recording.device.name.clone(), report.clone()))
                 }
-                runner::record::Recorded::Stale { .. } => None,
+                Recorded::Stale { .. } => None,
             })
             .collect::<Vec<_>>()
     };
-    let recorded: Vec<(Variant, String, runner::RunReport)> =
-        [Variant::Solution, Variant::Skeleton]
-            .into_iter()
-            .flat_map(|v| current(v).into_iter().map(move |(d, r)| (v, d, r)))
-            .collect();
+    let recorded: Vec<(Variant, String, RunReport)> = [Variant::Solution, Variant::Skeleton]
+        .into_iter()
+        .flat_map(|v| current(v).into_iter().map(move |(d, r)| (v, d, r)))
+        .collect();
     if recorded.is_empty() {
         return Trial::test(name, || Ok(()))
             .with_kind("skipped: no current GPU recording of this puzzle's WGSL in results/")
@@ -288,7 +295,13 @@ fn recorded_agreement(
         for (variant, device, gpu) in &recorded {
             let source = kernel.variant(*variant);
             let sim = RUNNER
-                .run_source_on(BackendKind::Sim, puzzle, *variant, &source, None)
+                .run_on(
+                    BackendKind::Sim,
+                    puzzle,
+                    *variant,
+                    &source,
+                    &Case::teaching(),
+                )
                 .map_err(|e| e.to_string())?;
             if sim.status != gpu.status {
                 return Err(format!(
@@ -336,11 +349,11 @@ fn agreement(book: &Arc<Book>, puzzle: &Puzzle) -> Trial {
         let source = kernel.variant(Variant::Solution);
         let run = |kind| {
             RUNNER
-                .run_source_on(kind, puzzle, Variant::Solution, &source, None)
+                .run_on(kind, puzzle, Variant::Solution, &source, &Case::teaching())
                 .map_err(|e| e.to_string())
         };
         let (gpu, sim) = (run(BackendKind::Wgpu)?, run(BackendKind::Sim)?);
-        let seen = |r: &runner::RunReport| {
+        let seen = |r: &RunReport| {
             r.checks
                 .iter()
                 .map(|c| (c.name.clone(), c.got.clone(), c.out_of_bounds.clone()))

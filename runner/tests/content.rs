@@ -1,21 +1,22 @@
 //! Drift checks on the real book: its table of contents, chapters, tips and
 //! skeletons agree, and the learner's workspace can be made from it.
-//! (The chapter tests run the kernels; see `runner::content` for the checks.)
+//! (The chapter tests run the kernels; see `runner::book::content` for the checks.)
 
-use runner::Book;
-use runner::kernel::Lang;
-use runner::learner::Workspace;
+use puzzle_core::chapter::book::Book;
+use puzzle_core::lang::Lang;
+use runner::learner::workspace::Workspace;
 use std::path::Path;
 
 fn book() -> Book {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    Book::load(root).unwrap_or_else(|errors| panic!("the book does not load: {errors:?}"))
+    runner::book::load::load(root)
+        .unwrap_or_else(|errors| panic!("the book does not load: {errors:?}"))
 }
 
 #[test]
 fn the_book_has_no_drift() {
     let book = book();
-    let problems = runner::content::problems(&book);
+    let problems = runner::book::content::problems(&book);
     let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert!(list.is_empty(), "{}", list.join("\n"));
 }
@@ -23,7 +24,7 @@ fn the_book_has_no_drift() {
 #[test]
 fn every_chapter_of_the_summary_exists_and_has_a_title() {
     let book = book();
-    let entries = runner::summary::read(&book.src).unwrap();
+    let entries = runner::book::load::read_summary(&book.src).unwrap();
     assert!(entries.len() >= 15, "SUMMARY.md lists only {entries:?}");
     for e in entries {
         assert!(e.path.is_file(), "{}", e.path.display());

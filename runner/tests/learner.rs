@@ -6,9 +6,14 @@
 //! where wgpu finds no adapter.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use runner::kernel::Lang;
-use runner::learner::{Verdict, Workspace, check};
-use runner::{BackendKind, Book, Runner, Settings};
+use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::check::execute::Settings;
+use puzzle_core::check::learner::{CheckReport, Verdict};
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use runner::learner::workspace::Workspace;
+use runner::run::runner::Runner;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -68,14 +73,20 @@ const P03_CASES: &[(&str, &str, Verdict, &[&str])] = &[
     ("solution", SOLVED, Verdict::Pass, &[]),
 ];
 
+/// The learner's check of `file` in WGSL, on the backend that runs WGSL here.
+fn check(puzzle: &Puzzle, file: &Path) -> CheckReport {
+    let kind = RUNNER.default_backend(Lang::Wgsl);
+    runner::learner::check::check(&RUNNER, puzzle, Lang::Wgsl, kind, file)
+}
+
 fn diagnoses_puzzle_3() -> Result<(), Failed> {
-    let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
     let puzzle = book.find("p03_guard")?;
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("add_10_guard.wgsl");
     for (name, body, verdict, kinds) in P03_CASES {
         std::fs::write(&file, p03_wgsl(&book, body))?;
-        let report = check(&RUNNER, puzzle, Lang::Wgsl, &file);
+        let report = check(puzzle, &file);
         let json = serde_json::to_value(&report)?;
         let got: Vec<&str> = json["findings"]
             .as_array()
@@ -94,13 +105,13 @@ fn diagnoses_puzzle_3() -> Result<(), Failed> {
     }
     // The details a learner acts on.
     std::fs::write(&file, p03_wgsl(&book, WRONG_INDEX))?;
-    let json = serde_json::to_value(check(&RUNNER, puzzle, Lang::Wgsl, &file))?;
+    let json = serde_json::to_value(check(puzzle, &file))?;
     let wrong = &json["findings"][0];
     assert_eq!(wrong["elements"][0]["index"], serde_json::json!([1]));
     assert_eq!(wrong["elements"][0]["got"], 10.0);
     assert_eq!(wrong["elements"][0]["expected"], 11.0);
     std::fs::write(&file, p03_wgsl(&book, HARD_CODED))?;
-    let json = serde_json::to_value(check(&RUNNER, puzzle, Lang::Wgsl, &file))?;
+    let json = serde_json::to_value(check(puzzle, &file))?;
     assert_eq!(json["runs"][1]["stage"], "stress");
     assert_eq!(json["runs"][1]["constants"]["SIZE"], 7);
     assert_eq!(
@@ -109,7 +120,7 @@ fn diagnoses_puzzle_3() -> Result<(), Failed> {
     );
     // A compile error names the learner's file and line.
     std::fs::write(&file, p03_wgsl(&book, "    out[i] = b[i] + 10.0;"))?;
-    let json = serde_json::to_value(check(&RUNNER, puzzle, Lang::Wgsl, &file))?;
+    let json = serde_json::to_value(check(puzzle, &file))?;
     assert_eq!(json["findings"][0]["line"], 9, "{json}");
     assert!(
         json["findings"][0]["message"]
@@ -187,7 +198,7 @@ fn check_cli_text_and_json() -> Result<(), Failed> {
     assert_eq!(json["findings"][0]["kind"], "never_written");
     assert_eq!(json["findings"][0]["count"], 4);
     // Solve it in the learner's file; the book's sources stay untouched.
-    let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
     let kernel_file = root().join("kernels/p03_guard/add_10_guard.wgsl");
     let before = std::fs::read(&kernel_file)?;
     std::fs::write(
@@ -278,7 +289,7 @@ fn cuda_says_what_it_can_do_here() -> Result<(), Failed> {
 
 /// `runner watch`, piped: every save is checked, and a pass moves on.
 fn watch_follows_saves() -> Result<(), Failed> {
-    let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
     let dir = tempfile::tempdir()?;
     let ws_dir = dir.path().join(".learner");
     let ws = Workspace::new(&book, Some(ws_dir.clone()));

@@ -7,9 +7,15 @@
 //! every race of `races.toml` on every run, with the line.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use runner::kernel::{Lang, Variant};
-use runner::source::SourceText;
-use runner::{BackendKind, Book, Runner, Settings, Status};
+use puzzle_core::chapter::book::Book;
+use puzzle_core::check::cases::{self, Case, Until};
+use puzzle_core::check::execute::Settings;
+use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use puzzle_core::source::text::SourceText;
+use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -18,6 +24,7 @@ static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     Runner::new(Settings {
         timing_samples: 0,
         timeout: std::time::Duration::from_secs(5),
+        ..Settings::default()
     })
 });
 
@@ -85,24 +92,21 @@ struct Race {
 
 /// Runs a race fixture at the teaching size (and the stress sizes where the
 /// entry asks) on `kind`: the report of the first run that failed, if any.
-fn race_fails(
-    race: &Race,
-    book: &Book,
-    kind: BackendKind,
-) -> Result<Option<runner::RunReport>, Failed> {
+fn race_fails(race: &Race, book: &Book, kind: BackendKind) -> Result<Option<RunReport>, Failed> {
     let path = fixtures().join("kernels").join(&race.file);
-    let mut cases = vec![None];
-    if race.stress {
-        let puzzle = book.find(&race.puzzle)?;
-        cases.extend(puzzle.spec.stress_cases().into_iter().map(Some));
-    }
-    for case in &cases {
-        let report = run_file_on(kind, book, &race.puzzle, &path, case.as_ref())?;
-        if report.status != Status::Pass {
-            return Ok((report.status == Status::Fail).then_some(report));
-        }
-    }
-    Ok(None)
+    let source = read(&path)?;
+    let ran = RUNNER.run_cases(
+        kind,
+        book.find(&race.puzzle)?,
+        Variant::File,
+        &source,
+        race.stress,
+        Until::FirstFailure,
+    )?;
+    Ok(ran
+        .into_iter()
+        .map(|(_, report)| report)
+        .find(|r| r.status == Status::Fail))
 }
 
 #[derive(serde::Deserialize)]
@@ -442,8 +446,8 @@ const STEPS_BOOK: &[(&str, Status, &str)] = &[
 ];
 
 fn main() {
-    // A CUDA launch isolated in a child process re-enters here.
-    runner::backend::isolate::serve_if_child();
+    // A job isolated in a child process (a CUDA launch) re-enters here.
+    runner::worker::serve_if_child();
     let args = Arguments::from_args();
     let mut trials = Vec::new();
     for &(file, puzzle, status, message, line) in WRONG_KERNELS {
@@ -454,7 +458,7 @@ fn main() {
             lang,
             NEED_A_GPU.contains(&file),
             move || {
-                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
                 let report = run_file(&book, puzzle, &path, None)?;
                 expect(&report, status)?;
                 let text = report.to_text();
@@ -483,7 +487,7 @@ fn main() {
         }
         trials.push(
             Trial::test(format!("wrong_kernel::sim::{file}"), move || {
-                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
                 let report = run_file_on(BackendKind::Sim, &book, puzzle, &path, None)?;
                 expect(&report, status)?;
                 let text = report.to_text();
@@ -507,7 +511,7 @@ fn main() {
         for kind in kinds {
             let path = path.clone();
             let test = move || {
-                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
                 let report = run_file_on(kind, &book, puzzle, &path, None)?;
                 expect(&report, Status::Pass)
             };
@@ -527,8 +531,7 @@ fn main() {
             lang,
             needs_gpu,
             move || {
-                let book =
-                    Book::load(&fixtures().join("limits_book")).map_err(|e| format!("{e:?}"))?;
+                let book = load(&fixtures().join("limits_book")).map_err(|e| format!("{e:?}"))?;
                 let report = RUNNER
                     .run(book.find(puzzle)?, lang, Variant::Solution)
                     .map_err(|e| e.to_string())?;
@@ -547,14 +550,17 @@ fn main() {
         Lang::Cuda,
         true,
         || {
-            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            let book = load(&root()).map_err(|e| format!("{e:?}"))?;
             let puzzle = book.find("p01_map")?;
             for bad in ["p01_illegal_address.cu", "p01_endless_loop.cu"] {
-                let source = SourceText::read(&fixtures().join("kernels").join(bad))
-                    .map_err(|e| e.to_string())?;
-                let report = RUNNER
-                    .run_source(puzzle, Lang::Cuda, Variant::File, &source, None)
-                    .map_err(|e| e.to_string())?;
+                let source = read(&fixtures().join("kernels").join(bad))?;
+                let report = RUNNER.run_on(
+                    BackendKind::Cuda,
+                    puzzle,
+                    Variant::File,
+                    &source,
+                    &Case::teaching(),
+                )?;
                 expect(&report, Status::Error)?;
                 let good = RUNNER
                     .run(puzzle, Lang::Cuda, Variant::Solution)
@@ -570,7 +576,7 @@ fn main() {
         Lang::Cuda,
         true,
         || {
-            let book = Book::load(&fixtures().join("cuda_book")).map_err(|e| format!("{e:?}"))?;
+            let book = load(&fixtures().join("cuda_book")).map_err(|e| format!("{e:?}"))?;
             let report = RUNNER
                 .run(
                     book.find("big_dynamic_shared")?,
@@ -590,10 +596,13 @@ fn main() {
             lang,
             lang == Lang::Cuda,
             move || {
-                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
                 expect(&run_file(&book, puzzle, &path, None)?, Status::Pass)?;
                 let mut reports = Vec::new();
-                for case in book.find(puzzle)?.spec.stress_cases() {
+                for case in cases::cases(&book.find(puzzle)?.spec, true)
+                    .into_iter()
+                    .skip(1)
+                {
                     let report = run_file(&book, puzzle, &path, Some(&case))?;
                     if report.status == Status::Fail && report.to_text().contains(message) {
                         return Ok(());
@@ -641,7 +650,7 @@ fn main() {
             continue;
         }
         trials.push(trial(name, lang, lang == Lang::Cuda, move || {
-            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            let book = load(&root()).map_err(|e| format!("{e:?}"))?;
             if race_fails(&race, &book, kind)?.is_some() {
                 Ok(())
             } else {
@@ -660,7 +669,7 @@ fn main() {
         .and_then(|v| v.parse().ok());
     let measure = Trial::test("races::measure", move || {
         let runs = runs.unwrap_or(0);
-        let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+        let book = load(&root()).map_err(|e| format!("{e:?}"))?;
         for race in races() {
             let path = fixtures().join("kernels").join(&race.file);
             let lang = lang_of(&path);
@@ -698,7 +707,7 @@ fn main() {
                 lang == Lang::Cuda,
                 move || {
                     let book =
-                        Book::load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
+                        load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
                     let report = RUNNER
                         .run(book.find(puzzle)?, lang, Variant::Solution)
                         .map_err(|e| e.to_string())?;
@@ -718,18 +727,16 @@ fn main() {
         Lang::Cuda,
         false,
         || {
-            let book = Book::load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
+            let book = load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
             let path = fixtures().join("kernels/steps_wrong_params.cu");
-            let source = SourceText::read(&path).map_err(|e| e.to_string())?;
-            let report = RUNNER
-                .run_source(
-                    book.find("two_steps")?,
-                    Lang::Cuda,
-                    Variant::File,
-                    &source,
-                    None,
-                )
-                .map_err(|e| e.to_string())?;
+            let source = read(&path)?;
+            let report = RUNNER.run_on(
+                BackendKind::Cuda,
+                book.find("two_steps")?,
+                Variant::File,
+                &source,
+                &Case::teaching(),
+            )?;
             expect(&report, Status::CompileError)?;
             let d = report.diagnostics.first().ok_or("no diagnostic")?;
             if !(d.line == 7
@@ -746,7 +753,7 @@ fn main() {
     // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
     trials.push(Trial::test("fixture_books::load", || {
         for book in ["limits_book", "cuda_book", "steps_book", "subgroup_book"] {
-            Book::load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
+            load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
         }
         Ok(())
     }));
@@ -757,7 +764,7 @@ fn main() {
         trials.extend(subgroup_size_bound(file, puzzle, passes, fails));
     }
     trials.push(Trial::test("malformed_spec::names_its_line", || {
-        let errors = Book::load(&fixtures().join("bad_spec_book"))
+        let errors = runner::book::load::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
         let e = &errors[0];
         if !(e.file.ends_with("src/bad.md")
@@ -798,19 +805,30 @@ fn lang_of(path: &Path) -> Lang {
     Lang::from_extension(ext).unwrap_or_else(|| panic!("{}: not .cu or .wgsl", path.display()))
 }
 
+/// Reads a fixture file.
+fn read(path: &Path) -> Result<SourceText, Failed> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(SourceText::from_bytes(bytes, path)?)
+}
+
+/// A fixture book, or the book itself.
+fn load(root: &Path) -> Result<Book, Failed> {
+    runner::book::load::load(root).map_err(|e| format!("{e:?}").into())
+}
+
 /// Runs a fixture file against a puzzle of `book`, at the teaching size or a stress case.
 fn run_file(
     book: &Book,
     puzzle: &str,
     path: &Path,
-    stress: Option<&runner::expr::Constants>,
-) -> Result<runner::RunReport, Failed> {
+    case: Option<&Case>,
+) -> Result<RunReport, Failed> {
     run_file_on(
         BackendKind::for_lang(lang_of(path)),
         book,
         puzzle,
         path,
-        stress,
+        case,
     )
 }
 
@@ -820,12 +838,17 @@ fn run_file_on(
     book: &Book,
     puzzle: &str,
     path: &Path,
-    stress: Option<&runner::expr::Constants>,
-) -> Result<runner::RunReport, Failed> {
-    let source = SourceText::read(path).map_err(|e| e.to_string())?;
-    RUNNER
-        .run_source_on(kind, book.find(puzzle)?, Variant::File, &source, stress)
-        .map_err(|e| e.to_string().into())
+    case: Option<&Case>,
+) -> Result<RunReport, Failed> {
+    let source = read(path)?;
+    let teaching = Case::teaching();
+    Ok(RUNNER.run_on(
+        kind,
+        book.find(puzzle)?,
+        Variant::File,
+        &source,
+        case.unwrap_or(&teaching),
+    )?)
 }
 
 /// `race::sim::{file}`: the simulator fails the race fixture on every run,
@@ -833,7 +856,7 @@ fn run_file_on(
 fn sim_catches(race: &Race) -> Trial {
     let (file, puzzle, stress) = (race.file.clone(), race.puzzle.clone(), race.stress);
     Trial::test(format!("race::sim::{file}"), move || {
-        let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+        let book = load(&root()).map_err(|e| format!("{e:?}"))?;
         let race = Race {
             file: file.clone(),
             puzzle,
@@ -859,7 +882,7 @@ fn sim_catches(race: &Race) -> Trial {
     .with_kind("sim")
 }
 
-fn expect(report: &runner::RunReport, status: Status) -> Result<(), Failed> {
+fn expect(report: &RunReport, status: Status) -> Result<(), Failed> {
     if report.status == status {
         Ok(())
     } else {
@@ -871,10 +894,10 @@ fn expect(report: &runner::RunReport, status: Status) -> Result<(), Failed> {
 /// `subgroup_book` fixture passes on the CPU checker with subgroups of 8 and
 /// of 32, and on wgpu (where the adapter has subgroups), with equal outputs.
 fn subgroups(puzzle: &'static str) -> Vec<Trial> {
-    use runner::backend::sim::SimBackend;
-    use runner::backend::{Backend, Job};
+    use puzzle_core::check::execute::execute;
+    use puzzle_core::wgsl::checker::SimBackend;
     let load = move || -> Result<(Book, SourceText), Failed> {
-        let book = Book::load(&fixtures().join("subgroup_book")).map_err(|e| format!("{e:?}"))?;
+        let book = load(&fixtures().join("subgroup_book")).map_err(|e| format!("{e:?}"))?;
         let source = book
             .find(puzzle)?
             .kernel(Lang::Wgsl)
@@ -882,7 +905,7 @@ fn subgroups(puzzle: &'static str) -> Vec<Trial> {
             .variant(Variant::Solution);
         Ok((book, source))
     };
-    let on_sim = move |size: u32| -> Result<runner::RunReport, Failed> {
+    let on_sim = move |size: u32| -> Result<RunReport, Failed> {
         let (book, source) = load()?;
         let p = book.find(puzzle)?;
         let spec = p
@@ -890,15 +913,12 @@ fn subgroups(puzzle: &'static str) -> Vec<Trial> {
             .resolve(&Default::default())
             .map_err(|e| e.to_string())?;
         let backend = SimBackend::with_seed(1).with_subgroup_size(size);
-        let job = Job::new(&spec, &source, 0, std::time::Duration::from_secs(5));
-        let outcome = backend.run(&job);
-        let report = runner::RunReport::new(
+        let report = execute(
+            &backend,
             &spec,
-            Lang::Wgsl,
             Variant::Solution,
-            BackendKind::Sim,
-            Some(backend.device().clone()),
-            outcome,
+            &source,
+            &RUNNER.settings,
         );
         expect(&report, Status::Pass)?;
         Ok(report)
@@ -916,19 +936,16 @@ fn subgroups(puzzle: &'static str) -> Vec<Trial> {
     trials.push(match RUNNER.backend(BackendKind::Wgpu) {
         Ok(_) => Trial::test(name, move || {
             let (book, source) = load()?;
-            let gpu = RUNNER
-                .run_source_on(
-                    BackendKind::Wgpu,
-                    book.find(puzzle)?,
-                    Variant::Solution,
-                    &source,
-                    None,
-                )
-                .map_err(|e| e.to_string())?;
+            let gpu = RUNNER.run_on(
+                BackendKind::Wgpu,
+                book.find(puzzle)?,
+                Variant::Solution,
+                &source,
+                &Case::teaching(),
+            )?;
             expect(&gpu, Status::Pass)?;
             let sim = on_sim(32)?;
-            let got =
-                |r: &runner::RunReport| r.checks.iter().map(|c| c.got.clone()).collect::<Vec<_>>();
+            let got = |r: &RunReport| r.checks.iter().map(|c| c.got.clone()).collect::<Vec<_>>();
             if got(&gpu) != got(&sim) {
                 return Err(format!(
                     "wgpu and sim disagree:\n{}\n{}",

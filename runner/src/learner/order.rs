@@ -2,14 +2,15 @@
 //! them, puzzles as their chapter declares them. (The catalogue itself is
 //! sorted by id, which puts `v04_map_2d_view` after puzzle 14.)
 
-use crate::book::{Book, Puzzle};
-use crate::kernel::Lang;
-use crate::summary;
+use crate::book::load::read_summary;
+use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::lang::Lang;
 
 /// Every puzzle of `book`, in reading order. Chapters missing from
 /// `SUMMARY.md` (the content checks reject them) come last, by id.
 pub fn learning_order(book: &Book) -> Vec<&Puzzle> {
-    let entries = summary::read(&book.src).unwrap_or_default();
+    let entries = read_summary(&book.src).unwrap_or_default();
     let rank = |p: &Puzzle| {
         let chapter = entries
             .iter()

@@ -6,10 +6,11 @@
 //! set). Wrong elements are also underlined with `^`, so piped output and
 //! colour-blind readers see them too.
 
-use crate::diag::display_path;
-use crate::learner::check::{CheckReport, Element, Finding, Output, Run, Stage, Verdict, What};
-use crate::verify::format_value;
 use anstyle::{AnsiColor, Style};
+use puzzle_core::check::cases::Stage;
+use puzzle_core::check::learner::{CheckReport, Element, Finding, Output, Run, Verdict, What};
+use puzzle_core::judge::format::format_value;
+use puzzle_core::source::diag::display_path;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -302,10 +303,10 @@ fn values(output: &Output) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::BackendKind;
-    use crate::kernel::Lang;
-    use crate::learner::check::SCHEMA;
-    use crate::report::Status;
+    use puzzle_core::check::learner::SCHEMA;
+    use puzzle_core::judge::report::Status;
+    use puzzle_core::lang::Lang;
+    use puzzle_core::run::backend::BackendKind;
 
     fn output(shape: Vec<usize>, got: Vec<Option<f64>>, expected: Vec<f64>) -> Output {
         let wrong = (0..got.len())

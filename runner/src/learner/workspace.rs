@@ -5,8 +5,9 @@
 //! Copies are created when missing and never overwritten, except by an
 //! explicit reset; the book's own sources are only ever read.
 
-use crate::book::{Book, Puzzle};
-use crate::kernel::Lang;
+use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::lang::Lang;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -158,7 +159,7 @@ pub(crate) mod tests {
                 spec("p2", "why_no_kernel: { cuda: \"shown in WGSL only\" }\n")
             ),
         );
-        Book::load(dir).unwrap_or_else(|e| panic!("{e:?}"))
+        crate::book::load::load(dir).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
     #[test]

@@ -1,0 +1,109 @@
+//! A roofline block's `baseline`: the kernels against a vendor library
+//! timed on the same GPU, as percentages of its rate, with the targets' verdicts.
+
+use crate::roofline::block::BaselineRef;
+use crate::roofline::rows::{Row, case_text};
+use crate::roofline::verdicts::{verdict, wrong};
+use puzzle_core::run::timing::format_ms;
+use runner::perf::baseline::{Baseline, BaselineCase};
+use std::fmt::Write;
+
+/// The library's time on this GPU at each size it was timed at, and each
+/// kernel's rows at those sizes as a percentage of its FLOP rate, with the
+/// targets' verdicts.
+pub fn baseline_section(
+    wanted: &BaselineRef,
+    rows: &[Row],
+    baselines: &[Baseline],
+    device: &str,
+) -> String {
+    let Some(baseline) = baselines
+        .iter()
+        .find(|b| b.device == device && b.cases.iter().any(|c| c.name == wanted.name))
+    else {
+        return format!(
+            "<p class=\"puzzle-baseline\">No `{}` baseline recorded on this GPU (results/baselines/): \
+             run <code>.ci/gpu/baseline/cublas.py</code> there to compare.</p>\n",
+            wanted.name
+        );
+    };
+    let cases: Vec<&BaselineCase> = baseline
+        .cases
+        .iter()
+        .filter(|c| c.name == wanted.name)
+        .collect();
+    let timed: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            format!(
+                "{} at {} ({:.0} GFLOP/s, ± {:.1}% over {} runs)",
+                format_ms(c.timing.median_ms),
+                case_text(&c.constants),
+                c.gflop_s(),
+                c.timing.spread_pct(),
+                c.timing.samples
+            )
+        })
+        .collect();
+    let worst = cases
+        .iter()
+        .map(|c| c.max_relative_error)
+        .fold(0.0, f64::max);
+    let mut md = format!(
+        "**Against {}** ({}), timed on the same GPU on {} with device events, median after \
+         warm-up: {}. Its largest error against an FP64 product is {worst:.1e} of the largest \
+         output.\n\n| kernel | sizes | median time | GFLOP/s | % of {} |\n| --- | --- | ---: | ---: | ---: |\n",
+        baseline.library,
+        baseline.software,
+        baseline.date,
+        timed.join("; "),
+        baseline.library
+    );
+    let case_of = |row: &Row| {
+        cases
+            .iter()
+            .copied()
+            .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
+    };
+    for row in rows {
+        let Some(case) = case_of(row) else { continue };
+        let cells = match (&row.placement, percent_of(case, row)) {
+            (Ok(p), Some(percent)) => format!(
+                "{} | {:.0} | {percent:.1}%",
+                format_ms(p.median_ms),
+                p.achieved_gflop_s.unwrap_or_default()
+            ),
+            (Err(why), _) => format!("{why} | – | –"),
+            (Ok(_), None) => "no FLOPs in the spec | – | –".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {cells} |",
+            row.id,
+            row.sizes.as_deref().unwrap_or("")
+        );
+    }
+    for target in &wanted.targets {
+        let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
+        let line = match row.and_then(|r| Some((r, case_of(r)?))) {
+            Some((row, case)) => verdict(
+                target,
+                &baseline.library,
+                percent_of(case, row).map(|p| (p, wrong(row))),
+            ),
+            None => format!(
+                "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {}: \
+                 the library was not timed at its headline size on this GPU.</p>",
+                target.puzzle, target.percent, baseline.library
+            ),
+        };
+        let _ = write!(md, "\n{line}\n");
+    }
+    md
+}
+
+/// A kernel row's FLOP rate as a percentage of the library's at the same size.
+fn percent_of(case: &BaselineCase, row: &Row) -> Option<f64> {
+    let gflop_s = row.placement.as_ref().ok()?.achieved_gflop_s?;
+    Some(100.0 * gflop_s / case.gflop_s())
+}

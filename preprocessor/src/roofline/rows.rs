@@ -1,0 +1,141 @@
+//! The rows of a roofline block: each puzzle at its teaching size or at
+//! each of its `bench` cases, with its figures on one recorded GPU.
+
+use crate::roofline::block::{RooflineBlock, Sizes};
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::spec::expr::Constants;
+use puzzle_core::spec::model::Spec;
+use runner::perf::bench::BenchReport;
+use runner::perf::calibrate::Ceilings;
+use runner::perf::record::schema::{Recorded, Recording};
+use runner::perf::record::store;
+use runner::perf::roofline::{self, Placement};
+
+/// A bench row's placement when the recording has no such benchmark.
+pub const NOT_BENCHMARKED: &str = "not benchmarked on this GPU";
+
+/// One puzzle at one size, as the block shows it.
+pub struct Shown<'a> {
+    pub puzzle: &'a Puzzle,
+    /// The `bench` case (its constants), or `None` at the teaching size.
+    pub case: Option<Constants>,
+    pub spec: Spec,
+    /// The puzzle's first `bench` case, the one targets refer to.
+    pub headline: bool,
+}
+
+/// One puzzle's figures at one size on one recorded GPU.
+pub struct Row {
+    pub id: String,
+    /// "SIZE=2^27, BLOCKS=1056" at bench sizes.
+    pub sizes: Option<String>,
+    /// The bench case's constants.
+    pub case: Option<Constants>,
+    pub headline: bool,
+    pub flops: Option<u64>,
+    pub bytes: u64,
+    /// The placement, or why there is none ("no current recording", "stale: …").
+    pub placement: Result<Placement, String>,
+    /// At bench sizes: the benchmark behind the placement.
+    pub bench: Option<BenchReport>,
+}
+
+/// The rows a puzzle contributes: its teaching size, or each of its `bench` cases.
+pub fn shown(puzzle: &Puzzle, sizes: Sizes) -> Result<Vec<Shown<'_>>, String> {
+    match sizes {
+        Sizes::Teaching => Ok(vec![Shown {
+            puzzle,
+            case: None,
+            spec: puzzle
+                .spec
+                .resolve(&Default::default())
+                .map_err(|e| e.to_string())?,
+            headline: true,
+        }]),
+        Sizes::Bench => {
+            let cases = puzzle.spec.bench_cases();
+            if cases.is_empty() {
+                return Err(format!(
+                    "```roofline block: `{}` has no `bench` size in its spec",
+                    puzzle.id()
+                ));
+            }
+            cases
+                .into_iter()
+                .enumerate()
+                .map(|(i, case)| {
+                    Ok(Shown {
+                        puzzle,
+                        spec: puzzle.spec.sized(&case).map_err(|e| e.to_string())?,
+                        case: Some(case),
+                        headline: i == 0,
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
+/// "SIZE=2^28, BLOCKS=1056": powers of two from 1024 up written as such.
+pub fn case_text(case: &Constants) -> String {
+    let value = |v: i64| match v {
+        v if v >= 1024 && v.count_ones() == 1 => format!("2^{}", v.trailing_zeros()),
+        v => v.to_string(),
+    };
+    let parts: Vec<String> = case
+        .iter()
+        .map(|(k, v)| format!("{k}={}", value(*v)))
+        .collect();
+    parts.join(", ")
+}
+
+pub fn row(
+    shown: &Shown,
+    block: &RooflineBlock,
+    recording: &Recording,
+    ceilings: &Ceilings,
+) -> Row {
+    let (puzzle, spec) = (shown.puzzle, &shown.spec);
+    let (placement, bench) = match &shown.case {
+        None => {
+            let timing = store::lookup(
+                std::slice::from_ref(recording),
+                puzzle,
+                block.lang,
+                Variant::Solution,
+            )
+            .into_iter()
+            .find_map(|r| match r {
+                Recorded::Current { report, .. } => report.timing.clone(),
+                Recorded::Stale { .. } => None,
+            });
+            let placement = timing
+                .map(|t| roofline::place(spec, t.median_ms, Some(ceilings)))
+                .ok_or_else(|| "no current recording".to_string());
+            (placement, None)
+        }
+        Some(case) => match store::lookup_bench(recording, puzzle, block.lang, case) {
+            None => (Err(NOT_BENCHMARKED.to_string()), None),
+            Some(Err(why)) => (Err(why), None),
+            Some(Ok(report)) => (
+                Ok(roofline::place(
+                    spec,
+                    report.timing.median_ms,
+                    Some(ceilings),
+                )),
+                Some(report.clone()),
+            ),
+        },
+    };
+    Row {
+        id: puzzle.id().to_string(),
+        sizes: shown.case.as_ref().map(case_text),
+        case: shown.case.clone(),
+        headline: shown.headline,
+        flops: spec.flops,
+        bytes: spec.min_bytes(),
+        placement,
+        bench,
+    }
+}

@@ -1,0 +1,131 @@
+//! What several commands take: a backend, a language, the book.
+
+use anyhow::{Result, bail};
+use clap::ValueEnum;
+use puzzle_core::chapter::book::Book;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use std::path::PathBuf;
+
+/// `--backend`: where a kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// WGSL on a GPU through wgpu (Vulkan, Metal, DX12), or Mesa's lavapipe on a CPU.
+    Wgpu,
+    /// CUDA C compiled with NVRTC, run on an NVIDIA GPU.
+    Cuda,
+    /// WGSL on the CPU checker: races, out-of-bounds indices, uninitialized
+    /// reads and divergent barriers reported; no timings.
+    Sim,
+}
+
+impl From<BackendArg> for BackendKind {
+    fn from(arg: BackendArg) -> BackendKind {
+        match arg {
+            BackendArg::Wgpu => BackendKind::Wgpu,
+            BackendArg::Cuda => BackendKind::Cuda,
+            BackendArg::Sim => BackendKind::Sim,
+        }
+    }
+}
+
+/// `--lang`: a kernel language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    Wgsl,
+    Cuda,
+}
+
+impl From<LangArg> for Lang {
+    fn from(arg: LangArg) -> Lang {
+        match arg {
+            LangArg::Wgsl => Lang::Wgsl,
+            LangArg::Cuda => Lang::Cuda,
+        }
+    }
+}
+
+/// `--lang` and `--backend` reconciled: the language (if either names
+/// one) and the backend (if named). Disagreeing is an error, not a choice.
+pub fn lang_and_backend(
+    lang: Option<LangArg>,
+    backend: Option<BackendArg>,
+) -> Result<(Option<Lang>, Option<BackendKind>)> {
+    let lang = lang.map(Lang::from);
+    let backend = backend.map(BackendKind::from);
+    match (lang, backend) {
+        (Some(l), Some(b)) if b.lang() != l => bail!(
+            "--lang {l} and --backend {b} disagree: the {b} backend runs {} kernels",
+            b.lang().label()
+        ),
+        (l, b) => Ok((l.or(b.map(BackendKind::lang)), b)),
+    }
+}
+
+/// A backend that times kernels: the CPU checker's runs say nothing about a GPU.
+pub fn timing_backend(backend: BackendArg, command: &str) -> Result<BackendKind> {
+    let kind = BackendKind::from(backend);
+    if kind.is_simulator() {
+        bail!(
+            "`runner {command} --backend sim`: the CPU checker does not time kernels; \
+             use --backend wgpu or --backend cuda"
+        );
+    }
+    Ok(kind)
+}
+
+/// The book at `dir`, or the one that holds the current folder.
+pub fn load_book(dir: Option<PathBuf>) -> Result<Book> {
+    let root = match dir {
+        Some(dir) => dir,
+        None => runner::book::load::discover(&std::env::current_dir()?)?,
+    };
+    runner::book::load::load(&root).map_err(|errors| {
+        let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!(
+            "the book has {} problem(s):\n{}",
+            errors.len(),
+            list.join("\n")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (--lang, --backend, the language and backend, or the error's words)
+    #[test]
+    fn lang_and_backend_table() {
+        type Want = Result<(Option<Lang>, Option<BackendKind>), &'static str>;
+        let cases: [(Option<LangArg>, Option<BackendArg>, Want); 6] = [
+            (None, None, Ok((None, None))),
+            (Some(LangArg::Cuda), None, Ok((Some(Lang::Cuda), None))),
+            (
+                None,
+                Some(BackendArg::Sim),
+                Ok((Some(Lang::Wgsl), Some(BackendKind::Sim))),
+            ),
+            (
+                Some(LangArg::Wgsl),
+                Some(BackendArg::Sim),
+                Ok((Some(Lang::Wgsl), Some(BackendKind::Sim))),
+            ),
+            (Some(LangArg::Wgsl), Some(BackendArg::Cuda), Err("disagree")),
+            (Some(LangArg::Cuda), Some(BackendArg::Wgpu), Err("disagree")),
+        ];
+        for (lang, backend, want) in cases {
+            let got = lang_and_backend(lang, backend).map_err(|e| e.to_string());
+            match (got, want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{lang:?} {backend:?}"),
+                (Err(got), Err(words)) => assert!(got.contains(words), "{got}"),
+                (got, want) => panic!("{lang:?} {backend:?}: {got:?} {want:?}"),
+            }
+        }
+        assert!(timing_backend(BackendArg::Sim, "bench").is_err());
+        assert_eq!(
+            timing_backend(BackendArg::Cuda, "bench").unwrap(),
+            BackendKind::Cuda
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! `runner watch`: checks the learner's file on every save.
+//!
+//! On a terminal each check replaces the screen; piped, checks are appended
+//! one after another, each under a rule. When the puzzle being worked on
+//! passes, the watch moves on to the next unsolved one; a save to another
+//! puzzle's file switches to that puzzle.
+//!
+//! A kernel that hangs keeps the device busy for good (wgpu cannot cancel
+//! it), so after a hang the watch starts itself afresh in the same terminal.
+
+use crate::args::{BackendArg, LangArg, lang_and_backend};
+use crate::learner::{Learner, best_lang, check_one, learner_runner};
+use crate::term::{self, dim};
+use anyhow::{Context, Result};
+use clap::Args;
+use notify_debouncer_full::notify::{EventKind, RecursiveMode};
+use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::check::learner::Verdict;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::BackendKind;
+use puzzle_core::source::diag::display_path;
+use runner::learner::order::{learning_order, next_unsolved};
+use runner::learner::render::render;
+use runner::run::runner::Runner;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long the watch waits for a save to settle (editors write in steps).
+const SETTLE: Duration = Duration::from_millis(60);
+
+/// Check on every save; when the puzzle passes, move on to the next unsolved one.
+#[derive(Args)]
+pub struct WatchArgs {
+    /// Where to start (default: the first unsolved puzzle).
+    puzzle: Option<String>,
+    /// Default: as for `check`.
+    #[arg(long, value_enum)]
+    lang: Option<LangArg>,
+    /// Default: as for `check`.
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
+    /// Seconds before a kernel that has not finished is reported as hung.
+    #[arg(long, default_value_t = 5)]
+    timeout: u64,
+    /// Internal: started again after a hang.
+    #[arg(long, hide = true)]
+    restarted: bool,
+}
+
+struct Options {
+    puzzle: Option<String>,
+    lang: Option<Lang>,
+    backend: Option<BackendKind>,
+    timeout: Duration,
+    /// Started again after a hang: skip the first check, whose report is on screen.
+    restarted: bool,
+}
+
+pub fn execute(book: Book, workspace: Option<PathBuf>, args: WatchArgs) -> Result<ExitCode> {
+    let (lang, backend) = lang_and_backend(args.lang, args.backend)?;
+    let learner = Learner::open(book, workspace)?;
+    watch(
+        &learner,
+        Options {
+            puzzle: args.puzzle,
+            lang,
+            backend,
+            timeout: Duration::from_secs(args.timeout),
+            restarted: args.restarted,
+        },
+    )
+}
+
+/// The puzzle and language being worked on, and the backend asked for.
+struct Current<'b> {
+    puzzle: &'b Puzzle,
+    lang: Lang,
+    backend: Option<BackendKind>,
+}
+
+fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
+    let mut runner = learner_runner(options.timeout);
+    let order = learning_order(&learner.book);
+    let progress = learner.progress.load().unwrap_or_default();
+    let first = match &options.puzzle {
+        Some(id) => learner.puzzle(id)?,
+        None => {
+            let lang = options.lang.unwrap_or(Lang::Wgsl);
+            match next_unsolved(&order, None, lang, |id| progress.solved(id, lang)) {
+                Some(p) => p,
+                None => {
+                    println!(
+                        "Every puzzle with a {} kernel is solved. Name one to watch it anyway: `runner watch p03_guard`.",
+                        lang.label()
+                    );
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
+        }
+    };
+    let lang = match options.lang {
+        Some(l) => l,
+        None => best_lang(learner, &runner, first)?,
+    };
+    let mut current = Current {
+        puzzle: first,
+        lang,
+        backend: options.backend,
+    };
+
+    let (tx, rx) = mpsc::channel();
+    let mut debouncer = notify_debouncer_full::new_debouncer(SETTLE, None, tx)
+        .context("cannot watch files on this system")?;
+    debouncer
+        .watch(&learner.workspace.root, RecursiveMode::Recursive)
+        .with_context(|| format!("cannot watch {}", learner.workspace.root.display()))?;
+
+    let mut count = 0;
+    if options.restarted {
+        println!(
+            "{}",
+            dim("The checker started afresh after the hang. Save again to check.")
+        );
+    } else {
+        run_check(learner, &runner, &mut current, &mut count, None);
+    }
+    for batch in rx {
+        let events = match batch {
+            Ok(events) => events,
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("warning: watching failed for a moment: {e}");
+                }
+                continue;
+            }
+        };
+        // The last learner's file written in this batch. Opening a file is an
+        // event too (the check's own read would re-trigger it), and editors
+        // write temporary files beside the real one: both are ignored.
+        let Some((puzzle, lang)) = events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Create(_) | EventKind::Modify(_)))
+            .flat_map(|e| &e.paths)
+            .rev()
+            .find_map(|path| learner.workspace.locate(&learner.book, path))
+        else {
+            continue;
+        };
+        current = Current {
+            puzzle,
+            lang,
+            backend: options.backend,
+        };
+        let started = Instant::now();
+        let verdict = run_check(learner, &runner, &mut current, &mut count, Some(started));
+        if verdict == Some(Verdict::Hang) {
+            restart_after_hang(learner, &current, options.timeout)?;
+            // Where a process cannot replace itself, a fresh runner opens a new device.
+            runner = learner_runner(options.timeout);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks the current puzzle, prints the report, and moves on after a pass.
+fn run_check<'b>(
+    learner: &'b Learner,
+    runner: &Runner,
+    current: &mut Current<'b>,
+    count: &mut usize,
+    started: Option<Instant>,
+) -> Option<Verdict> {
+    *count += 1;
+    let file = learner.workspace.file(current.puzzle, current.lang);
+    let report = match check_one(
+        learner,
+        runner,
+        current.puzzle,
+        Some(current.lang),
+        current.backend,
+    ) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return None;
+        }
+    };
+    let mut text = String::new();
+    if term::is_terminal() {
+        term::clear_screen();
+    } else {
+        text.push_str(&format!("── check {count}: {} ──\n", display_path(&file)));
+    }
+    text.push_str(&render(&report));
+    let took = started.map_or(String::new(), |s| {
+        format!("checked in {:.2} s · ", s.elapsed().as_secs_f64())
+    });
+    if report.passed() {
+        let order = learning_order(&learner.book);
+        let progress = learner.progress.load().unwrap_or_default();
+        if let Some(next) = next_unsolved(&order, Some(current.puzzle.id()), current.lang, |id| {
+            progress.solved(id, current.lang)
+        }) {
+            current.puzzle = next;
+        }
+    }
+    text.push_str(&dim(&format!(
+        "{took}watching {} · now on {} · Ctrl-C stops\n",
+        display_path(&learner.workspace.root),
+        current.puzzle.id()
+    )));
+    term::print(&text);
+    Some(report.verdict)
+}
+
+/// Replaces this process with a fresh watch on the same puzzle: the hung
+/// kernel's device goes with the old one. Returns only where that is not possible.
+fn restart_after_hang(learner: &Learner, current: &Current, timeout: Duration) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let exe = std::env::current_exe()?;
+        let error = std::process::Command::new(exe)
+            .arg("--book")
+            .arg(&learner.book.root)
+            .arg("--workspace")
+            .arg(&learner.workspace.root)
+            .arg("watch")
+            .arg(current.puzzle.id())
+            .args(["--lang", &current.lang.to_string()])
+            .args(current.backend.map(|b| format!("--backend={b}")))
+            .args(["--timeout", &timeout.as_secs().to_string()])
+            .arg("--restarted")
+            .exec();
+        eprintln!("warning: could not restart after the hang: {error}");
+    }
+    #[cfg(not(unix))]
+    let _ = (learner, current, timeout);
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! The sizes a kernel is checked at: the chapter's own (the teaching size),
+//! then each stress case of its spec (other sizes, random inputs, expected
+//! values from the CPU reference), and the loop that runs them in order.
+//!
+//! Every front end that checks a kernel at more than one size (the learner's
+//! `check`, `runner run --stress`, the negative fixtures, the browser) takes
+//! its cases and its loop from here.
+
+use crate::judge::report::{RunReport, Status};
+use crate::source::diag::Located;
+use crate::spec::expr::Constants;
+use crate::spec::resolve::PuzzleSpec;
+use serde::Serialize;
+
+/// Which size a run was made at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The chapter's size and inputs.
+    Teaching,
+    /// A spec stress case: other sizes, random inputs, CPU reference.
+    Stress,
+}
+
+/// One size to run at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    pub stage: Stage,
+    /// The constants a stress case changes (none at the teaching size).
+    pub overrides: Option<Constants>,
+}
+
+impl Case {
+    pub fn teaching() -> Case {
+        Case {
+            stage: Stage::Teaching,
+            overrides: None,
+        }
+    }
+
+    /// Every constant of `spec` as this case sets it.
+    pub fn constants(&self, spec: &PuzzleSpec) -> Constants {
+        let mut all = spec.raw.constants.clone();
+        all.extend(self.overrides.clone().unwrap_or_default());
+        all
+    }
+
+    /// "SIZE=7, TPB=4": the constants this case changes.
+    pub fn label(&self) -> String {
+        let parts: Vec<String> = self
+            .overrides
+            .iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// The teaching size, then (with `stress`) every stress case of `spec`.
+pub fn cases(spec: &PuzzleSpec, stress: bool) -> Vec<Case> {
+    let mut all = vec![Case::teaching()];
+    if stress {
+        all.extend(spec.stress_cases().into_iter().map(|c| Case {
+            stage: Stage::Stress,
+            overrides: Some(c),
+        }));
+    }
+    all
+}
+
+/// When [`run_cases`] stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// After the first run that does not pass (a learner's check).
+    FirstFailure,
+    /// Never: every case runs (`runner run --stress` prints them all).
+    All,
+}
+
+/// Runs `cases` in order through `run`, each with its report.
+pub fn run_cases(
+    cases: Vec<Case>,
+    until: Until,
+    mut run: impl FnMut(&Case) -> Result<RunReport, Located>,
+) -> Result<Vec<(Case, RunReport)>, Located> {
+    let mut done = Vec::new();
+    for case in cases {
+        let report = run(&case)?;
+        let stop = until == Until::FirstFailure && report.status != Status::Pass;
+        done.push((case, report));
+        if stop {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    const SPEC: &str = "id: p\ntitle: t\nkernel: k\nreference: p01_map\nconst: { SIZE: 4 }\n\
+grid: [1]\nblock: [SIZE]\nbuffers:\n  out: { len: SIZE, output: true }\n  a: { len: SIZE, init: arange }\n\
+args: [out, a]\nexpect:\n  out: [10, 11, 12, 13]\nstress:\n  - { SIZE: 7 }\n  - { SIZE: 9 }\n";
+
+    /// (stress?, until, the statuses the runs give, the cases that ran)
+    #[test]
+    fn runs_in_order_and_stops_where_asked() {
+        let spec = PuzzleSpec::parse(SPEC, Path::new("c.md"), 1).expect("parses");
+        let cases_table = [
+            (false, Until::All, vec![Status::Pass], vec![""]),
+            (
+                true,
+                Until::All,
+                vec![Status::Pass, Status::Fail, Status::Pass],
+                vec!["", "SIZE=7", "SIZE=9"],
+            ),
+            (
+                true,
+                Until::FirstFailure,
+                vec![Status::Pass, Status::Fail, Status::Pass],
+                vec!["", "SIZE=7"],
+            ),
+        ];
+        for (stress, until, statuses, want) in cases_table {
+            let mut next = statuses.into_iter();
+            let ran = run_cases(cases(&spec, stress), until, |_| {
+                let mut report: RunReport = serde_json::from_str(
+                    r#"{"puzzle":"p","lang":"wgsl","variant":"file","backend":"sim","device":null,"status":"pass","diagnostics":[],"message":null,"timing":null,"checks":[]}"#,
+                )
+                .expect("a report");
+                report.status = next.next().expect("a status");
+                Ok(report)
+            })
+            .expect("runs");
+            let labels: Vec<String> = ran.iter().map(|(c, _)| c.label()).collect();
+            assert_eq!(labels, want, "{stress} {until:?}");
+        }
+        assert_eq!(
+            cases(&spec, true)[1].constants(&spec),
+            Constants::from([("SIZE".to_string(), 7)])
+        );
+    }
+}

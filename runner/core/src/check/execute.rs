@@ -1,0 +1,123 @@
+//! The one path from a kernel to its report. Every run of every front end
+//! (the learner's check, `runner run`, the chapter tests, the book build,
+//! benchmarks, calibration and the browser) goes through [`execute`], so
+//! none of them can disagree about what a run is or how it is judged.
+
+use crate::chapter::puzzle::Puzzle;
+use crate::check::cases::Case;
+use crate::judge::report::{RunReport, Status};
+use crate::kernel::constants;
+use crate::kernel::cut::Variant;
+use crate::run::backend::{Backend, Job};
+use crate::source::diag::Located;
+use crate::source::text::SourceText;
+use crate::spec::model::Spec;
+use crate::spec::resolve::PuzzleSpec;
+use std::time::Duration;
+
+/// How runs are made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Timed repetitions after the checked run (0: no timing).
+    pub timing_samples: usize,
+    /// Untimed repetitions between the checked run and the timed ones.
+    pub warmup: usize,
+    /// Copies of every buffer the timed runs rotate through (1: no rotation).
+    pub buffer_sets: usize,
+    /// A kernel still running after this long is reported as hung.
+    pub timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            timing_samples: 10,
+            warmup: 0,
+            buffer_sets: 1,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Settings {
+    /// These settings for a run of `variant`: a skeleton is run to show
+    /// what it prints, not how fast it is, so it is not timed.
+    pub fn for_variant(&self, variant: Variant) -> Settings {
+        let mut settings = self.clone();
+        if variant == Variant::Skeleton {
+            settings.timing_samples = 0;
+            settings.warmup = 0;
+        }
+        settings
+    }
+}
+
+/// Runs `source` against the resolved `spec` on `backend`: the spec's
+/// constants written into the kernel's own definitions of them, the run
+/// made, and what came back judged against the spec.
+pub fn execute(
+    backend: &dyn Backend,
+    spec: &Spec,
+    variant: Variant,
+    source: &SourceText,
+    settings: &Settings,
+) -> RunReport {
+    let kind = backend.kind();
+    let lang = kind.lang();
+    // A stress or benchmark case may change a tile size the kernel defines too.
+    let source = constants::apply(source, lang, &spec.constants);
+    let job = Job {
+        spec,
+        source: &source,
+        timing_samples: settings.timing_samples,
+        warmup: settings.warmup,
+        buffer_sets: settings.buffer_sets.max(1),
+        timeout: settings.timeout,
+    };
+    let outcome = backend.run(&job);
+    RunReport::new(
+        spec,
+        lang,
+        variant,
+        kind,
+        Some(backend.device().clone()),
+        outcome,
+    )
+}
+
+/// The spec of `puzzle` at `case`: the teaching size as written, or a
+/// stress case with random inputs and the CPU reference's expected values.
+pub fn resolve(puzzle: &PuzzleSpec, case: &Case) -> Result<Spec, Located> {
+    match &case.overrides {
+        None => puzzle.resolve(&Default::default()),
+        Some(overrides) => puzzle.resolve_stress(overrides),
+    }
+}
+
+/// One run of `source` against `puzzle` at `case`, judged, and judged on
+/// its global-memory traffic too where the puzzle bounds it and the backend
+/// counted it (the CPU checker does).
+pub fn run_case(
+    backend: &dyn Backend,
+    puzzle: &Puzzle,
+    variant: Variant,
+    source: &SourceText,
+    case: &Case,
+    settings: &Settings,
+) -> Result<RunReport, Located> {
+    let spec = resolve(&puzzle.spec, case)?;
+    let mut report = execute(
+        backend,
+        &spec,
+        variant,
+        source,
+        &settings.for_variant(variant),
+    );
+    if let Some(bound) = puzzle.spec.raw.global_access
+        && report.access.is_some()
+        && matches!(report.status, Status::Pass | Status::Fail)
+    {
+        report.judge_access(bound, None);
+    }
+    Ok(report)
+}

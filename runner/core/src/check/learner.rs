@@ -1,0 +1,633 @@
+//! Checking the learner's kernel: the teaching size first, then (once that
+//! passes) every stress size of the spec, and a diagnosis in words.
+//!
+//! The result, [`CheckReport`], is what `runner check` prints, what the
+//! browser's playground shows, and, as JSON, their machine-readable form.
+//! Its shape is versioned by [`SCHEMA`] and documented in `docs/LEARNER.md`;
+//! it is built here from the engine's own reports, so it does not change
+//! when they do.
+
+use crate::chapter::puzzle::Puzzle;
+use crate::check::cases::{self, Case, Stage, Until};
+use crate::check::input::BadInput;
+use crate::judge::report::{RunReport, Status};
+use crate::judge::verify::BufferCheck;
+use crate::lang::Lang;
+use crate::run::backend::{BackendError, BackendKind};
+use crate::source::diag::{Located, display_path};
+use crate::source::text::SourceText;
+use crate::spec::expr::Constants;
+use serde::{Serialize, Serializer};
+use std::path::{Path, PathBuf};
+
+/// The version of the JSON shape; raised when a field changes meaning or goes away.
+pub const SCHEMA: u32 = 1;
+
+/// The outcome of checking a learner's file, as a learner would put it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Right at the teaching size and at every stress size.
+    Pass,
+    /// Ran, and some output is wrong, never written, or written out of bounds.
+    Fail,
+    CompileError,
+    /// Did not finish in time.
+    Hang,
+    /// The file is empty, binary, or lacks the kernel.
+    BadInput,
+    /// Compiles, but nothing here can run it (CUDA without an NVIDIA GPU).
+    CompiledOnly,
+    /// The backend is not installed here.
+    Unavailable,
+    /// The launch was impossible or the device failed.
+    Error,
+}
+
+impl Verdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::CompileError => "COMPILE ERROR",
+            Verdict::Hang => "HANG",
+            Verdict::BadInput => "CANNOT CHECK",
+            Verdict::CompiledOnly => "COMPILES",
+            Verdict::Unavailable => "UNAVAILABLE",
+            Verdict::Error => "ERROR",
+        }
+    }
+
+    /// Exit status: 0 solved, 1 the learner's kernel (or file) is wrong,
+    /// 2 it could not be judged here.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Fail | Verdict::CompileError | Verdict::Hang | Verdict::BadInput => 1,
+            Verdict::CompiledOnly | Verdict::Unavailable | Verdict::Error => 2,
+        }
+    }
+}
+
+/// One value read back. In JSON: a number, `null` when never written (still
+/// poisoned), or the string `"nan"`, `"inf"` or `"-inf"`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Element {
+    Value(f64),
+    Unwritten,
+}
+
+impl Serialize for Element {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Element::Unwritten => s.serialize_none(),
+            Element::Value(v) if v.is_nan() => s.serialize_str("nan"),
+            Element::Value(v) if v.is_infinite() => {
+                s.serialize_str(if v > 0.0 { "inf" } else { "-inf" })
+            }
+            Element::Value(v) => s.serialize_f64(v),
+        }
+    }
+}
+
+/// An output buffer of one run, judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub got: Vec<Element>,
+    pub expected: Vec<f64>,
+    /// Flat indices of wrong elements.
+    pub wrong: Vec<usize>,
+    /// Flat indices of elements never written.
+    pub unwritten: Vec<usize>,
+    /// Indices written outside the buffer (negative: before its start).
+    pub out_of_bounds: Vec<i64>,
+}
+
+/// One run of the learner's kernel.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Run {
+    pub stage: Stage,
+    /// Every constant of the spec as this run set it (`SIZE`, `TPB`, …).
+    pub constants: Constants,
+    pub status: Status,
+    pub outputs: Vec<Output>,
+}
+
+/// One wrong element, by its coordinates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WrongElement {
+    pub index: Vec<usize>,
+    pub got: Element,
+    pub expected: f64,
+}
+
+/// How many elements a finding lists by coordinates; `runs[].outputs` has them all.
+pub const LISTED: usize = 8;
+
+/// What is wrong, in a form a program can act on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum What {
+    /// A compiler message at a line of the learner's file.
+    CompileError {
+        file: PathBuf,
+        line: usize,
+    },
+    NeverWritten {
+        buffer: String,
+        count: usize,
+        of: usize,
+        elements: Vec<Vec<usize>>,
+    },
+    WrongValues {
+        buffer: String,
+        count: usize,
+        of: usize,
+        elements: Vec<WrongElement>,
+    },
+    OutOfBounds {
+        buffer: String,
+        len: usize,
+        indices: Vec<i64>,
+    },
+    /// Right at the teaching size, wrong at the stress size `constants`.
+    StressOnly {
+        constants: Constants,
+    },
+    Hang {
+        seconds: f64,
+    },
+    BadInput {
+        problem: &'static str,
+    },
+    CompiledOnly,
+    Unavailable,
+    Error,
+}
+
+/// One thing wrong (or one thing to know), in words and as data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    #[serde(flatten)]
+    pub what: What,
+    /// The run it was seen in (index into `runs`), if any.
+    pub run: Option<usize>,
+    pub message: String,
+}
+
+/// Everything `runner check` says about one learner's file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    pub schema: u32,
+    pub puzzle: String,
+    pub title: String,
+    pub lang: Lang,
+    pub file: PathBuf,
+    pub backend: BackendKind,
+    /// What ran it ("wgpu · llvmpipe (…) (CPU, Vulkan)"), when the backend opened.
+    pub device: Option<String>,
+    pub verdict: Verdict,
+    /// The verdict in a few words.
+    pub summary: String,
+    /// The teaching size first, then stress runs (until one fails).
+    pub runs: Vec<Run>,
+    pub findings: Vec<Finding>,
+    /// What to do now.
+    pub next: String,
+}
+
+impl CheckReport {
+    pub fn passed(&self) -> bool {
+        self.verdict == Verdict::Pass
+    }
+}
+
+/// What a check is about: which kernel file, and where it runs.
+pub struct Subject<'a> {
+    pub puzzle: &'a Puzzle,
+    pub lang: Lang,
+    /// The learner's file (the browser names the puzzle's kernel file).
+    pub file: &'a Path,
+    pub backend: BackendKind,
+    /// What runs it ("wgpu · llvmpipe (…) (CPU, Vulkan)"), when the backend opened.
+    pub device: Option<String>,
+}
+
+/// Checks the learner's kernel, `input` (its text, or why there is none),
+/// running each case through `run`: the teaching size, then every stress
+/// case until one fails.
+pub fn check(
+    subject: Subject,
+    input: Result<SourceText, BadInput>,
+    mut run: impl FnMut(&Case, &SourceText) -> Result<RunReport, Located>,
+) -> CheckReport {
+    let Subject {
+        puzzle,
+        lang,
+        file,
+        backend,
+        device,
+    } = subject;
+    let report = CheckReport {
+        schema: SCHEMA,
+        puzzle: puzzle.id().to_string(),
+        title: puzzle.title().to_string(),
+        lang,
+        file: file.to_path_buf(),
+        backend,
+        device,
+        verdict: Verdict::Error,
+        summary: String::new(),
+        runs: vec![],
+        findings: vec![],
+        next: String::new(),
+    };
+    let source = match input {
+        Ok(source) => source,
+        Err(bad) => {
+            let (what, next) = bad.describe(file, puzzle.id(), lang);
+            return report.finish(Verdict::BadInput, bad_input(&bad), what, next);
+        }
+    };
+    let ran = cases::run_cases(
+        cases::cases(&puzzle.spec, true),
+        Until::FirstFailure,
+        |case| run(case, &source),
+    );
+    let ran = match ran {
+        Ok(ran) => ran,
+        Err(located) => {
+            let message = located.to_string();
+            return report.finish(Verdict::Error, What::Error, message.clone(), message);
+        }
+    };
+    report.judge_runs(puzzle, ran)
+}
+
+impl CheckReport {
+    /// The verdict on the runs made: the first that did not pass, or a pass.
+    fn judge_runs(mut self, puzzle: &Puzzle, ran: Vec<(Case, RunReport)>) -> Self {
+        for (index, (case, run)) in ran.iter().enumerate() {
+            self.runs.push(Run {
+                stage: case.stage,
+                constants: case.constants(&puzzle.spec),
+                status: run.status,
+                outputs: outputs(run),
+            });
+            if run.status != Status::Pass {
+                return self.judge(puzzle, run, index, case.overrides.as_ref());
+            }
+        }
+        let sizes: Vec<String> = self.runs[1..]
+            .iter()
+            .map(|r| changed(&r.constants, &puzzle.spec.raw.constants))
+            .collect();
+        self.verdict = Verdict::Pass;
+        self.summary = if sizes.is_empty() {
+            "passes".into()
+        } else {
+            format!(
+                "passes at the teaching size and at every stress size ({})",
+                sizes.join("; ")
+            )
+        };
+        self.next = "Solved. Move on to the next puzzle (`runner watch` does that for you).".into();
+        self
+    }
+}
+
+impl CheckReport {
+    /// Ends a check with one finding.
+    fn finish(mut self, verdict: Verdict, what: What, message: String, next: String) -> Self {
+        self.verdict = verdict;
+        self.summary = match verdict {
+            Verdict::BadInput => "cannot be checked".into(),
+            _ => "could not be checked here".into(),
+        };
+        self.findings.push(Finding {
+            what,
+            run: None,
+            message,
+        });
+        self.next = next;
+        self
+    }
+
+    /// Judges a run that did not pass (run number `index`; `case`: its stress constants).
+    fn judge(
+        mut self,
+        puzzle: &Puzzle,
+        run: &RunReport,
+        index: usize,
+        case: Option<&Constants>,
+    ) -> Self {
+        let file = display_path(&self.file);
+        let hint = format!("`runner hint {}` gives a tip", puzzle.id());
+        let at = |message: String| Finding {
+            what: What::Error,
+            run: Some(index),
+            message,
+        };
+        match run.status {
+            Status::Pass => unreachable!("judge is called on runs that did not pass"),
+            Status::Fail => {
+                self.verdict = Verdict::Fail;
+                if let Some(case) = case {
+                    let sizes = changed(case, &Constants::new());
+                    self.summary = format!("passes at the teaching size, fails at {sizes}");
+                    self.findings.push(Finding {
+                        what: What::StressOnly {
+                            constants: case.clone(),
+                        },
+                        run: Some(index),
+                        message: format!(
+                            "Right at the teaching size, wrong at {sizes} (random inputs, checked \
+                             against a CPU reference). Look for a size, a thread count or a block \
+                             count written as a number where the kernel should use `size` or the \
+                             block's dimensions, or for a guard that only holds at the teaching size."
+                        ),
+                    });
+                } else {
+                    self.summary = "fails at the teaching size".into();
+                }
+                for check in run.checks.iter() {
+                    self.findings.extend(buffer_findings(check, index));
+                }
+                self.next = format!("Fix the kernel in {file} and save; {hint}.");
+            }
+            Status::CompileError => {
+                self.verdict = Verdict::CompileError;
+                self.summary = "does not compile".into();
+                for d in &run.diagnostics {
+                    self.findings.push(compile_finding(d, index));
+                }
+                self.next = format!("Fix the line named above in {file} and save.");
+            }
+            Status::Compiled => {
+                self.verdict = Verdict::CompiledOnly;
+                self.summary = "compiles; cannot be run here".into();
+                let why = run.message.clone().unwrap_or_default();
+                self.findings.push(Finding {
+                    what: What::CompiledOnly,
+                    run: Some(index),
+                    message: format!(
+                        "CUDA C can only be compiled on this machine, not run ({why}). Your kernel compiles."
+                    ),
+                });
+                self.next = if puzzle.kernel(Lang::Wgsl).is_some() {
+                    format!(
+                        "Solve the WGSL version here (`runner check {} --lang wgsl`), or run this \
+                         one on a machine with an NVIDIA GPU.",
+                        puzzle.id()
+                    )
+                } else {
+                    "Run it on a machine with an NVIDIA GPU to see its output; here, only \
+                     compiling can be checked."
+                        .into()
+                };
+            }
+            Status::Unavailable => {
+                self.verdict = Verdict::Unavailable;
+                self.summary = format!("{} is not available here", self.backend);
+                let mut finding = at(run.message.clone().unwrap_or_default());
+                finding.what = What::Unavailable;
+                self.findings.push(finding);
+                self.next = match self.lang {
+                    Lang::Cuda => format!(
+                        "Install NVRTC (see the README), or solve the WGSL version: `runner check {} --lang wgsl`.",
+                        puzzle.id()
+                    ),
+                    Lang::Wgsl => "Install what the message above names, then check again.".into(),
+                };
+            }
+            Status::Error => match &run.error {
+                Some(BackendError::Timeout(limit)) => {
+                    self.verdict = Verdict::Hang;
+                    self.summary = format!("did not finish within {} s", limit.as_secs_f64());
+                    self.findings.push(Finding {
+                        what: What::Hang {
+                            seconds: limit.as_secs_f64(),
+                        },
+                        run: Some(index),
+                        message: run.message.clone().unwrap_or_default(),
+                    });
+                    self.next = format!(
+                        "Look for a loop whose condition never becomes false, or a barrier inside \
+                         an `if` that some threads skip; fix {file} and save."
+                    );
+                }
+                _ => {
+                    self.verdict = Verdict::Error;
+                    self.summary = "could not run".into();
+                    self.findings
+                        .push(at(run.message.clone().unwrap_or_default()));
+                    self.next = format!(
+                        "Check the launch sizes your kernel declares against the puzzle's, fix {file} and save."
+                    );
+                }
+            },
+        }
+        self
+    }
+}
+
+fn bad_input(bad: &BadInput) -> What {
+    What::BadInput {
+        problem: bad.code(),
+    }
+}
+
+fn compile_finding(d: &Located, run: usize) -> Finding {
+    Finding {
+        what: What::CompileError {
+            file: d.file.clone(),
+            line: d.line,
+        },
+        run: Some(run),
+        message: d.message.clone(),
+    }
+}
+
+/// One finding per kind of problem in a buffer.
+fn buffer_findings(check: &BufferCheck, run: usize) -> Vec<Finding> {
+    let of = check.shape.iter().product();
+    let mut findings = Vec::new();
+    let mut push = |what: What, message: Option<String>| {
+        if let Some(message) = message {
+            findings.push(Finding {
+                what,
+                run: Some(run),
+                message,
+            });
+        }
+    };
+    push(
+        What::NeverWritten {
+            buffer: check.name.clone(),
+            count: check.unwritten.len(),
+            of,
+            elements: check
+                .unwritten
+                .iter()
+                .take(LISTED)
+                .map(|&i| check.coordinates(i))
+                .collect(),
+        },
+        check.unwritten_problem(),
+    );
+    push(
+        What::WrongValues {
+            buffer: check.name.clone(),
+            count: check.wrong.len(),
+            of,
+            elements: check
+                .wrong
+                .iter()
+                .take(LISTED)
+                .map(|&i| WrongElement {
+                    index: check.coordinates(i),
+                    got: element(check.got.get(i).copied().flatten()),
+                    expected: check.expected.get(i).copied().unwrap_or(f64::NAN),
+                })
+                .collect(),
+        },
+        check.wrong_problem(),
+    );
+    push(
+        What::OutOfBounds {
+            buffer: check.name.clone(),
+            len: of,
+            indices: check.out_of_bounds.iter().take(LISTED).copied().collect(),
+        },
+        check.out_of_bounds_problem(),
+    );
+    findings
+}
+
+fn element(value: Option<f64>) -> Element {
+    value.map_or(Element::Unwritten, Element::Value)
+}
+
+fn outputs(run: &RunReport) -> Vec<Output> {
+    run.checks
+        .iter()
+        .filter(|c| c.judged)
+        .map(|c| Output {
+            name: c.name.clone(),
+            shape: c.shape.clone(),
+            got: c.got.iter().map(|&v| element(v)).collect(),
+            expected: c.expected.clone(),
+            wrong: c.wrong.clone(),
+            unwritten: c.unwritten.clone(),
+            out_of_bounds: c.out_of_bounds.clone(),
+        })
+        .collect()
+}
+
+/// "SIZE=7": the constants of `case` that differ from `base`.
+fn changed(case: &Constants, base: &Constants) -> String {
+    let parts: Vec<String> = case
+        .iter()
+        .filter(|(k, v)| base.get(*k) != Some(v))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::cut::Variant;
+    use crate::run::outcome::Outcome;
+    use std::time::Duration;
+
+    /// A report of a run that ended with `outcome`, for the judge.
+    fn judged(outcome: Result<Outcome, BackendError>) -> CheckReport {
+        let book = crate::test_book::book();
+        let puzzle = book.find("p1").unwrap();
+        let spec = puzzle.spec.resolve(&Constants::new()).unwrap();
+        let run = RunReport::new(
+            &spec,
+            Lang::Cuda,
+            Variant::File,
+            BackendKind::Cuda,
+            None,
+            outcome,
+        );
+        let report = CheckReport {
+            schema: SCHEMA,
+            puzzle: "p1".into(),
+            title: "T".into(),
+            lang: Lang::Cuda,
+            file: "k.cu".into(),
+            backend: BackendKind::Cuda,
+            device: None,
+            verdict: Verdict::Error,
+            summary: String::new(),
+            runs: vec![],
+            findings: vec![],
+            next: String::new(),
+        };
+        report.judge(puzzle, &run, 0, None)
+    }
+
+    #[test]
+    fn failures_of_the_machine_are_told_apart_table() {
+        let cases = [
+            (
+                Err(BackendError::Timeout(Duration::from_secs(5))),
+                Verdict::Hang,
+                "hang",
+                "did not finish within 5 s",
+            ),
+            (
+                Err(BackendError::Launch("a block of 2048 threads".into())),
+                Verdict::Error,
+                "error",
+                "could not run",
+            ),
+            (
+                Ok(Outcome::CompiledOnly("no NVIDIA driver".into())),
+                Verdict::CompiledOnly,
+                "compiled_only",
+                "compiles; cannot be run here",
+            ),
+            (
+                Err(BackendError::Unavailable {
+                    backend: BackendKind::Cuda,
+                    reason: "no NVRTC".into(),
+                }),
+                Verdict::Unavailable,
+                "unavailable",
+                "cuda is not available here",
+            ),
+        ];
+        for (outcome, verdict, kind, summary) in cases {
+            let report = judged(outcome);
+            assert_eq!(report.verdict, verdict, "{summary}");
+            assert_eq!(report.summary, summary);
+            let json = serde_json::to_value(&report).unwrap();
+            assert_eq!(json["findings"][0]["kind"], kind, "{json}");
+            assert!(!report.next.is_empty(), "{summary}: no next step");
+        }
+        // p1 has a WGSL kernel, so a CUDA learner without a GPU is pointed to it.
+        let compiled = judged(Ok(Outcome::CompiledOnly("x".into())));
+        assert!(compiled.next.contains("--lang wgsl"), "{}", compiled.next);
+    }
+
+    #[test]
+    fn elements_serialise_as_numbers_null_or_words() {
+        let got = [
+            Element::Value(1.5),
+            Element::Unwritten,
+            Element::Value(f64::NAN),
+            Element::Value(f64::NEG_INFINITY),
+        ];
+        assert_eq!(
+            serde_json::to_string(&got).unwrap(),
+            r#"[1.5,null,"nan","-inf"]"#
+        );
+    }
+}

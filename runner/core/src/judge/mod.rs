@@ -1,0 +1,10 @@
+//! Judging a run: what every front end (CLI, tests, book, browser) shows.
+//!
+//! - [`verify`]: outputs against expected values, element by element
+//!   (unwritten, wrong, written out of bounds), in sentences a learner can act on;
+//! - [`report`]: one run's [`report::RunReport`], built once from a backend's outcome;
+//! - [`format`]: numbers as the pages and the terminal print them.
+
+pub mod format;
+pub mod report;
+pub mod verify;

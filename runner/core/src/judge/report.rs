@@ -1,0 +1,427 @@
+//! The result of checking one kernel: what every front end (CLI, tests,
+//! preprocessor, JSON) shows, built once from a backend's outcome.
+
+use crate::judge::format::format_values_short;
+use crate::judge::verify::{self, BufferCheck};
+use crate::kernel::cut::Variant;
+use crate::lang::Lang;
+use crate::run::backend::{BackendError, BackendKind, DeviceInfo};
+use crate::run::outcome::{AccessCount, GlobalAccess, Outcome};
+use crate::run::timing::Timing;
+use crate::source::diag::Located;
+use crate::spec::model::Spec;
+use crate::spec::raw::AccessBound;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Ran, and every output matched.
+    Pass,
+    /// Ran, and some output did not match (wrong, unwritten or out of bounds).
+    Fail,
+    /// The kernel did not compile.
+    CompileError,
+    /// Compiled, not run (no device for this backend).
+    Compiled,
+    /// The backend is not present on this machine.
+    Unavailable,
+    /// The launch was impossible or the device failed (limits, hang, device loss).
+    Error,
+}
+
+impl Status {
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::CompileError => "COMPILE ERROR",
+            Status::Compiled => "COMPILED",
+            Status::Unavailable => "UNAVAILABLE",
+            Status::Error => "ERROR",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub puzzle: String,
+    pub lang: Lang,
+    pub variant: Variant,
+    pub backend: BackendKind,
+    pub device: Option<DeviceInfo>,
+    pub status: Status,
+    /// Compiler messages, or hazards a checking backend saw while the kernel
+    /// ran (races, out-of-bounds indices), at the kernel file's lines.
+    pub diagnostics: Vec<Located>,
+    /// Why it was not run, or what went wrong with the tool or device.
+    pub message: Option<String>,
+    /// The tool's or device's failure, kept whole so front ends can tell a
+    /// hang from an impossible launch without reading the message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<BackendError>,
+    pub checks: Vec<BufferCheck>,
+    pub timing: Option<Timing>,
+    /// Global-memory accesses per thread, as the CPU checker counted them,
+    /// and the puzzle's bound on them where it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessSummary>,
+}
+
+/// What [`RunReport::access`] holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccessSummary {
+    pub counts: GlobalAccess,
+    pub bound: Option<AccessBound>,
+}
+
+impl AccessSummary {
+    /// The line under a verdict: "Global memory per thread (counted by the
+    /// CPU checker): at most 2 reads, 1 write; bound 2 reads, 1 write."
+    pub fn describe(&self) -> String {
+        let c = &self.counts;
+        let mut text = format!(
+            "Global memory per thread (counted by the CPU checker): at most {}, {} \
+             (mean {:.2} reads, {:.2} writes)",
+            plural(c.reads.max, "read"),
+            plural(c.writes.max, "write"),
+            c.reads.mean,
+            c.writes.mean,
+        );
+        if let Some(b) = self.bound {
+            text += &format!(
+                "; bound {}, {}",
+                plural(b.reads, "read"),
+                plural(b.writes, "write")
+            );
+        }
+        text + "."
+    }
+
+    /// A sentence per kind of access over the bound, at the kernel line of
+    /// the first access too many.
+    pub fn excess(&self) -> Vec<Located> {
+        let Some(bound) = self.bound else {
+            return vec![];
+        };
+        let kinds = [
+            (&self.counts.reads, bound.reads, "read", "read"),
+            (&self.counts.writes, bound.writes, "write", "wrote to"),
+        ];
+        kinds
+            .into_iter()
+            .filter(|(count, allowed, ..)| count.max > *allowed)
+            .map(|(count, allowed, noun, verb)| excess_message(count, allowed, noun, verb))
+            .collect()
+    }
+}
+
+fn excess_message(count: &AccessCount, allowed: u32, noun: &str, verb: &str) -> Located {
+    let first = count.nth.get(allowed as usize);
+    let mut message = format!(
+        "too much global memory traffic: {} {verb} global memory {} times; this puzzle allows \
+         {} per thread",
+        thread(count.max_thread),
+        count.max,
+        plural(allowed, noun),
+    );
+    if let Some(site) = first {
+        message += &format!(
+            ". This line is the first {noun} past the bound ({}'s {})",
+            thread(site.thread),
+            ordinal(allowed + 1)
+        );
+    }
+    message += ". Load each element a thread needs from global memory once, into a variable or \
+                workgroup memory, and reuse it from there; let each thread load its share of \
+                what the workgroup needs";
+    match first {
+        Some(site) => Located::new(&site.at.file, site.at.line, message),
+        None => Located::new("kernel", 0, message),
+    }
+}
+
+/// "thread 3" for a 1D launch, "thread (3, 1, 0)" otherwise (global ids).
+fn thread(id: [u32; 3]) -> String {
+    if id[1] == 0 && id[2] == 0 {
+        format!("thread {}", id[0])
+    } else {
+        format!("thread ({}, {}, {})", id[0], id[1], id[2])
+    }
+}
+
+fn plural(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+impl RunReport {
+    pub fn new(
+        spec: &Spec,
+        lang: Lang,
+        variant: Variant,
+        backend: BackendKind,
+        device: Option<DeviceInfo>,
+        outcome: Result<Outcome, BackendError>,
+    ) -> RunReport {
+        let mut report = RunReport {
+            puzzle: spec.id.clone(),
+            lang,
+            variant,
+            backend,
+            device,
+            status: Status::Error,
+            diagnostics: vec![],
+            message: None,
+            error: None,
+            checks: vec![],
+            timing: None,
+            access: None,
+        };
+        match outcome {
+            Ok(Outcome::CompileFailed(diagnostics)) => {
+                report.status = Status::CompileError;
+                report.diagnostics = diagnostics;
+            }
+            Ok(Outcome::CompiledOnly(reason)) => {
+                report.status = Status::Compiled;
+                report.message = Some(reason);
+            }
+            Ok(Outcome::Ran(execution)) => {
+                report.checks = verify::check(spec, &execution.outputs);
+                report.timing = execution.timing;
+                report.access = execution.access.map(|counts| AccessSummary {
+                    counts,
+                    bound: None,
+                });
+                // A hazard fails the run even where the outputs came out right:
+                // another GPU, or another day, would not be so lucky.
+                report.diagnostics = execution.hazards;
+                report.status = if report.diagnostics.is_empty()
+                    && report.checks.iter().all(BufferCheck::passed)
+                {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
+            }
+            Err(error) => {
+                report.status = match error {
+                    BackendError::Unavailable { .. } => Status::Unavailable,
+                    _ => Status::Error,
+                };
+                report.message = Some(error.to_string());
+                report.error = Some(error);
+            }
+        }
+        report
+    }
+
+    /// Judges the run's global-memory traffic against the puzzle's bound:
+    /// `counts` where this backend did not count them itself (a wgpu run
+    /// takes the CPU checker's counts for the same kernel). A run that
+    /// passed fails when some thread goes over; a failed run gets the
+    /// reason added.
+    pub fn judge_access(&mut self, bound: AccessBound, counts: Option<GlobalAccess>) {
+        if !matches!(self.status, Status::Pass | Status::Fail) {
+            return;
+        }
+        let Some(counts) = counts.or_else(|| self.access.take().map(|a| a.counts)) else {
+            return;
+        };
+        let summary = AccessSummary {
+            counts,
+            bound: Some(bound),
+        };
+        let excess = summary.excess();
+        if !excess.is_empty() {
+            self.status = Status::Fail;
+            self.diagnostics.extend(excess);
+        }
+        self.access = Some(summary);
+    }
+
+    pub fn passed(&self) -> bool {
+        self.status == Status::Pass
+    }
+
+    /// "wgpu · llvmpipe (…) (CPU, Vulkan)", or the backend alone when it never opened.
+    pub fn device_label(&self) -> String {
+        self.device
+            .as_ref()
+            .map(DeviceInfo::label)
+            .unwrap_or_else(|| self.backend.to_string())
+    }
+
+    /// The plain-text report `runner run` prints: `out:` and `expected:` as the
+    /// seed book prints them, then the verdict, the device and the problems.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        for check in self.checks.iter().filter(|c| c.judged) {
+            let label = format!("{}:", check.name);
+            let width = label.len().max("expected:".len());
+            let _ = writeln!(text, "{label:width$} {}", format_values_short(&check.got));
+            let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
+            let _ = writeln!(
+                text,
+                "{:width$} {}",
+                "expected:",
+                format_values_short(&expected)
+            );
+        }
+        let _ = writeln!(
+            text,
+            "{}: {} {} ({}) on {}",
+            self.status.word(),
+            self.puzzle,
+            self.lang.label(),
+            self.variant,
+            self.device_label()
+        );
+        for check in &self.checks {
+            for problem in check.problems() {
+                let _ = writeln!(text, "  - {problem}");
+            }
+        }
+        if self.checks.iter().any(|c| !c.unwritten.is_empty()) {
+            let _ = writeln!(
+                text,
+                "  (· marks an element that still holds its poison value: nothing wrote it)"
+            );
+        }
+        for d in &self.diagnostics {
+            let _ = writeln!(text, "{d}");
+        }
+        if let Some(message) = &self.message {
+            let _ = writeln!(text, "{message}");
+        }
+        if let Some(timing) = &self.timing {
+            let _ = writeln!(text, "kernel time: {}", timing.describe());
+        }
+        if let Some(access) = self.access.as_ref().filter(|a| a.bound.is_some()) {
+            let _ = writeln!(text, "{}", access.describe());
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::outcome::AccessSite;
+
+    /// An access count whose first n-th accesses were made by threads 0, 1, 2, …, on lines 10, 11, 12, ….
+    fn count(max: u32, by: u32) -> AccessCount {
+        AccessCount {
+            max,
+            max_thread: [by, 0, 0],
+            mean: f64::from(max) / 2.0,
+            nth: (0..max)
+                .map(|k| AccessSite {
+                    thread: [k, 0, 0],
+                    at: Located::new("k.wgsl", 10 + k as usize, ""),
+                })
+                .collect(),
+        }
+    }
+
+    fn summary(reads: u32, writes: u32, bound: Option<(u32, u32)>) -> AccessSummary {
+        AccessSummary {
+            counts: GlobalAccess {
+                invocations: 8,
+                reads: count(reads, 3),
+                writes: count(writes, 5),
+            },
+            bound: bound.map(|(reads, writes)| AccessBound { reads, writes }),
+        }
+    }
+
+    /// (reads, writes, bound, the messages' lines and a phrase of the first).
+    #[test]
+    fn excess_table() {
+        type Case = (u32, u32, Option<(u32, u32)>, &'static [usize], &'static str);
+        let cases: &[Case] = &[
+            (2, 1, Some((2, 1)), &[], ""),
+            (1, 0, Some((2, 1)), &[], ""),
+            (
+                4,
+                1,
+                Some((2, 1)),
+                &[12],
+                "thread 3 read global memory 4 times; this puzzle allows 2 reads per thread. \
+                 This line is the first read past the bound (thread 2's 3rd)",
+            ),
+            (
+                1,
+                2,
+                Some((1, 1)),
+                &[11],
+                "thread 5 wrote to global memory 2 times; this puzzle allows 1 write",
+            ),
+            (3, 3, Some((0, 0)), &[10, 10], "allows 0 reads per thread"),
+            (9, 9, None, &[], ""),
+        ];
+        for (reads, writes, bound, lines, phrase) in cases {
+            let got = summary(*reads, *writes, *bound).excess();
+            let got_lines: Vec<usize> = got.iter().map(|l| l.line).collect();
+            assert_eq!(&got_lines, lines, "{reads} {writes} {bound:?}");
+            if let Some(first) = got.first() {
+                assert!(first.message.contains(phrase), "{}", first.message);
+            }
+        }
+    }
+
+    #[test]
+    fn describe_table() {
+        let cases = [
+            (
+                summary(2, 1, Some((2, 1))),
+                "at most 2 reads, 1 write (mean 1.00 reads, 0.50 writes); bound 2 reads, 1 write.",
+            ),
+            (
+                summary(1, 0, None),
+                "at most 1 read, 0 writes (mean 0.50 reads, 0.00 writes).",
+            ),
+        ];
+        for (summary, tail) in cases {
+            let text = summary.describe();
+            assert!(
+                text.starts_with("Global memory per thread (counted by the CPU checker): "),
+                "{text}"
+            );
+            assert!(text.ends_with(tail), "{text}");
+        }
+    }
+
+    #[test]
+    fn ordinals() {
+        let cases = [
+            (1, "1st"),
+            (2, "2nd"),
+            (3, "3rd"),
+            (4, "4th"),
+            (11, "11th"),
+            (12, "12th"),
+            (21, "21st"),
+            (113, "113th"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(ordinal(n), want);
+        }
+    }
+}

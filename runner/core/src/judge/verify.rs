@@ -1,0 +1,453 @@
+//! Judging a run: outputs against expected values, element by element.
+//!
+//! Outputs start poisoned, so an element the kernel never wrote is reported
+//! as unwritten rather than compared; a write into a buffer's guard band is
+//! reported as out of bounds, by buffer and index.
+
+use crate::judge::format::format_value;
+use crate::run::outcome::OutputData;
+use crate::spec::model::{Buffer, Spec};
+use serde::{Deserialize, Serialize};
+
+/// Floats are compared with this absolute-plus-relative tolerance.
+pub const TOLERANCE: f64 = 1e-5;
+
+/// One output buffer, checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BufferCheck {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub got: Vec<Option<f64>>,
+    pub expected: Vec<f64>,
+    /// Written, but with the wrong value.
+    pub wrong: Vec<usize>,
+    /// Never written (still poisoned).
+    pub unwritten: Vec<usize>,
+    /// Written outside the buffer: past the end, or before the start (negative).
+    pub out_of_bounds: Vec<i64>,
+    /// False for an input or scratch buffer, whose guard bands alone are checked.
+    #[serde(default = "yes")]
+    pub judged: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl BufferCheck {
+    pub fn passed(&self) -> bool {
+        self.wrong.is_empty() && self.unwritten.is_empty() && self.out_of_bounds.is_empty()
+    }
+
+    /// Sentences a learner can act on, empty when the buffer passed.
+    pub fn problems(&self) -> Vec<String> {
+        [
+            self.unwritten_problem(),
+            self.wrong_problem(),
+            self.out_of_bounds_problem(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Elements never written, and the usual reasons.
+    pub fn unwritten_problem(&self) -> Option<String> {
+        (!self.unwritten.is_empty()).then(|| {
+            format!(
+                "{} of {} elements of `{}` were never written: {}. They still hold the poison \
+                 they started with: either no thread stored to them (is a guard too strict, or \
+                 the grid or a tile loop too small to cover the data?), or what was stored was \
+                 computed from the poison (`out[i] += …` reads out[i] before anything set it; \
+                 a read past the end of an input reads a guard band, which is poison too)",
+                self.unwritten.len(),
+                self.len(),
+                self.name,
+                self.indices(&self.unwritten)
+            )
+        })
+    }
+
+    /// Elements written with the wrong value, the first one spelled out.
+    pub fn wrong_problem(&self) -> Option<String> {
+        let &first = self.wrong.first()?;
+        // A recording keeps no values of a long buffer, only which elements were wrong.
+        let (Some(got), Some(want)) = (self.got.get(first), self.expected.get(first)) else {
+            return Some(format!(
+                "{} of {} elements of `{}` are wrong: {} (the recording keeps no values of a \
+                 buffer this long)",
+                self.wrong.len(),
+                self.len(),
+                self.name,
+                self.indices(&self.wrong)
+            ));
+        };
+        let got = got.unwrap_or_default();
+        // GPUs replace a NaN's payload with their own, so a value computed from
+        // the poison arrives as a plain NaN: say where NaNs come from here.
+        let why = if got.is_nan() {
+            ". A NaN is computed from a NaN: an element never written (outputs start as NaN; \
+             `out[i] += …` reads out[i] before anything set it), or a read past the end of an \
+             input (guard bands hold NaN)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "{} of {} elements of `{}` are wrong: {} (first: {} is {}, expected {}){why}",
+            self.wrong.len(),
+            self.len(),
+            self.name,
+            self.indices(&self.wrong),
+            self.index(first),
+            format_value(got),
+            format_value(*want)
+        ))
+    }
+
+    /// Writes into the guard bands around the buffer.
+    pub fn out_of_bounds_problem(&self) -> Option<String> {
+        (!self.out_of_bounds.is_empty()).then(|| {
+            format!(
+                "out-of-bounds write: `{}` has {} elements, but something wrote index {}",
+                self.name,
+                self.len(),
+                list(&self.out_of_bounds, |i| i.to_string())
+            )
+        })
+    }
+
+    /// The coordinates of a flat index: `[i]` for vectors, `[row, col]` for matrices.
+    pub fn coordinates(&self, flat: usize) -> Vec<usize> {
+        let mut coords = Vec::new();
+        let mut rest = flat;
+        for &dim in self.shape.iter().rev() {
+            coords.push(rest % dim.max(1));
+            rest /= dim.max(1);
+        }
+        coords.reverse();
+        coords
+    }
+
+    /// `[i]` for vectors, `[row, col]` for matrices.
+    pub fn index(&self, flat: usize) -> String {
+        let coords: Vec<String> = self
+            .coordinates(flat)
+            .iter()
+            .map(usize::to_string)
+            .collect();
+        format!("{}[{}]", self.name, coords.join(", "))
+    }
+
+    fn indices(&self, flat: &[usize]) -> String {
+        list(flat, |i| self.index(i))
+    }
+}
+
+fn list<T: Copy>(items: &[T], show: impl Fn(T) -> String) -> String {
+    const SHOWN: usize = 8;
+    let mut text: Vec<String> = items.iter().take(SHOWN).map(|&i| show(i)).collect();
+    if items.len() > SHOWN {
+        text.push(format!("… {} more", items.len() - SHOWN));
+    }
+    text.join(", ")
+}
+
+/// Checks every output of `spec` against what the run produced, and the
+/// guard bands of every other buffer the backend reported on.
+pub fn check(spec: &Spec, outputs: &[OutputData]) -> Vec<BufferCheck> {
+    spec.outputs()
+        .map(
+            |buffer| match outputs.iter().find(|o| o.name == buffer.name) {
+                Some(data) => check_buffer(buffer, data),
+                None => check_buffer(
+                    buffer,
+                    &OutputData {
+                        name: buffer.name.clone(),
+                        values: vec![None; buffer.len()],
+                        out_of_bounds: vec![],
+                    },
+                ),
+            },
+        )
+        .chain(strays(spec, outputs))
+        .collect()
+}
+
+/// Inputs and scratch buffers that something wrote past: their guard bands
+/// are all that is checked of them.
+fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item = BufferCheck> + 'a {
+    spec.buffers()
+        .filter(|b| !b.is_output())
+        .filter_map(|buffer| {
+            let data = outputs.iter().find(|o| o.name == buffer.name)?;
+            (!data.out_of_bounds.is_empty()).then(|| BufferCheck {
+                name: buffer.name.clone(),
+                shape: buffer.shape.clone(),
+                got: vec![],
+                expected: vec![],
+                wrong: vec![],
+                unwritten: vec![],
+                out_of_bounds: data.out_of_bounds.clone(),
+                judged: false,
+            })
+        })
+}
+
+fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
+    let expected = buffer.expect.clone().unwrap_or_default();
+    let mut wrong = Vec::new();
+    let mut unwritten = Vec::new();
+    for (i, want) in expected.iter().enumerate() {
+        match data.values.get(i).copied().flatten() {
+            None => unwritten.push(i),
+            Some(got) if !close(got, *want) => wrong.push(i),
+            Some(_) => {}
+        }
+    }
+    BufferCheck {
+        name: buffer.name.clone(),
+        shape: buffer.shape.clone(),
+        got: data.values.clone(),
+        expected,
+        wrong,
+        unwritten,
+        out_of_bounds: data.out_of_bounds.clone(),
+        judged: true,
+    }
+}
+
+/// Output `name` judged at the sampled elements only, as `(flat index,
+/// expected value)` pairs, from the `checks` of a run whose spec had no
+/// expected values: the problems found, each a sentence, and the
+/// out-of-bounds writes of every buffer too. Empty when all is well.
+pub fn check_sample(
+    spec: &Spec,
+    checks: &[BufferCheck],
+    name: &str,
+    sample: &[(usize, f64)],
+) -> Vec<String> {
+    let Some(buffer) = spec.outputs().find(|b| b.name == name) else {
+        return vec![format!("no output named `{name}` to check")];
+    };
+    let data = checks.iter().find(|c| c.name == name && c.judged);
+    let got = |i: usize| data.and_then(|d| d.got.get(i).copied().flatten());
+    let mut partial = BufferCheck {
+        name: buffer.name.clone(),
+        shape: buffer.shape.clone(),
+        got: vec![],
+        expected: vec![],
+        wrong: vec![],
+        unwritten: vec![],
+        out_of_bounds: data.map(|d| d.out_of_bounds.clone()).unwrap_or_default(),
+        judged: true,
+    };
+    let mut problems = Vec::new();
+    for &(i, want) in sample {
+        match got(i) {
+            None => partial.unwritten.push(i),
+            Some(v) if !close(v, want) => {
+                partial.wrong.push(i);
+                if partial.wrong.len() <= 3 {
+                    problems.push(format!(
+                        "{} is {}, expected {}",
+                        partial.index(i),
+                        format_value(v),
+                        format_value(want)
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if partial.wrong.len() > 3 {
+        problems.push(format!(
+            "{} of {} sampled elements of {name} are wrong",
+            partial.wrong.len(),
+            sample.len()
+        ));
+    }
+    if !partial.unwritten.is_empty() {
+        problems.push(format!(
+            "{} of {} sampled elements of {name} were never written (first: {})",
+            partial.unwritten.len(),
+            sample.len(),
+            partial.index(partial.unwritten[0])
+        ));
+    }
+    problems.extend(partial.out_of_bounds_problem());
+    problems.extend(
+        checks
+            .iter()
+            .filter(|c| !c.judged)
+            .flat_map(|c| c.out_of_bounds_problem()),
+    );
+    problems
+}
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= TOLERANCE * (1.0 + want.abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampled_checks_judge_the_sampled_elements_only() {
+        use crate::spec::data::Dtype;
+        use crate::spec::model::{Arg, Buffer};
+        let spec = Spec {
+            id: "t".into(),
+            title: String::new(),
+            reference: "matmul".into(),
+            constants: Default::default(),
+            launches: vec![],
+            args: vec![Arg::Buffer(Buffer {
+                name: "out".into(),
+                dtype: Dtype::F32,
+                shape: vec![2, 3],
+                init: None,
+                expect: None,
+                scratch: false,
+            })],
+            flops: None,
+        };
+        let run = |values: Vec<Option<f64>>, oob: Vec<i64>| {
+            vec![OutputData {
+                name: "out".into(),
+                values,
+                out_of_bounds: oob,
+            }]
+        };
+        let sample = [(1, 2.0), (5, 6.0)];
+        // (outputs, phrase of the problem, or "" for none)
+        let cases = [
+            (
+                run(
+                    vec![Some(9.0), Some(2.0), None, None, None, Some(6.0)],
+                    vec![],
+                ),
+                "",
+            ),
+            (
+                run(vec![None, Some(2.5), None, None, None, Some(6.0)], vec![]),
+                "out[0, 1] is 2.5, expected 2.0",
+            ),
+            (
+                run(vec![None, Some(2.0), None, None, None, None], vec![]),
+                "1 of 2 sampled elements of out were never written (first: out[1, 2])",
+            ),
+            (
+                run(vec![None, Some(2.0), None, None, None, Some(6.0)], vec![6]),
+                "out-of-bounds write",
+            ),
+        ];
+        for (outputs, phrase) in cases {
+            let problems = check_sample(&spec, &check(&spec, &outputs), "out", &sample);
+            if phrase.is_empty() {
+                assert!(problems.is_empty(), "{problems:?}");
+            } else {
+                assert_eq!(problems.len(), 1, "{problems:?}");
+                assert!(problems[0].contains(phrase), "{problems:?}");
+            }
+        }
+    }
+    use crate::spec::data::Dtype;
+
+    fn buffer(shape: Vec<usize>, expect: Vec<f64>) -> Buffer {
+        Buffer {
+            name: "out".into(),
+            dtype: Dtype::F32,
+            shape,
+            init: None,
+            expect: Some(expect),
+            scratch: false,
+        }
+    }
+
+    /// (case, values read back, guard-band writes, expected (wrong, unwritten, out of bounds) counts).
+    type Case = (
+        &'static str,
+        Vec<Option<f64>>,
+        Vec<i64>,
+        (usize, usize, usize),
+    );
+
+    #[test]
+    fn verdict_table() {
+        let want = vec![10.0, 11.0, 12.0, 13.0];
+        let cases: &[Case] = &[
+            (
+                "exact",
+                vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)],
+                vec![],
+                (0, 0, 0),
+            ),
+            (
+                "within tolerance",
+                vec![Some(10.000001), Some(11.0), Some(12.0), Some(13.0)],
+                vec![],
+                (0, 0, 0),
+            ),
+            (
+                "one wrong",
+                vec![Some(10.0), Some(11.0), Some(2.0), Some(13.0)],
+                vec![],
+                (1, 0, 0),
+            ),
+            ("never written", vec![None; 4], vec![], (0, 4, 0)),
+            (
+                "computed nan is wrong, not unwritten",
+                vec![Some(f64::NAN), Some(11.0), Some(12.0), Some(13.0)],
+                vec![],
+                (1, 0, 0),
+            ),
+            (
+                "past the end",
+                vec![Some(10.0), Some(11.0), Some(12.0), Some(13.0)],
+                vec![4, 5],
+                (0, 0, 2),
+            ),
+        ];
+        for (name, got, oob, (wrong, unwritten, out_of_bounds)) in cases {
+            let data = OutputData {
+                name: "out".into(),
+                values: got.clone(),
+                out_of_bounds: oob.clone(),
+            };
+            let c = check_buffer(&buffer(vec![4], want.clone()), &data);
+            assert_eq!(
+                (c.wrong.len(), c.unwritten.len(), c.out_of_bounds.len()),
+                (*wrong, *unwritten, *out_of_bounds),
+                "{name}"
+            );
+            assert_eq!(c.passed(), wrong + unwritten + out_of_bounds == 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn problems_name_elements_by_row_and_column() {
+        let data = OutputData {
+            name: "out".into(),
+            values: vec![Some(0.0), Some(1.0), None, Some(9.0)],
+            out_of_bounds: vec![4],
+        };
+        let c = check_buffer(&buffer(vec![2, 2], vec![0.0, 1.0, 1.0, 2.0]), &data);
+        assert_eq!(
+            c.problems(),
+            [
+                "1 of 4 elements of `out` were never written: out[1, 0]. They still hold the poison \
+                 they started with: either no thread stored to them (is a guard too strict, or \
+                 the grid or a tile loop too small to cover the data?), or what was stored was \
+                 computed from the poison (`out[i] += …` reads out[i] before anything set it; \
+                 a read past the end of an input reads a guard band, which is poison too)",
+                "1 of 4 elements of `out` are wrong: out[1, 1] (first: out[1, 1] is 9.0, expected 2.0)",
+                "out-of-bounds write: `out` has 4 elements, but something wrote index 4",
+            ]
+        );
+    }
+}

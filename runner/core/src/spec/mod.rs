@@ -1,0 +1,20 @@
+//! The puzzle spec: what a ```puzzle block declares (launches, buffers,
+//! expected outputs, stress and benchmark sizes), from YAML to the values a
+//! backend runs and a run is judged against.
+//!
+//! - [`raw`]: the YAML as written, parsed strictly;
+//! - [`expr`]: integer size expressions over the spec's constants;
+//! - [`data`]: element types, generated inputs, poison and guard-band words;
+//! - [`model`]: the resolved spec (every size a number);
+//! - [`reference`]: CPU references, the expected outputs at any size;
+//! - [`resolve`]: from the one to the other, every error at its line.
+
+pub mod data;
+pub mod expr;
+pub mod model;
+pub mod raw;
+pub mod reference;
+pub mod resolve;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,693 @@
+//! CPU references: what each puzzle's outputs must be, for any size.
+//!
+//! The seeds' printouts fix the teaching sizes; a kernel can match them by
+//! accident (four elements, four threads). Stress runs change the sizes and
+//! feed random inputs, and these functions say what the outputs must then be.
+//! A spec picks its function with `reference:` (its id when absent), so the
+//! variants of one puzzle (raw, with views, tiled) share one definition.
+//!
+//! Shapes come from the buffers, never from constants: a reference cannot
+//! disagree with the sizes the kernel was launched with.
+
+use crate::spec::model::{Arg, Buffer, Spec};
+use std::collections::BTreeMap;
+
+/// Expected outputs by buffer name, or `None` when the puzzle has no reference
+/// (or its inputs are not the ones the reference reads).
+pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
+    let buffer = |name: &str| {
+        spec.args.iter().find_map(|a| match a {
+            Arg::Buffer(b) if b.name == name => Some(b),
+            _ => None,
+        })
+    };
+    let input = |name: &str| buffer(name).and_then(|b| b.init.clone());
+    let scalar = |name: &str| {
+        spec.args.iter().find_map(|a| match a {
+            Arg::Scalar { name: n, value, .. } if n == name => Some(*value),
+            _ => None,
+        })
+    };
+    let out = match spec.reference.as_str() {
+        // Element-wise: out = a + 10, whatever the shape.
+        "p01_map" | "p03_guard" | "p04_map_2d" | "p06_blocks" | "p07_blocks_2d" | "p08_shared" => {
+            input("a")?.iter().map(|v| v + 10.0).collect()
+        }
+        "p02_zip" => input("a")?
+            .iter()
+            .zip(input("b")?)
+            .map(|(a, b)| a + b)
+            .collect(),
+        // out[row][col] = a[col] + b[row]
+        "p05_broadcast" => {
+            let (a, b) = (input("a")?, input("b")?);
+            b.iter()
+                .flat_map(|row| a.iter().map(move |col| col + row))
+                .collect()
+        }
+        "pooling" => pooling(&input("a")?, 3),
+        "sum" => vec![input("a")?.iter().sum()],
+        "dot" => vec![dot(&input("a")?, &input("b")?)],
+        "conv1d" => conv1d(&input("a")?, &input("b")?),
+        // Weights `w` (the async-copy chapter's name for the 5-tap kernel).
+        "conv1d_centered" => conv1d_centered(&input("a")?, &input("w")?),
+        "conv2d" => {
+            let (image, kernel) = (buffer("a")?, buffer("b")?);
+            conv2d(
+                &image.init.clone()?,
+                dims2(image)?,
+                &kernel.init.clone()?,
+                dims2(kernel)?,
+            )
+        }
+        "prefix_sum" => inclusive_scan(&input("a")?),
+        "prefix_sum_exclusive" => exclusive_scan(&input("a")?),
+        "row_sum" => {
+            let a = buffer("a")?;
+            row_sums(&a.init.clone()?, dims2(a)?)
+        }
+        "column_sum" => {
+            let a = buffer("a")?;
+            column_sums(&a.init.clone()?, dims2(a)?)
+        }
+        "matmul" => {
+            let (a, b) = (buffer("a")?, buffer("b")?);
+            matmul(&a.init.clone()?, dims2(a)?, &b.init.clone()?, dims2(b)?)?
+        }
+        // Puzzle 15 (memory access patterns).
+        "transpose" => {
+            let a = buffer("a")?;
+            transpose(&a.init.clone()?, dims2(a)?)
+        }
+        "two_branches" => two_branches(&input("a")?, scalar("iters")? as usize),
+        // ---- Part IV ----
+        // Warps, subgroups and blocks (puzzles 20-27). Some have two outputs,
+        // so they return their whole map.
+        "forward_difference" => forward_difference(&input("a")?),
+        "group_centre" => group_centre(&input("a")?),
+        "group_scan" => {
+            let a = input("a")?;
+            return Some(BTreeMap::from([
+                ("out".to_string(), group_scan(&a, GROUP, true)),
+                ("excl".to_string(), group_scan(&a, GROUP, false)),
+            ]));
+        }
+        "block_compact" => {
+            // One row of `out` per block: its kept elements first, then zeros.
+            let (a, out) = (input("a")?, buffer("out")?);
+            let (rows, cols) = dims2(out)?;
+            let (kept, counts) = block_compact(&a, rows, cols);
+            return Some(BTreeMap::from([
+                ("out".to_string(), kept),
+                ("counts".to_string(), counts),
+            ]));
+        }
+        "row_prefix_sum" => {
+            let a = buffer("a")?;
+            row_prefix_sums(&a.init.clone()?, dims2(a)?)
+        }
+        "histogram" => {
+            let bins = buffer("counts")?.len();
+            let counts = histogram(&input("a")?, bins);
+            let starts = exclusive_scan(&counts);
+            return Some(BTreeMap::from([
+                ("counts".to_string(), counts),
+                ("starts".to_string(), starts),
+            ]));
+        }
+        "normalize_rows" => {
+            let a = buffer("a")?;
+            normalize_rows(&a.init.clone()?, dims2(a)?)
+        }
+        // `iters` passes of the 1-2-1 stencil; one when the spec has no `iters`.
+        "smooth_rows" => {
+            let a = buffer("a")?;
+            let iters = scalar("iters").map_or(1, |v| v as usize);
+            smooth_rows(&a.init.clone()?, dims2(a)?, iters)
+        }
+        // ---- end Part IV ----
+        _ => return None,
+    };
+    Some(BTreeMap::from([("out".to_string(), out)]))
+}
+
+/// Expected values of output `out` at a sample of its elements, for a run
+/// too large to compute the whole reference for: `(flat index, value)` pairs
+/// costing about `budget` operations in all, spread over the whole output.
+/// Only references whose elements can be computed one at a time have one.
+pub fn sampled(spec: &Spec, budget: f64) -> Option<Vec<(usize, f64)>> {
+    let buffer = |name: &str| {
+        spec.args.iter().find_map(|a| match a {
+            Arg::Buffer(b) if b.name == name => Some(b),
+            _ => None,
+        })
+    };
+    match spec.reference.as_str() {
+        "matmul" => {
+            let (a, b) = (buffer("a")?, buffer("b")?);
+            let ((m, k), (k2, n)) = (dims2(a)?, dims2(b)?);
+            let (a, b) = (a.init.as_ref()?, b.init.as_ref()?);
+            if k != k2 || m * n == 0 {
+                return None;
+            }
+            let count = ((budget / (2 * k) as f64) as usize).clamp(1, m * n);
+            Some(
+                spread(m * n, count)
+                    .map(|flat| {
+                        let (row, col) = (flat / n, flat % n);
+                        let value = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
+                        (flat, value)
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// `count` distinct indices below `len`, evenly spaced with an odd step, so
+/// that in a matrix with an even row length they fall in every column, not
+/// only in a few.
+fn spread(len: usize, count: usize) -> impl Iterator<Item = usize> {
+    let step = (len / count.max(1)).max(1) | 1;
+    (0..len).step_by(step).take(count)
+}
+
+/// (rows, cols) of a matrix buffer; a vector is one row.
+fn dims2(b: &Buffer) -> Option<(usize, usize)> {
+    match b.shape.as_slice() {
+        [n] => Some((1, *n)),
+        [rows, cols] => Some((*rows, *cols)),
+        _ => None,
+    }
+}
+
+/// out[i] = a[i - window + 1] + … + a[i], with the window cut at the start.
+fn pooling(a: &[f64], window: usize) -> Vec<f64> {
+    (0..a.len())
+        .map(|i| a[i.saturating_sub(window - 1)..=i].iter().sum())
+        .collect()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// out[i] = Σ_k a[i + k − h] · b[k] with h = len(b) / 2: the kernel centred
+/// on element i, reading zeros outside `a` on both sides.
+fn conv1d_centered(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let half = b.len() / 2;
+    (0..a.len())
+        .map(|i| {
+            b.iter()
+                .enumerate()
+                .filter_map(|(k, w)| {
+                    let j = (i + k).checked_sub(half)?;
+                    a.get(j).map(|x| x * w)
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// out[i] = Σ_j a[i + j] · b[j], reading zeros past the end of `a`.
+fn conv1d(a: &[f64], b: &[f64]) -> Vec<f64> {
+    (0..a.len())
+        .map(|i| {
+            b.iter()
+                .enumerate()
+                .filter_map(|(j, w)| a.get(i + j).map(|x| x * w))
+                .sum()
+        })
+        .collect()
+}
+
+/// out[y][x] = Σ a[y + ky][x + kx] · k[ky][kx], zeros past the bottom and right edges.
+fn conv2d(a: &[f64], (h, w): (usize, usize), k: &[f64], (kh, kw): (usize, usize)) -> Vec<f64> {
+    let mut out = vec![0.0; h * w];
+    for y in 0..h {
+        for x in 0..w {
+            let mut sum = 0.0;
+            for ky in 0..kh {
+                for kx in 0..kw {
+                    if y + ky < h && x + kx < w {
+                        sum += a[(y + ky) * w + x + kx] * k[ky * kw + kx];
+                    }
+                }
+            }
+            out[y * w + x] = sum;
+        }
+    }
+    out
+}
+
+/// out[i] = a[0] + … + a[i].
+fn inclusive_scan(a: &[f64]) -> Vec<f64> {
+    a.iter()
+        .scan(0.0, |total, v| {
+            *total += v;
+            Some(*total)
+        })
+        .collect()
+}
+
+/// out[i] = a[0] + … + a[i - 1]; out[0] = 0.
+fn exclusive_scan(a: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0];
+    out.extend(inclusive_scan(a));
+    out.truncate(a.len());
+    out
+}
+
+fn row_sums(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    a.chunks(cols).map(|row| row.iter().sum()).collect()
+}
+
+fn column_sums(a: &[f64], (rows, cols): (usize, usize)) -> Vec<f64> {
+    (0..cols)
+        .map(|c| (0..rows).map(|r| a[r * cols + c]).sum())
+        .collect()
+}
+
+/// out = a · b for row-major a (m×k) and b (k×n); `None` when the inner sizes differ.
+fn matmul(
+    a: &[f64],
+    (m, k): (usize, usize),
+    b: &[f64],
+    (k2, n): (usize, usize),
+) -> Option<Vec<f64>> {
+    if k != k2 {
+        return None;
+    }
+    let mut out = vec![0.0; m * n];
+    for row in 0..m {
+        for col in 0..n {
+            out[row * n + col] = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
+        }
+    }
+    Some(out)
+}
+
+/// out[c][r] = a[r][c]: a (rows×cols) becomes out (cols×rows).
+fn transpose(a: &[f64], (rows, cols): (usize, usize)) -> Vec<f64> {
+    (0..cols)
+        .flat_map(|c| (0..rows).map(move |r| a[r * cols + c]))
+        .collect()
+}
+
+/// Even elements repeat x ← x/2 + 1 (towards 2), odd ones x ← 3/2 − x/2
+/// (towards 1), `iters` times each.
+fn two_branches(a: &[f64], iters: usize) -> Vec<f64> {
+    a.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let (scale, shift) = if i % 2 == 0 { (0.5, 1.0) } else { (-0.5, 1.5) };
+            (0..iters).fold(x, |x, _| x * scale + shift)
+        })
+        .collect()
+}
+
+// ---- Part IV ----
+
+/// Lanes that work together in puzzles 22 and 23, whatever the subgroup size.
+const GROUP: usize = 8;
+
+/// out[i] = a[i + 1] − a[i], with a[size] taken as 0.
+fn forward_difference(a: &[f64]) -> Vec<f64> {
+    (0..a.len())
+        .map(|i| a.get(i + 1).copied().unwrap_or(0.0) - a[i])
+        .collect()
+}
+
+/// Each run of 8 consecutive elements minus its own mean (a shorter last
+/// run minus the mean of what it has).
+fn group_centre(a: &[f64]) -> Vec<f64> {
+    a.chunks(GROUP)
+        .flat_map(|g| {
+            let mean = g.iter().sum::<f64>() / g.len() as f64;
+            g.iter().map(move |v| v - mean)
+        })
+        .collect()
+}
+
+/// A prefix sum that starts again at every multiple of `width`: inclusive
+/// (each element counted) or exclusive (each group starts at 0).
+fn group_scan(a: &[f64], width: usize, inclusive: bool) -> Vec<f64> {
+    a.chunks(width)
+        .flat_map(|g| match inclusive {
+            true => inclusive_scan(g),
+            false => exclusive_scan(g),
+        })
+        .collect()
+}
+
+/// Stream compaction per block: block b keeps the positive elements of
+/// a[b·cols .. (b+1)·cols], in order, at the start of row b of `out`, and
+/// zeros after them; `counts[b]` says how many it kept.
+fn block_compact(a: &[f64], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut out = vec![0.0; rows * cols];
+    let mut counts = vec![0.0; rows];
+    for (b, chunk) in a.chunks(cols).enumerate().take(rows) {
+        let kept: Vec<f64> = chunk.iter().copied().filter(|&v| v > 0.0).collect();
+        out[b * cols..b * cols + kept.len()].copy_from_slice(&kept);
+        counts[b] = kept.len() as f64;
+    }
+    (out, counts)
+}
+
+/// Each row's inclusive prefix sum.
+fn row_prefix_sums(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    a.chunks(cols.max(1)).flat_map(inclusive_scan).collect()
+}
+
+/// Counts of `a` in `bins` equal bins over [-4, 4) (the range of `random`
+/// inputs); values below fall in the first bin, values from 4 up in the last.
+fn histogram(a: &[f64], bins: usize) -> Vec<f64> {
+    let mut counts = vec![0.0; bins];
+    for v in a {
+        let bin = ((v + 4.0) * bins as f64 / 8.0).floor().max(0.0) as usize;
+        counts[bin.min(bins - 1)] += 1.0;
+    }
+    counts
+}
+
+/// Each row divided by its Euclidean length; a row of zeros stays zeros.
+fn normalize_rows(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    a.chunks(cols.max(1))
+        .flat_map(|row| {
+            let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+            row.iter()
+                .map(move |v| if norm > 0.0 { v / norm } else { 0.0 })
+        })
+        .collect()
+}
+
+/// `iters` passes over each row of x[j] ← (x[j−1] + 2·x[j] + x[j+1]) / 4,
+/// where a neighbour past either end of the row is the edge element itself.
+fn smooth_rows(a: &[f64], (_, cols): (usize, usize), iters: usize) -> Vec<f64> {
+    a.chunks(cols.max(1))
+        .flat_map(|row| {
+            let mut x = row.to_vec();
+            for _ in 0..iters {
+                let n = x.len();
+                x = (0..n)
+                    .map(|j| (x[j.saturating_sub(1)] + 2.0 * x[j] + x[(j + 1).min(n - 1)]) / 4.0)
+                    .collect();
+            }
+            x
+        })
+        .collect()
+}
+
+// ---- end Part IV ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::data::Dtype;
+
+    fn buffer(name: &str, shape: &[usize], values: Option<Vec<f64>>) -> Arg {
+        Arg::Buffer(Buffer {
+            name: name.into(),
+            dtype: Dtype::F32,
+            shape: shape.to_vec(),
+            init: values,
+            expect: None,
+            scratch: false,
+        })
+    }
+
+    fn spec(reference: &str, args: Vec<Arg>) -> Spec {
+        Spec {
+            id: "test".into(),
+            title: String::new(),
+            reference: reference.into(),
+            constants: Default::default(),
+            launches: vec![],
+            args,
+            flops: None,
+        }
+    }
+
+    fn arange(n: usize) -> Vec<f64> {
+        (0..n).map(|i| i as f64).collect()
+    }
+
+    /// The references reproduce the seeds' printouts (book 001, blog 000, MatMul chapter 002).
+    #[test]
+    fn matches_the_seed_printouts() {
+        type Case = (&'static str, Vec<Arg>, Vec<f64>);
+        let a = |shape: &[usize], v: Vec<f64>| buffer("a", shape, Some(v));
+        let b = |shape: &[usize], v: Vec<f64>| buffer("b", shape, Some(v));
+        let iters = |n: u32| Arg::Scalar {
+            name: "iters".into(),
+            dtype: Dtype::U32,
+            value: n.into(),
+        };
+        let cases: Vec<Case> = vec![
+            (
+                "p01_map",
+                vec![a(&[4], arange(4))],
+                vec![10.0, 11.0, 12.0, 13.0],
+            ),
+            (
+                "p02_zip",
+                vec![a(&[4], arange(4)), b(&[4], arange(4))],
+                vec![0.0, 2.0, 4.0, 6.0],
+            ),
+            (
+                "p05_broadcast",
+                vec![a(&[2], arange(2)), b(&[2], arange(2))],
+                vec![0.0, 1.0, 1.0, 2.0],
+            ),
+            ("sum", vec![a(&[5], arange(5))], vec![10.0]),
+            // Centred 3-tap box over 0..5: each output adds its neighbours, zeros outside.
+            (
+                "conv1d_centered",
+                vec![a(&[5], arange(5)), buffer("w", &[3], Some(vec![1.0; 3]))],
+                vec![1.0, 3.0, 6.0, 9.0, 7.0],
+            ),
+            (
+                "pooling",
+                vec![a(&[8], arange(8))],
+                vec![0.0, 1.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0],
+            ),
+            (
+                "dot",
+                vec![a(&[8], arange(8)), b(&[8], arange(8))],
+                vec![140.0],
+            ),
+            (
+                "conv1d",
+                vec![a(&[6], arange(6)), b(&[3], arange(3))],
+                vec![5.0, 8.0, 11.0, 14.0, 5.0, 0.0],
+            ),
+            (
+                "conv1d",
+                vec![a(&[15], arange(15)), b(&[4], arange(4))],
+                vec![
+                    14.0, 20.0, 26.0, 32.0, 38.0, 44.0, 50.0, 56.0, 62.0, 68.0, 74.0, 80.0, 41.0,
+                    14.0, 0.0,
+                ],
+            ),
+            (
+                "prefix_sum",
+                vec![a(&[8], arange(8))],
+                vec![0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0],
+            ),
+            (
+                "prefix_sum_exclusive",
+                vec![a(&[4], arange(4))],
+                vec![0.0, 0.0, 1.0, 3.0],
+            ),
+            (
+                "row_sum",
+                vec![a(&[4, 6], arange(24))],
+                vec![15.0, 51.0, 87.0, 123.0],
+            ),
+            (
+                "column_sum",
+                vec![a(&[2, 3], arange(6))],
+                vec![3.0, 5.0, 7.0],
+            ),
+            (
+                "matmul",
+                vec![
+                    a(&[2, 2], arange(4)),
+                    b(&[2, 2], arange(4).iter().map(|v| 2.0 * v).collect()),
+                ],
+                vec![4.0, 6.0, 12.0, 22.0],
+            ),
+            (
+                "transpose",
+                vec![a(&[2, 3], arange(6))],
+                vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0],
+            ),
+            (
+                "two_branches",
+                vec![a(&[4], arange(4)), iters(2)],
+                vec![1.5, 1.0, 2.0, 1.5],
+            ),
+        ];
+        for (name, args, want) in cases {
+            assert_eq!(expected(&spec(name, args)).unwrap()["out"], want, "{name}");
+        }
+        // The complete scan ends at 105 (15 elements over two blocks).
+        let scan = expected(&spec("prefix_sum", vec![a(&[15], arange(15))])).unwrap();
+        assert_eq!(scan["out"].last(), Some(&105.0));
+        // The 9×9 tiled matmul of the MatMul chapter starts 3672, 3744 and ends 61272.
+        let nine = arange(81);
+        let twice: Vec<f64> = nine.iter().map(|v| 2.0 * v).collect();
+        let out =
+            &expected(&spec("matmul", vec![a(&[9, 9], nine), b(&[9, 9], twice)])).unwrap()["out"];
+        assert_eq!((out[0], out[1], out[80]), (3672.0, 3744.0, 61272.0));
+        assert!(expected(&spec("p99_unknown", vec![])).is_none());
+    }
+
+    // ---- Part IV ----
+
+    /// Part IV's references, worked by hand: (reference, inputs, output name, values).
+    #[test]
+    fn part_iv_references() {
+        type Case = (&'static str, Vec<Arg>, &'static str, Vec<f64>);
+        let a = |shape: &[usize], v: Vec<f64>| buffer("a", shape, Some(v));
+        let out = |name: &str, shape: &[usize]| buffer(name, shape, None);
+        let iters = |n: u32| Arg::Scalar {
+            name: "iters".into(),
+            dtype: Dtype::U32,
+            value: n.into(),
+        };
+        let mixed = vec![1.0, -1.0, 2.0, 0.0, -3.0, 4.0, -5.0, 6.0, 7.0];
+        let edges = vec![-4.0, -3.75, -0.25, 0.0, 3.75, 4.0];
+        let mut starts = vec![0.0; 16];
+        for (bin, start) in starts.iter_mut().enumerate() {
+            *start = match bin {
+                0 => 0.0,
+                1..=7 => 2.0,
+                8 => 3.0,
+                _ => 4.0,
+            };
+        }
+        let cases: Vec<Case> = vec![
+            (
+                "forward_difference",
+                vec![a(&[4], vec![0.0, 1.0, 3.0, 6.0])],
+                "out",
+                vec![1.0, 2.0, 3.0, -6.0],
+            ),
+            (
+                "group_centre",
+                vec![a(&[10], arange(10))],
+                "out",
+                vec![-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -0.5, 0.5],
+            ),
+            (
+                "group_scan",
+                vec![a(&[10], arange(10))],
+                "out",
+                vec![0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0, 8.0, 17.0],
+            ),
+            (
+                "group_scan",
+                vec![a(&[10], arange(10))],
+                "excl",
+                vec![0.0, 0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 0.0, 8.0],
+            ),
+            (
+                "block_compact",
+                vec![a(&[9], mixed.clone()), out("out", &[3, 4])],
+                "out",
+                vec![1.0, 2.0, 0.0, 0.0, 4.0, 6.0, 0.0, 0.0, 7.0, 0.0, 0.0, 0.0],
+            ),
+            (
+                "block_compact",
+                vec![a(&[9], mixed), out("out", &[3, 4])],
+                "counts",
+                vec![2.0, 2.0, 1.0],
+            ),
+            (
+                "row_prefix_sum",
+                vec![a(&[2, 3], arange(6))],
+                "out",
+                vec![0.0, 1.0, 3.0, 3.0, 7.0, 12.0],
+            ),
+            (
+                "histogram",
+                vec![a(&[6], edges.clone()), out("counts", &[16])],
+                "counts",
+                vec![
+                    2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0,
+                ],
+            ),
+            (
+                "histogram",
+                vec![a(&[6], edges), out("counts", &[16])],
+                "starts",
+                starts,
+            ),
+            (
+                "normalize_rows",
+                vec![a(&[2, 2], vec![3.0, 4.0, 0.0, 0.0])],
+                "out",
+                vec![0.6, 0.8, 0.0, 0.0],
+            ),
+            (
+                "smooth_rows",
+                vec![a(&[1, 4], vec![0.0, 4.0, 8.0, 4.0])],
+                "out",
+                vec![1.0, 4.0, 6.0, 5.0],
+            ),
+            (
+                "smooth_rows",
+                vec![a(&[1, 4], vec![0.0, 4.0, 8.0, 4.0]), iters(2)],
+                "out",
+                vec![1.75, 3.75, 5.25, 5.25],
+            ),
+        ];
+        for (name, args, output, want) in cases {
+            let got = expected(&spec(name, args)).unwrap();
+            assert_eq!(got[output], want, "{name}: {output}");
+        }
+    }
+
+    // ---- end Part IV ----
+
+    #[test]
+    fn sampled_matmul_agrees_with_the_full_one() {
+        // (rows, inner, cols, budget): from one output to every output.
+        let cases = [(3, 4, 5, 1.0, 1), (8, 8, 8, 64.0, 4), (6, 2, 4, 1e9, 24)];
+        for (m, k, n, budget, count) in cases {
+            let a: Vec<f64> = (0..m * k).map(|i| (i % 7) as f64 - 3.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| (i % 5) as f64 * 0.5).collect();
+            let spec = spec(
+                "matmul",
+                vec![
+                    buffer("out", &[m, n], None),
+                    buffer("a", &[m, k], Some(a)),
+                    buffer("b", &[k, n], Some(b)),
+                ],
+            );
+            let full = &expected(&spec).unwrap()["out"];
+            let sample = sampled(&spec, budget).unwrap();
+            assert_eq!(sample.len(), count, "{m}x{k}x{n}");
+            let mut seen = std::collections::BTreeSet::new();
+            for (flat, value) in sample {
+                assert!(seen.insert(flat), "{flat} twice");
+                assert_eq!(value, full[flat], "{m}x{k}x{n} at {flat}");
+            }
+        }
+        assert!(sampled(&spec("sum", vec![]), 1e9).is_none());
+    }
+
+    #[test]
+    fn edges_and_mismatches() {
+        // 2D convolution: a 3×3 box of ones over ones reads zeros past the bottom-right edge.
+        let ones = |n| vec![1.0; n];
+        let out = conv2d(&ones(16), (4, 4), &ones(9), (3, 3));
+        assert_eq!(out[0], 9.0);
+        assert_eq!(out[3], 3.0, "last column sees one column");
+        assert_eq!(out[15], 1.0, "bottom-right corner sees itself");
+        assert_eq!(matmul(&ones(6), (2, 3), &ones(6), (2, 3)), None, "3 ≠ 2");
+        assert_eq!(exclusive_scan(&[]), Vec::<f64>::new());
+    }
+}

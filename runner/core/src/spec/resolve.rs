@@ -1,0 +1,532 @@
+//! Resolving a spec: its sizes evaluated against the constants (possibly
+//! overridden, as stress and benchmark runs do), its buffers filled, and its
+//! expected values taken from the spec or from the CPU reference. Every
+//! error names the chapter line it comes from.
+
+use crate::source::diag::Located;
+use crate::spec::data::Values;
+use crate::spec::expr::{self, Constants};
+use crate::spec::model::{Arg, Buffer, Launch, Spec};
+use crate::spec::raw::{RawBuffer, RawSpec, RawStep, ScalarValue, Size};
+use crate::spec::reference;
+use serde::Serialize;
+use serde_saphyr::Spanned;
+use std::path::{Path, PathBuf};
+
+/// Where a spec block sits: the chapter file and the line of its first YAML line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SpecOrigin {
+    pub file: PathBuf,
+    pub first_line: usize,
+}
+
+impl SpecOrigin {
+    fn at(&self, yaml_line: u64, message: impl Into<String>) -> Located {
+        let line = if yaml_line == 0 {
+            self.first_line.saturating_sub(1)
+        } else {
+            self.first_line + yaml_line as usize - 1
+        };
+        Located::new(&self.file, line, message)
+    }
+}
+
+/// A parsed spec and where it came from.
+#[derive(Debug, Clone)]
+pub struct PuzzleSpec {
+    pub raw: RawSpec,
+    pub origin: SpecOrigin,
+    /// The YAML text exactly as written (hashed for cache keys and recorded results).
+    pub text: String,
+}
+
+impl PuzzleSpec {
+    /// Parses the YAML of a ```puzzle block. `first_line` is the chapter line of the YAML's first line.
+    pub fn parse(text: &str, file: &Path, first_line: usize) -> Result<PuzzleSpec, Located> {
+        let origin = SpecOrigin {
+            file: file.to_path_buf(),
+            first_line,
+        };
+        let raw: RawSpec = serde_saphyr::from_str(text).map_err(|e| {
+            let line = e.location().map(|l| l.line()).unwrap_or(0);
+            origin.at(line, first_sentence(&e.to_string()))
+        })?;
+        let spec = PuzzleSpec {
+            raw,
+            origin,
+            text: text.to_string(),
+        };
+        // Resolve once now so that every mistake surfaces when the chapter is read.
+        spec.resolve(&Constants::new())?;
+        // Stress cases: their sizes now, but not their data (random inputs
+        // and the CPU reference are made when a case runs: a large stress
+        // size would otherwise be paid for by every command that reads the
+        // book); the CPU reference only at the teaching size (cheap).
+        for case in &spec.raw.stress {
+            spec.sized(&case.value).map_err(|mut e| {
+                e.line = spec.origin.first_line + case.referenced.line() as usize - 1;
+                e.message = format!("stress case: {}", e.message);
+                e
+            })?;
+        }
+        if !spec.raw.stress.is_empty() {
+            spec.resolve_stress(&Constants::new())?;
+        }
+        // The benchmark size is far too large to resolve here (it allocates
+        // its buffers); its names are checked, its sizes when it runs.
+        for bench in &spec.raw.bench {
+            let line = spec.origin.first_line + bench.referenced.line() as usize - 1;
+            if bench.value.is_empty() {
+                return Err(Located::new(
+                    &spec.origin.file,
+                    line,
+                    "a `bench` case sets no constant; give the sizes to benchmark, e.g. { SIZE: 268435456 }",
+                ));
+            }
+            if let Some(name) = bench
+                .value
+                .keys()
+                .find(|k| !spec.raw.constants.contains_key(*k))
+            {
+                return Err(Located::new(
+                    &spec.origin.file,
+                    line,
+                    format!("bench: cannot set `{name}`: the spec has no such constant"),
+                ));
+            }
+        }
+        Ok(spec)
+    }
+
+    pub fn id(&self) -> &str {
+        &self.raw.id
+    }
+
+    /// Evaluates sizes with the spec's constants, replaced by `overrides` where given.
+    pub fn resolve(&self, overrides: &Constants) -> Result<Spec, Located> {
+        let spec = self.resolve_with(overrides, Contents::Written)?;
+        self.fill_from_reference(spec, "`expect: reference`")
+    }
+
+    /// A stress run: sizes from `overrides`, random inputs, and expected
+    /// outputs from the puzzle's CPU reference ([`reference`]).
+    pub fn resolve_stress(&self, overrides: &Constants) -> Result<Spec, Located> {
+        let spec = self.resolve_with(overrides, Contents::Random)?;
+        self.fill_from_reference(spec, "stress runs")
+    }
+
+    /// Sizes from `overrides` and random inputs, with no expected values yet:
+    /// a benchmark decides whether the CPU reference is cheap enough to check against.
+    pub fn resolve_random(&self, overrides: &Constants) -> Result<Spec, Located> {
+        self.resolve_with(overrides, Contents::Random)
+    }
+
+    /// Sizes, launches and FLOPs at `overrides`, with no buffer contents at
+    /// all: what a page needs to describe a benchmark without allocating it.
+    /// Inputs carry an empty `init`, outputs no `expect`.
+    pub fn sized(&self, overrides: &Constants) -> Result<Spec, Located> {
+        self.resolve_with(overrides, Contents::Empty)
+    }
+
+    /// Expected values from the CPU reference for every output still without them.
+    pub fn with_reference(&self, spec: Spec) -> Result<Spec, Located> {
+        self.fill_from_reference(spec, "checked benchmarks")
+    }
+
+    /// Gives every output still without expected values (stress runs, and
+    /// `expect: reference`) the CPU reference's values.
+    fn fill_from_reference(&self, mut spec: Spec, who: &str) -> Result<Spec, Located> {
+        if spec.outputs().all(|b| b.expect.is_some()) {
+            return Ok(spec);
+        }
+        let expected = reference::expected(&spec).ok_or_else(|| {
+            self.origin.at(
+                0,
+                format!(
+                    "`{}` has no CPU reference in runner/src/reference.rs; {who} need one",
+                    spec.reference
+                ),
+            )
+        })?;
+        for arg in &mut spec.args {
+            if let Arg::Buffer(b) = arg
+                && b.is_output()
+                && b.expect.is_none()
+            {
+                let values = expected.get(&b.name).ok_or_else(|| {
+                    self.origin.at(
+                        0,
+                        format!("the CPU reference gives no values for output `{}`", b.name),
+                    )
+                })?;
+                b.expect = Some(values.clone());
+            }
+        }
+        Ok(spec)
+    }
+
+    /// The benchmark sizes the spec declares, as constant overrides, headline first.
+    pub fn bench_cases(&self) -> Vec<Constants> {
+        self.raw.bench.iter().map(|b| b.value.clone()).collect()
+    }
+
+    /// The stress cases the spec declares, as constant overrides.
+    pub fn stress_cases(&self) -> Vec<Constants> {
+        self.raw.stress.iter().map(|s| s.value.clone()).collect()
+    }
+
+    fn resolve_with(&self, overrides: &Constants, contents: Contents) -> Result<Spec, Located> {
+        let raw = &self.raw;
+        let mut constants: Constants = raw.constants.clone();
+        for (name, value) in overrides {
+            if !constants.contains_key(name) {
+                return Err(self.origin.at(
+                    0,
+                    format!("cannot set `{name}`: the spec has no such constant"),
+                ));
+            }
+            constants.insert(name.clone(), *value);
+        }
+        if !is_identifier(&raw.id) {
+            return Err(self.origin.at(
+                1,
+                format!("id `{}` must be letters, digits and `_`", raw.id),
+            ));
+        }
+        let eval = |size: &Size, line: u64, what: &str| -> Result<i64, Located> {
+            expr::eval(&size.0, &constants)
+                .map_err(|e| self.origin.at(line, format!("{what}: {e}")))
+        };
+        let dims = |list: &Spanned<Vec<Size>>, what: &str| -> Result<[u32; 3], Located> {
+            let line = list.referenced.line();
+            if list.value.is_empty() || list.value.len() > 3 {
+                return Err(self
+                    .origin
+                    .at(line, format!("`{what}` needs 1 to 3 entries (x, y, z)")));
+            }
+            let mut out = [1u32; 3];
+            for (i, size) in list.value.iter().enumerate() {
+                let v = eval(size, line, what)?;
+                out[i] = u32::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
+                    self.origin.at(
+                        line,
+                        format!("`{what}` entry {} is {v}; it must be at least 1", i + 1),
+                    )
+                })?;
+            }
+            Ok(out)
+        };
+        let shared_bytes = |size: &Option<Spanned<Size>>| -> Result<u32, Located> {
+            let Some(size) = size else { return Ok(0) };
+            let line = size.referenced.line();
+            let v = eval(&size.value, line, "dynamic_shared_bytes")?;
+            u32::try_from(v).map_err(|_| {
+                self.origin.at(
+                    line,
+                    format!("`dynamic_shared_bytes` is {v}; it must be 0 or more"),
+                )
+            })
+        };
+        let flops = match &raw.flops {
+            None => None,
+            Some(size) => {
+                let line = size.referenced.line();
+                let v = eval(&size.value, line, "flops")?;
+                Some(u64::try_from(v).map_err(|_| {
+                    self.origin
+                        .at(line, format!("`flops` is {v}; it must be 0 or more"))
+                })?)
+            }
+        };
+
+        for (name, expect) in &raw.expect {
+            let is_output = raw.buffers.get(name).is_some_and(|b| b.value.output);
+            if !is_output {
+                return Err(self.origin.at(
+                    expect.referenced.line(),
+                    format!("`expect` names `{name}`, which is not an output buffer"),
+                ));
+            }
+        }
+
+        let args_line = raw.args.referenced.line();
+        let mut args = Vec::new();
+        for name in &raw.args.value {
+            if args.iter().any(|a: &Arg| a.name() == name) {
+                return Err(self
+                    .origin
+                    .at(args_line, format!("`{name}` appears twice in `args`")));
+            }
+            if let Some(buffer) = raw.buffers.get(name) {
+                // Stress inputs are random, seeded by position: an index mistake cannot hide behind arange.
+                let fill = match contents {
+                    Contents::Random => Fill::Random(args.len() as u64 + 1),
+                    Contents::Written => Fill::Written,
+                    Contents::Empty => Fill::Empty,
+                };
+                args.push(Arg::Buffer(self.resolve_buffer(name, buffer, &eval, fill)?));
+            } else if let Some(scalar) = raw.scalars.get(name) {
+                let line = scalar.referenced.line();
+                let value = match &scalar.value.value {
+                    ScalarValue::Number(v) => *v,
+                    ScalarValue::Expr(e) => eval(&Size(e.clone()), line, name)? as f64,
+                };
+                args.push(Arg::Scalar {
+                    name: name.clone(),
+                    dtype: scalar.value.dtype,
+                    value,
+                });
+            } else {
+                return Err(self.origin.at(
+                    args_line,
+                    format!("`args` names `{name}`, which is neither a buffer nor a scalar"),
+                ));
+            }
+        }
+        let unused = raw.buffers.iter().map(|(n, b)| (n, b.referenced.line()));
+        let unused = unused.chain(raw.scalars.iter().map(|(n, s)| (n, s.referenced.line())));
+        for (name, line) in unused {
+            if !raw.args.value.contains(name) {
+                return Err(self.origin.at(
+                    line,
+                    format!("`{name}` is declared but not listed in `args`"),
+                ));
+            }
+        }
+
+        let all_args: Vec<usize> = (0..args.len()).collect();
+        let launches = match (&raw.steps, &raw.kernel, &raw.grid, &raw.block) {
+            (None, Some(kernel), Some(grid), Some(block)) => vec![Launch {
+                kernel: kernel.clone(),
+                grid: dims(grid, "grid")?,
+                block: dims(block, "block")?,
+                dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
+                args: all_args,
+            }],
+            (Some(steps), None, None, None) if raw.dynamic_shared_bytes.is_none() => {
+                self.resolve_steps(steps, &args, &dims, &shared_bytes)?
+            }
+            (Some(steps), ..) => {
+                return Err(self.origin.at(
+                    steps.referenced.line(),
+                    "with `steps`, each step names its own `kernel`, `grid`, `block` and \
+                     `dynamic_shared_bytes`; remove them from the top level",
+                ));
+            }
+            (None, ..) => {
+                return Err(self.origin.at(
+                    0,
+                    "a puzzle needs `kernel`, `grid` and `block` (or a list of `steps`)",
+                ));
+            }
+        };
+        Ok(Spec {
+            id: raw.id.clone(),
+            title: raw.title.clone(),
+            reference: raw.reference.clone().unwrap_or_else(|| raw.id.clone()),
+            constants,
+            launches,
+            args,
+            flops,
+        })
+    }
+
+    /// The launches of a multi-kernel puzzle. Each step's args must be names
+    /// from the spec's `args`, and every arg must be used by some step: a
+    /// buffer that no kernel touches is a spec that does not line up.
+    fn resolve_steps(
+        &self,
+        steps: &Spanned<Vec<Spanned<RawStep>>>,
+        args: &[Arg],
+        dims: &dyn Fn(&Spanned<Vec<Size>>, &str) -> Result<[u32; 3], Located>,
+        shared_bytes: &dyn Fn(&Option<Spanned<Size>>) -> Result<u32, Located>,
+    ) -> Result<Vec<Launch>, Located> {
+        if steps.value.is_empty() {
+            return Err(self
+                .origin
+                .at(steps.referenced.line(), "`steps` lists no launches"));
+        }
+        let mut used = vec![false; args.len()];
+        let mut launches = Vec::new();
+        for step in &steps.value {
+            let raw = &step.value;
+            let indices = match &raw.args {
+                None => (0..args.len()).collect(),
+                Some(names) => {
+                    let mut indices = Vec::new();
+                    for name in &names.value {
+                        let index = args.iter().position(|a| a.name() == name).ok_or_else(|| {
+                            self.origin.at(
+                                names.referenced.line(),
+                                format!(
+                                    "step `{}` passes `{name}`, which is not in the spec's `args` ({})",
+                                    raw.kernel,
+                                    args.iter().map(Arg::name).collect::<Vec<_>>().join(", ")
+                                ),
+                            )
+                        })?;
+                        if indices.contains(&index) {
+                            return Err(self.origin.at(
+                                names.referenced.line(),
+                                format!("step `{}` passes `{name}` twice", raw.kernel),
+                            ));
+                        }
+                        indices.push(index);
+                    }
+                    indices
+                }
+            };
+            for &i in &indices {
+                used[i] = true;
+            }
+            launches.push(Launch {
+                kernel: raw.kernel.clone(),
+                grid: dims(&raw.grid, "grid")?,
+                block: dims(&raw.block, "block")?,
+                dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
+                args: indices,
+            });
+        }
+        if let Some(i) = used.iter().position(|u| !u) {
+            return Err(self.origin.at(
+                steps.referenced.line(),
+                format!("no step passes `{}` to its kernel", args[i].name()),
+            ));
+        }
+        Ok(launches)
+    }
+
+    fn resolve_buffer(
+        &self,
+        name: &str,
+        buffer: &Spanned<RawBuffer>,
+        eval: &dyn Fn(&Size, u64, &str) -> Result<i64, Located>,
+        fill: Fill,
+    ) -> Result<Buffer, Located> {
+        let line = buffer.referenced.line();
+        let b = &buffer.value;
+        let sizes: Vec<Size> = match (&b.len, &b.shape) {
+            (Some(len), None) => vec![len.clone()],
+            (None, Some(shape)) if !shape.is_empty() => shape.clone(),
+            _ => {
+                return Err(self.origin.at(
+                    line,
+                    format!("buffer `{name}` needs exactly one of `len` or `shape`"),
+                ));
+            }
+        };
+        let mut shape = Vec::new();
+        for size in &sizes {
+            let v = eval(size, line, name)?;
+            shape.push(usize::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
+                self.origin.at(
+                    line,
+                    format!("buffer `{name}` has size {v}; it must be at least 1"),
+                )
+            })?);
+        }
+        let len: usize = shape.iter().product();
+        let materialize = |values: &Values, line: u64, what: &str| {
+            values
+                .materialize(len)
+                .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
+        };
+        if b.scratch && (b.output || b.init.is_some()) {
+            return Err(self.origin.at(
+                line,
+                format!(
+                    "scratch buffer `{name}` starts poisoned and is not judged; remove its `output` and `init`"
+                ),
+            ));
+        }
+        let (init, expect) = match (b.output, &b.init) {
+            _ if b.scratch => (None, None),
+            (true, Some(_)) => {
+                return Err(self.origin.at(
+                    line,
+                    format!("output `{name}` starts poisoned; remove its `init`"),
+                ));
+            }
+            (false, None) => {
+                return Err(self.origin.at(
+                    line,
+                    format!("input `{name}` needs an `init` (or `output: true`)"),
+                ));
+            }
+            (false, Some(_)) if fill == Fill::Empty => (Some(Vec::new()), None),
+            (false, Some(_)) if let Fill::Random(seed) = fill => (
+                Some(materialize(&Values::Random(seed), line, "init")?),
+                None,
+            ),
+            (false, Some(values)) => (Some(materialize(values, line, "init")?), None),
+            // Stress runs take expected values from the CPU reference afterwards.
+            (true, None) if fill != Fill::Written => (None, None),
+            (true, None) => {
+                let expect = self.raw.expect.get(name).ok_or_else(|| {
+                    self.origin
+                        .at(line, format!("output `{name}` has no `expect` entry"))
+                })?;
+                if expect.value == Values::Reference {
+                    // Filled in by `fill_from_reference` once every input is known.
+                    (None, None)
+                } else {
+                    (
+                        None,
+                        Some(materialize(
+                            &expect.value,
+                            expect.referenced.line(),
+                            "expect",
+                        )?),
+                    )
+                }
+            }
+        };
+        Ok(Buffer {
+            name: name.to_string(),
+            dtype: b.dtype,
+            shape,
+            init,
+            expect,
+            scratch: b.scratch,
+        })
+    }
+}
+
+/// What a resolved spec's buffers hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Contents {
+    /// The inputs and expected values as written (the teaching size).
+    Written,
+    /// Random inputs, expected values left to the CPU reference.
+    Random,
+    /// Nothing: sizes only.
+    Empty,
+}
+
+/// One buffer's contents: as written, random from a seed (its position in
+/// `args`, so an index mistake cannot hide behind arange), or none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fill {
+    Written,
+    Random(u64),
+    Empty,
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// serde-saphyr appends a source snippet to its messages; the line number
+/// already says where, so keep the first line only.
+/// It also starts with "error: line 7 column 1: ", which the chapter line replaces.
+fn first_sentence(message: &str) -> String {
+    let first = message.lines().next().unwrap_or(message).trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    match first
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(": "))
+    {
+        Some((_, message)) => message.to_string(),
+        None => first.to_string(),
+    }
+}

@@ -1,0 +1,334 @@
+//! Table tests of parsing and resolving specs: each malformed spec names its line.
+
+use super::data::Dtype;
+use super::expr::Constants;
+use super::model::Arg;
+use super::resolve::PuzzleSpec;
+use crate::source::diag::Located;
+use std::path::Path;
+
+const BASE: &str = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [4]\n\
+buffers:\n  out: { len: 4, output: true }\nargs: [out]\nexpect:\n  out: [0, 0, 0, 0]\n";
+
+/// (the key as written on the spec's line 11, the bound, or the error's chapter line and words).
+#[test]
+fn parses_strictly_table() {
+    let cases: &[(&str, Result<(u32, u32), &str>)] = &[
+        ("global_access: { reads: 2, writes: 1 }", Ok((2, 1))),
+        ("global_access: { reads: 0, writes: 0 }", Ok((0, 0))),
+        ("global_access: { reads: 2, wrties: 1 }", Err("wrties")),
+        ("global_access: { reads: 2 }", Err("writes")),
+        ("global_access: { reads: -1, writes: 1 }", Err("")),
+        ("global_access: 2", Err("")),
+    ];
+    for (line, want) in cases {
+        let text = format!("{BASE}{line}\n");
+        let got = PuzzleSpec::parse(&text, Path::new("ch.md"), 100);
+        match (got, want) {
+            (Ok(spec), Ok((r, w))) => {
+                let bound = spec.raw.global_access.expect("a bound");
+                assert_eq!((bound.reads, bound.writes), (*r, *w), "{line}");
+            }
+            (Err(e), Err(words)) => {
+                assert_eq!(e.line, 110, "{line}: {e}");
+                assert!(e.message.contains(words), "{line}: {e}");
+            }
+            (got, _) => panic!("{line}: {:?}", got.map(|s| s.raw.global_access)),
+        }
+    }
+    let none = PuzzleSpec::parse(BASE, Path::new("ch.md"), 100).expect("parses");
+    assert_eq!(none.raw.global_access, None);
+}
+
+const GOOD: &str = "\
+id: p06_blocks
+title: Blocks
+kernel: add_10_blocks
+const: { SIZE: 9, TPB: 4 }
+grid: [\"(SIZE + TPB - 1) / TPB\"]
+block: [TPB]
+buffers:
+  out: { len: SIZE, output: true }
+  a: { len: SIZE, init: arange }
+scalars:
+  size: { type: u32, value: SIZE }
+args: [out, a, size]
+expect:
+  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]
+";
+
+fn parse(text: &str) -> Result<PuzzleSpec, Located> {
+    PuzzleSpec::parse(text, Path::new("ch.md"), 10)
+}
+
+#[test]
+fn resolves_a_good_spec() {
+    let spec = parse(GOOD).unwrap().resolve(&Constants::new()).unwrap();
+    assert_eq!(spec.launches.len(), 1);
+    assert_eq!(spec.launches[0].grid, [3, 1, 1]);
+    assert_eq!(spec.launches[0].block, [4, 1, 1]);
+    assert_eq!(spec.launches[0].args, [0, 1, 2]);
+    let names: Vec<&str> = spec.args.iter().map(Arg::name).collect();
+    assert_eq!(names, ["out", "a", "size"]);
+    assert_eq!(spec.outputs().count(), 1);
+    assert_eq!(
+        spec.args[2],
+        Arg::Scalar {
+            name: "size".into(),
+            dtype: Dtype::U32,
+            value: 9.0
+        }
+    );
+}
+
+#[test]
+fn stress_runs_use_random_inputs_and_the_reference() {
+    let text = GOOD.to_string() + "stress:\n  - { SIZE: 1001 }\n";
+    let spec = parse(&text).unwrap();
+    let cases = spec.stress_cases();
+    assert_eq!(cases.len(), 1);
+    let stressed = spec.resolve_stress(&cases[0]).unwrap();
+    assert_eq!(stressed.launches[0].grid, [251, 1, 1]);
+    let a = stressed
+        .buffers()
+        .find(|b| b.name == "a")
+        .unwrap()
+        .init
+        .clone()
+        .unwrap();
+    assert_eq!(a.len(), 1001);
+    assert!(
+        a.iter().any(|v| v.fract() != 0.0),
+        "stress inputs are random, not arange"
+    );
+    let out = stressed.outputs().next().unwrap().expect.clone().unwrap();
+    assert_eq!(
+        out[500],
+        a[500] + 10.0,
+        "expected values come from the CPU reference"
+    );
+}
+
+#[test]
+fn stress_cases_are_checked_when_read() {
+    let text = GOOD.to_string() + "stress:\n  - { WIDTH: 3 }\n";
+    let err = parse(&text).unwrap_err();
+    assert_eq!(err.line, 25, "{err}");
+    assert!(err.message.contains("cannot set `WIDTH`"), "{err}");
+}
+
+/// A benchmark size names known constants and is read without resolving its buffers.
+#[test]
+fn bench_sizes_are_checked_when_read() {
+    let cases = [
+        ("bench:\n  - { SIZE: 268435456 }\n", None),
+        (
+            "bench:\n  - { WIDTH: 3 }\n",
+            Some("bench: cannot set `WIDTH`"),
+        ),
+        ("bench:\n  - {}\n", Some("a `bench` case sets no constant")),
+    ];
+    for (tail, error) in cases {
+        let text = GOOD.to_string() + tail;
+        match (parse(&text), error) {
+            (Ok(spec), None) => assert_eq!(
+                spec.bench_cases(),
+                vec![Constants::from([("SIZE".to_string(), 268_435_456)])]
+            ),
+            (Err(err), Some(want)) => {
+                assert_eq!(err.line, 25, "{err}");
+                assert!(err.message.contains(want), "{err}");
+            }
+            (got, _) => panic!("{tail}: {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn overrides_follow_through_every_size() {
+    let spec = parse(GOOD).unwrap();
+    let err = spec
+        .resolve(&[("SIZE".to_string(), 17)].into())
+        .unwrap_err();
+    // The literal expect list no longer fits: that is reported, not ignored.
+    assert!(
+        err.message.contains("lists 9 values but the buffer has 17"),
+        "{err}"
+    );
+    assert!(spec.resolve(&[("NOPE".to_string(), 1)].into()).is_err());
+}
+
+const TWO_STEPS: &str = "\
+id: scan
+title: Two kernels
+reference: prefix_sum
+const: { SIZE: 15, TPB: 8 }
+steps:
+  - kernel: local_scan
+    grid: [\"(SIZE + TPB - 1) / TPB\"]
+    block: [TPB]
+  - kernel: add_block_sums
+    grid: [\"(SIZE + TPB - 1) / TPB\"]
+    block: [TPB]
+    args: [out, sums, size]
+buffers:
+  out: { len: SIZE, output: true }
+  a: { len: SIZE, init: arange }
+  sums: { len: \"(SIZE + TPB - 1) / TPB\", scratch: true }
+scalars:
+  size: { type: u32, value: SIZE }
+args: [out, a, sums, size]
+expect:
+  out: reference
+";
+
+#[test]
+fn steps_share_buffers_and_reference_fills_expect() {
+    let spec = parse(TWO_STEPS)
+        .unwrap()
+        .resolve(&Constants::new())
+        .unwrap();
+    assert_eq!(spec.launches.len(), 2);
+    assert_eq!(
+        spec.launches[0].args,
+        [0, 1, 2, 3],
+        "args default to the spec's"
+    );
+    assert_eq!(spec.launches[1].args, [0, 2, 3]);
+    assert_eq!(spec.outputs().count(), 1, "scratch is not judged");
+    let out = spec.outputs().next().unwrap().expect.clone().unwrap();
+    assert_eq!(out.last(), Some(&105.0), "from the CPU reference");
+    assert_eq!(
+        spec.min_bytes(),
+        2 * 15 * 4,
+        "scratch is not part of the problem"
+    );
+}
+
+/// Multi-kernel specs whose buffers do not line up name the line at fault.
+#[test]
+fn steps_that_do_not_line_up() {
+    let cases: &[(&str, &str, &str, usize, &str)] = &[
+        (
+            "unknown arg",
+            "    args: [out, sums, size]",
+            "    args: [out, block_sums, size]",
+            21,
+            "passes `block_sums`, which is not in the spec's `args`",
+        ),
+        (
+            "unused buffer",
+            "  - kernel: local_scan",
+            "  - kernel: local_scan\n    args: [out, sums, size]",
+            15,
+            "no step passes `a`",
+        ),
+        (
+            "top-level kernel too",
+            "steps:",
+            "kernel: k\nsteps:",
+            16,
+            "remove them from the top level",
+        ),
+        (
+            "scratch with init",
+            "scratch: true }",
+            "scratch: true, init: zeros }",
+            25,
+            "scratch buffer `sums` starts poisoned",
+        ),
+        (
+            "no kernel at all",
+            "steps:",
+            "unused:",
+            0,
+            "unknown field `unused`",
+        ),
+    ];
+    for (name, target, replacement, line, message) in cases {
+        assert!(TWO_STEPS.contains(target), "{name}");
+        let err = parse(&TWO_STEPS.replacen(target, replacement, 1)).expect_err(name);
+        assert!(err.message.contains(message), "{name}: {err}");
+        if *line > 0 {
+            assert_eq!(err.line, *line, "{name}: {err}");
+        }
+    }
+    let without = TWO_STEPS.replace("reference: prefix_sum\n", "");
+    let err = parse(&without).unwrap_err();
+    assert!(err.message.contains("`scan` has no CPU reference"), "{err}");
+}
+
+#[test]
+fn flops_are_an_expression_over_the_constants() {
+    let with = GOOD.replace("args:", "flops: \"2 * SIZE\"\nargs:");
+    let spec = parse(&with).unwrap().resolve(&Constants::new()).unwrap();
+    assert_eq!(spec.flops, Some(18));
+    let bad = GOOD.replace("args:", "flops: \"2 * SIZES\"\nargs:");
+    let err = parse(&bad).unwrap_err();
+    assert_eq!(err.line, 21, "{err}");
+    assert!(err.message.contains("unknown constant `SIZES`"), "{err}");
+}
+
+/// Each malformed spec must fail with a message naming the right chapter line.
+#[test]
+fn malformed_specs_name_their_line() {
+    let cases: &[(&str, &str, usize, &str)] = &[
+        ("unknown key", "block: [TPB]", 16, "unknown field `threads`"),
+        (
+            "bad constant",
+            "grid: [\"(SIZE + TPB - 1) / TPB\"]",
+            14,
+            "unknown constant `BLOCKS`",
+        ),
+        ("zero block", "block: [TPB]", 15, "must be at least 1"),
+        (
+            "arg missing",
+            "args: [out, a, size]",
+            21,
+            "neither a buffer nor a scalar",
+        ),
+        (
+            "expect length",
+            "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
+            23,
+            "lists 3 values",
+        ),
+        (
+            "bad init word",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "not a list of numbers",
+        ),
+        (
+            "input without init",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "needs an `init`",
+        ),
+        (
+            "yaml boolean",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "YAML read this as the boolean false",
+        ),
+    ];
+    let replacement = |name: &str| match name {
+        "unknown key" => "block: [TPB]\nthreads: 4",
+        "bad constant" => "grid: [BLOCKS]",
+        "zero block" => "block: [\"TPB - 4\"]",
+        "arg missing" => "args: [out, a, size, b]",
+        "expect length" => "  out: [10, 11, 12]",
+        "bad init word" => "  a: { len: SIZE, init: iota }",
+        "input without init" => "  a: { len: SIZE }",
+        "yaml boolean" => "  a: { len: N, init: arange }",
+        _ => unreachable!(),
+    };
+    for (name, target, line, message) in cases {
+        let text = GOOD.replace(target, replacement(name));
+        let err = parse(&text).expect_err(name);
+        assert_eq!(err.line, *line, "{name}: {err}");
+        assert!(err.message.contains(message), "{name}: {err}");
+        assert_eq!(err.file, Path::new("ch.md"));
+        assert!(!err.message.contains("column"), "{name}: {err}");
+    }
+}

@@ -1,0 +1,105 @@
+//! What a run is given (launches, bound buffers, settings) and what it
+//! returns (the buffers after, the hazards, the access counts), or why it
+//! could not run.
+
+use crate::access::AccessReport;
+use crate::hazard::Hazard;
+use naga::Span;
+use std::time::Duration;
+
+/// One dispatch of an entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub entry: String,
+    /// Workgroups along x, y and z.
+    pub grid: [u32; 3],
+    /// Invocations per workgroup along x, y and z (the entry's `@workgroup_size`).
+    pub block: [u32; 3],
+}
+
+/// The contents of one bound resource, as 32-bit words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub group: u32,
+    pub binding: u32,
+    /// The buffer's words, followed by any guard band the caller wants
+    /// watched (a write there comes back in [`Run::buffers`]; the index is
+    /// reported as out of bounds).
+    pub words: Vec<u32>,
+    /// How many of `words` belong to the buffer itself.
+    pub len: usize,
+}
+
+/// How a run is made.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Seeds the order in which workgroups and invocations run.
+    pub seed: u64,
+    /// Invocations per subgroup (consecutive `local_invocation_index`es).
+    pub subgroup_size: u32,
+    /// A run still going after this long is abandoned ([`Error::TimedOut`]).
+    pub timeout: Duration,
+    /// Where the time is read from. [`system_clock`] where std has a clock;
+    /// in a browser, the page's (std's `Instant` is not there).
+    pub clock: Clock,
+}
+
+/// Time since a fixed origin; only differences are used.
+pub type Clock = fn() -> Duration;
+
+/// The operating system's monotonic clock, through std (not in a browser).
+pub fn system_clock() -> Duration {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed()
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            seed: 0,
+            subgroup_size: 32,
+            timeout: Duration::from_secs(10),
+            clock: system_clock,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Each binding's words after the run, in the order they were given.
+    pub buffers: Vec<Vec<u32>>,
+    /// The hazards, one per kind and line, in the order found.
+    pub hazards: Vec<Hazard>,
+    /// Hazards beyond the reporting cap, not kept.
+    pub dropped: usize,
+    pub access: AccessReport,
+}
+
+/// Why there is no [`Run`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The kernel uses something the interpreter does not implement.
+    Unsupported { what: String, span: Span },
+    /// A resource the interpreter cannot bind as given.
+    Binding { what: String, span: Span },
+    /// No entry point of that name.
+    NoEntryPoint(String),
+    /// Still running when [`Config::timeout`] ran out: an endless loop, most likely.
+    TimedOut,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Unsupported { what, .. } => {
+                write!(f, "the CPU simulator cannot run this kernel yet: {what}")
+            }
+            Error::Binding { what, .. } => f.write_str(what),
+            Error::NoEntryPoint(name) => write!(f, "the module has no entry point `{name}`"),
+            Error::TimedOut => f.write_str("the kernel did not finish in time"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,181 @@
+//! The CUDA backend as the engine sees it: a kernel compiled with NVRTC
+//! (kept per source for the process), its parameters and shared memory
+//! checked from the PTX, then launched on the GPU in a child process
+//! ([`crate::child`]) that is killed if it outlives the timeout. Without a
+//! GPU, a kernel that compiles is `CompiledOnly`.
+
+use crate::backend::cuda::ptx::{
+    MAX_STATIC_SHARED, check_params, signature_line, static_shared_bytes,
+};
+use crate::backend::cuda::{gpu, nvrtc};
+use crate::child::job::{ChildJob, CudaLaunch};
+use crate::child::process;
+use puzzle_core::run::backend::{
+    Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
+};
+use puzzle_core::run::outcome::{Execution, Outcome};
+use puzzle_core::source::diag::Located;
+use puzzle_core::source::text::SourceText;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// The virtual architecture used when no GPU says which one to target (Hopper: H100, H200).
+pub const DEFAULT_ARCH: &str = "compute_90";
+
+/// `GPU_PUZZLES_CUDA_ARCH` (e.g. `compute_80`) names another target for compile-only machines.
+fn compile_only_arch() -> &'static str {
+    match std::env::var("GPU_PUZZLES_CUDA_ARCH") {
+        Ok(arch) if arch.starts_with("compute_") || arch.starts_with("sm_") => {
+            Box::leak(arch.into_boxed_str())
+        }
+        _ => DEFAULT_ARCH,
+    }
+}
+
+pub struct CudaBackend {
+    info: DeviceInfo,
+    arch: &'static str,
+    /// Why kernels are compiled but not run, when there is no usable GPU.
+    no_device: Option<String>,
+    /// The GPU's L2 cache, in bytes (benchmarks size their buffer rotation by it).
+    l2_bytes: Option<u64>,
+    /// PTX (or compile errors) by source hash.
+    compiled: Mutex<HashMap<blake3::Hash, Result<String, Vec<Located>>>>,
+}
+
+impl CudaBackend {
+    /// Loads NVRTC (required) and looks for a GPU (optional: without one, kernels are compiled only).
+    pub fn open() -> Result<CudaBackend, BackendError> {
+        let version = nvrtc::load().map_err(|e| BackendError::Unavailable {
+            backend: BackendKind::Cuda,
+            reason: e.to_string(),
+        })?;
+        match gpu::probe() {
+            Ok(gpu) => {
+                // NVRTC takes a 'static arch; one string per process.
+                let arch: &'static str =
+                    Box::leak(format!("compute_{}{}", gpu.cc.0, gpu.cc.1).into_boxed_str());
+                let info = DeviceInfo {
+                    backend: BackendKind::Cuda,
+                    name: gpu.name,
+                    kind: "GPU".into(),
+                    api: format!("CUDA {}, sm_{}{}", gpu.cuda_version, gpu.cc.0, gpu.cc.1),
+                    driver: match &gpu.driver {
+                        Some(d) => format!(
+                            "NVIDIA driver {d}, CUDA {}, NVRTC {version}",
+                            gpu.cuda_version
+                        ),
+                        None => format!("CUDA {}, NVRTC {version}", gpu.cuda_version),
+                    },
+                };
+                Ok(CudaBackend {
+                    info,
+                    arch,
+                    no_device: None,
+                    l2_bytes: gpu.l2_bytes,
+                    compiled: Mutex::default(),
+                })
+            }
+            Err(reason) => {
+                let arch = compile_only_arch();
+                let info = DeviceInfo {
+                    backend: BackendKind::Cuda,
+                    name: arch.into(),
+                    kind: "compile only".into(),
+                    api: format!("NVRTC {version}"),
+                    driver: String::new(),
+                };
+                Ok(CudaBackend {
+                    info,
+                    arch,
+                    no_device: Some(reason),
+                    l2_bytes: None,
+                    compiled: Mutex::default(),
+                })
+            }
+        }
+    }
+
+    /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
+    /// Results are kept for the process: a chapter's solution is compiled
+    /// once for its teaching run and its stress runs, and headers such as
+    /// `cuda/std/mdspan` make each compile take a second or more.
+    pub fn compile(&self, source: &SourceText) -> Result<String, Vec<Located>> {
+        let key = blake3::hash(source.text.as_bytes());
+        if let Some(hit) = self.compiled.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return hit;
+        }
+        let result = nvrtc::compile(source, self.arch);
+        if let Ok(mut cache) = self.compiled.lock() {
+            cache.insert(key, result.clone());
+        }
+        result
+    }
+}
+
+impl Backend for CudaBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cuda
+    }
+
+    fn device(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn last_level_cache_bytes(&self) -> Option<u64> {
+        self.l2_bytes
+    }
+
+    fn compile_only(&self) -> Option<&str> {
+        self.no_device.as_deref()
+    }
+
+    fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
+        check_launch_basics(job.spec)?;
+        let ptx = match self.compile(job.source) {
+            Err(errors) => return Ok(Outcome::CompileFailed(errors)),
+            Ok(ptx) => ptx,
+        };
+        for launch in &job.spec.launches {
+            let kernel = &launch.kernel;
+            if !ptx.contains(&format!(".entry {kernel}(")) {
+                return Ok(Outcome::CompileFailed(vec![job.source.locate(
+                    1,
+                    format!(
+                        "no kernel named `{kernel}` in the compiled code: declare it `extern \"C\" __global__ void {kernel}(...)` \
+                         (without `extern \"C\"` C++ mangles the name)"
+                    ),
+                )]));
+            }
+            if let Err(message) = check_params(&ptx, job.spec, launch) {
+                let line = signature_line(job.source, kernel);
+                return Ok(Outcome::CompileFailed(vec![
+                    job.source.locate(line, message),
+                ]));
+            }
+        }
+        let shared = static_shared_bytes(&ptx);
+        if shared > MAX_STATIC_SHARED {
+            return Err(BackendError::Launch(format!(
+                "the kernels declare {shared} bytes of static __shared__ memory; a block may have at most {MAX_STATIC_SHARED} \
+                 (48 KiB) of static shared memory"
+            )));
+        }
+        if let Some(reason) = &self.no_device {
+            return Ok(Outcome::CompiledOnly(format!(
+                "compiled for {} with NVRTC; not run: {reason}",
+                self.arch
+            )));
+        }
+        let launch = ChildJob::CudaLaunch(CudaLaunch {
+            spec: job.spec.clone(),
+            ptx,
+            timing_samples: job.timing_samples,
+            warmup: job.warmup,
+            buffer_sets: job.buffer_sets.max(1),
+        });
+        let ran: Result<Execution, BackendError> =
+            process::run(&launch, job.timeout).map_err(|e| e.into_backend_error())?;
+        ran.map(Outcome::Ran)
+    }
+}

@@ -1,0 +1,14 @@
+//! The CUDA backend: CUDA C compiled with NVRTC through cudarc, and, where
+//! an NVIDIA GPU is present, launched on it in a child process.
+//!
+//! - [`nvrtc`]: finding, loading and calling the compiler;
+//! - [`ptx`]: what the compiled code says, checked before any launch;
+//! - [`gpu`]: the GPU at hand, probed without launching;
+//! - [`backend`]: the [`puzzle_core::run::backend::Backend`] the engine opens;
+//! - [`launch`]: the child's side: the kernel on the GPU.
+
+pub mod backend;
+pub mod gpu;
+pub mod launch;
+pub mod nvrtc;
+pub mod ptx;

@@ -1,0 +1,138 @@
+//! What the PTX says about a compiled kernel, read before anything is
+//! launched: its parameters against the spec's arguments, and its static
+//! shared memory against the 48 KiB every CUDA GPU allows.
+
+use puzzle_core::source::text::SourceText;
+use puzzle_core::spec::data::Dtype;
+use puzzle_core::spec::model::{Arg, Launch, Spec};
+
+/// Every CUDA GPU caps static `__shared__` memory at 48 KiB per block (more needs dynamic shared memory).
+pub const MAX_STATIC_SHARED: u64 = 48 * 1024;
+
+/// Bytes of static shared memory the PTX declares (`.shared .align 4 .b8 name[4096];`).
+pub fn static_shared_bytes(ptx: &str) -> u64 {
+    ptx.lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.starts_with(".shared") && !l.starts_with(".shared .extern") && !l.contains(".extern")
+        })
+        .filter_map(|l| {
+            let width = [
+                (".b8", 1),
+                (".u8", 1),
+                (".s8", 1),
+                (".b16", 2),
+                (".b32", 4),
+                (".f32", 4),
+                (".u32", 4),
+                (".s32", 4),
+                (".b64", 8),
+                (".f64", 8),
+                (".u64", 8),
+                (".s64", 8),
+            ]
+            .iter()
+            .find(|(t, _)| l.contains(&format!("{t} ")))
+            .map(|(_, w)| *w)?;
+            let count: u64 = l[l.find('[')? + 1..l.find(']')?].parse().ok()?;
+            Some(width * count)
+        })
+        .sum()
+}
+
+/// The line that declares the kernel, for messages about its parameters.
+pub fn signature_line(source: &SourceText, kernel: &str) -> usize {
+    let needle = format!("{kernel}(");
+    source
+        .text
+        .lines()
+        .position(|l| l.contains(&needle))
+        .map(|i| i + 1)
+        .unwrap_or(1)
+}
+
+/// Compares the kernel's parameters (read from the PTX) with the spec's args:
+/// buffers are 64-bit pointers, scalars 32-bit values. A mismatch launched
+/// anyway would read garbage or crash, so it is caught here, before the GPU.
+pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), String> {
+    let kernel = &launch.kernel;
+    let args: Vec<Arg> = spec.launch_args(launch).cloned().collect();
+    let header = format!(".entry {kernel}(");
+    let Some(start) = ptx.find(&header) else {
+        return Ok(());
+    };
+    let rest = &ptx[start + header.len()..];
+    let params: Vec<&str> = rest[..rest.find(')').unwrap_or(rest.len())]
+        .split(',')
+        .map(str::trim)
+        .filter(|p| p.starts_with(".param"))
+        .collect();
+    let describe = |args: &[Arg]| {
+        args.iter()
+            .map(|a| match a {
+                Arg::Buffer(b) => format!("{}* {}", b.dtype.name(), b.name),
+                Arg::Scalar { name, dtype, .. } => format!("{} {name}", dtype.name()),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if params.len() != args.len() {
+        return Err(format!(
+            "`{kernel}` takes {} parameter(s), but the spec passes {}: ({})",
+            params.len(),
+            args.len(),
+            describe(&args)
+        ));
+    }
+    for (i, (param, arg)) in params.iter().zip(&args).enumerate() {
+        let is_pointer = param.contains(".u64") || param.contains(".b64") || param.contains(".s64");
+        match arg {
+            Arg::Buffer(b) if !is_pointer => {
+                return Err(format!(
+                    "parameter {} of `{kernel}` should be a pointer to `{}` ({}*), but it is a value",
+                    i + 1,
+                    b.name,
+                    cuda_type(b.dtype)
+                ));
+            }
+            Arg::Scalar { name, dtype, .. } if is_pointer => {
+                return Err(format!(
+                    "parameter {} of `{kernel}` should be the value `{name}` ({}), but it is a pointer or 64-bit",
+                    i + 1,
+                    cuda_type(*dtype)
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn cuda_type(dtype: Dtype) -> &'static str {
+    match dtype {
+        Dtype::F32 => "float",
+        Dtype::I32 => "int",
+        Dtype::U32 => "unsigned int",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn static_shared_table() {
+        let cases = [
+            ("", 0),
+            (".shared .align 4 .b8 _ZZ1kE4tile[262144];", 262144),
+            (
+                ".shared .align 4 .f32 tile[16];\n.shared .align 8 .b8 other[8];",
+                72,
+            ),
+            (".extern .shared .align 16 .b8 dynamic[];", 0),
+        ];
+        for (ptx, want) in cases {
+            assert_eq!(static_shared_bytes(ptx), want, "{ptx}");
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! Opening a backend by kind: the device probed, the library loaded, or a
+//! sentence saying what is missing. The CPU checker takes its schedule seed
+//! and subgroup size from the environment here, so the core never reads it.
+
+use crate::backend::cuda::backend::CudaBackend;
+use crate::backend::wgpu::WgpuBackend;
+use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
+use puzzle_core::wgsl::checker::{DEFAULT_SUBGROUP, SimBackend};
+
+/// Opens a backend of this kind on this machine.
+pub fn open(kind: BackendKind) -> Result<Box<dyn Backend>, BackendError> {
+    match kind {
+        BackendKind::Wgpu => Ok(Box::new(WgpuBackend::open()?)),
+        BackendKind::Cuda => Ok(Box::new(CudaBackend::open()?)),
+        BackendKind::Sim => Ok(Box::new(checker_from_env())),
+    }
+}
+
+/// The CPU checker with the schedule seed from `GPU_PUZZLES_SIM_SEED` (0
+/// when unset) and the subgroup size from `GPU_PUZZLES_SIM_SUBGROUP`
+/// ([`DEFAULT_SUBGROUP`] when unset or not a power of two from 1 to 128,
+/// the sizes GPUs have).
+pub fn checker_from_env() -> SimBackend {
+    let seed = std::env::var("GPU_PUZZLES_SIM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let subgroup = std::env::var("GPU_PUZZLES_SIM_SUBGROUP")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|n| n.is_power_of_two() && *n <= 128)
+        .unwrap_or(DEFAULT_SUBGROUP);
+    SimBackend::with_seed(seed).with_subgroup_size(subgroup)
+}

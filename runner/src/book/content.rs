@@ -1,0 +1,192 @@
+//! Content checks: the book's parts agree with one another.
+//!
+//! The chapter tests run every kernel; these look at what surrounds them:
+//! the table of contents and the chapter files, the tips a learner asks
+//! for, and the skeletons the learner's workspace is made of.
+
+use crate::book::load::read_summary;
+use puzzle_core::chapter::book::Book;
+use puzzle_core::kernel::constants as kernel_constants;
+use puzzle_core::source::diag::Located;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Every disagreement found, each at the line to fix.
+pub fn problems(book: &Book) -> Vec<Located> {
+    let mut found = Vec::new();
+    let entries = match read_summary(&book.src) {
+        Ok(entries) => entries,
+        Err(e) => return vec![e],
+    };
+    let summary_file = book.src.join("SUMMARY.md");
+    let listed: BTreeSet<PathBuf> = entries.iter().map(|e| canonical(&e.path)).collect();
+    for entry in &entries {
+        if !entry.path.is_file() {
+            found.push(Located::new(
+                &summary_file,
+                entry.line,
+                format!(
+                    "`{}` links {}, which does not exist",
+                    entry.title,
+                    entry.path.display()
+                ),
+            ));
+        }
+    }
+    let mut orphans = BTreeSet::new();
+    for puzzle in &book.puzzles {
+        let at = |message: String| {
+            Located::new(
+                &puzzle.spec.origin.file,
+                puzzle.spec.origin.first_line,
+                message,
+            )
+        };
+        if !listed.contains(&canonical(&puzzle.chapter)) && orphans.insert(&puzzle.chapter) {
+            found.push(Located::new(
+                &puzzle.chapter,
+                0,
+                format!(
+                    "this chapter declares puzzles (`{}`…) but src/SUMMARY.md does not list it, \
+                     so mdBook never renders it; add it there",
+                    puzzle.id()
+                ),
+            ));
+        }
+        if puzzle.spec.raw.hints.is_empty() {
+            found.push(at(format!(
+                "`{}` has no `hints`: `runner hint` would have nothing to say; add a tip or two",
+                puzzle.id()
+            )));
+        }
+        for (lang, kernel) in &puzzle.kernels {
+            let skeleton = kernel.skeleton().text;
+            if skeleton == kernel.solution().text || !skeleton.contains("FILL ME IN") {
+                found.push(kernel.source.locate(
+                    1,
+                    format!(
+                        "the {} skeleton of `{}` gives the learner nothing to fill in",
+                        lang.label(),
+                        puzzle.id()
+                    ),
+                ));
+            }
+            // The page shows the file, so the file must hold the values the teaching run uses.
+            let teaching = &puzzle.spec.raw.constants;
+            for d in kernel_constants::definitions(&kernel.source, *lang, teaching) {
+                let spec_value = teaching[&d.name];
+                if d.value != spec_value {
+                    found.push(kernel.source.locate(
+                        d.line + 1,
+                        format!(
+                            "the {} kernel of `{}` defines {} as {}, but the spec's `const` says {}; \
+                             the teaching run uses the spec's value, so write it here too",
+                            lang.label(),
+                            puzzle.id(),
+                            d.name,
+                            d.value,
+                            spec_value
+                        ),
+                    ));
+                }
+            }
+            // Kernels written inline in a chapter have no folder of their own.
+            let folder = kernel
+                .source
+                .main_file()
+                .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
+                .and_then(Path::parent)
+                .and_then(Path::file_name);
+            if folder.is_some_and(|f| f != puzzle.id()) {
+                found.push(kernel.source.locate(
+                    1,
+                    format!(
+                        "the {} kernel of `{}` lives outside kernels/{}/, where AUTHORING.md puts it",
+                        lang.label(),
+                        puzzle.id(),
+                        puzzle.id()
+                    ),
+                ));
+            }
+        }
+    }
+    found
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learner::workspace::tests::book;
+
+    /// (what is broken, how, phrase of the problem it must cause)
+    type Case = (&'static str, fn(&Path), &'static str);
+
+    #[test]
+    fn each_kind_of_drift_is_found() {
+        let cases: &[Case] = &[
+            ("nothing", |_| {}, ""),
+            (
+                "a listed chapter is missing",
+                |d| {
+                    let s = d.join("src/SUMMARY.md");
+                    let text = std::fs::read_to_string(&s).unwrap() + "- [Gone](gone.md)\n";
+                    std::fs::write(s, text).unwrap();
+                },
+                "links ",
+            ),
+            (
+                "a chapter with puzzles is not listed",
+                |d| {
+                    let s = d.join("src/SUMMARY.md");
+                    let text = std::fs::read_to_string(&s)
+                        .unwrap()
+                        .replace("- [One](one.md)\n", "");
+                    std::fs::write(s, text).unwrap();
+                },
+                "does not list it",
+            ),
+            (
+                "a puzzle without tips",
+                |d| {
+                    let c = d.join("src/one.md");
+                    let text = std::fs::read_to_string(&c)
+                        .unwrap()
+                        .replace("hints:\n  - first\n  - second\n", "");
+                    std::fs::write(c, text).unwrap();
+                },
+                "has no `hints`",
+            ),
+            (
+                "a kernel's tile size disagrees with the spec's",
+                |d| {
+                    let c = d.join("src/one.md");
+                    let text = std::fs::read_to_string(&c)
+                        .unwrap()
+                        .replace("kernel: k\n", "kernel: k\nconst:\n  TILE: 4\n");
+                    std::fs::write(c, text).unwrap();
+                    let k = d.join("kernels/p1/k.cu");
+                    let text = std::fs::read_to_string(&k).unwrap();
+                    std::fs::write(k, format!("#define TILE 8\n{text}")).unwrap();
+                },
+                "defines TILE as 8, but the spec's `const` says 4",
+            ),
+        ];
+        for (name, breakage, phrase) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            book(dir.path());
+            breakage(dir.path());
+            let loaded = crate::book::load::load(dir.path()).unwrap();
+            let found = problems(&loaded);
+            if phrase.is_empty() {
+                assert!(found.is_empty(), "{name}: {found:?}");
+            } else {
+                assert_eq!(found.len(), 1, "{name}: {found:?}");
+                assert!(found[0].message.contains(phrase), "{name}: {found:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! The book as the engine finds it on disk.
+//!
+//! - [`load`]: the book's folder, its chapters and their includes, read into
+//!   the core's catalogue ([`puzzle_core::chapter::book::Book`]);
+//! - [`content`]: checks that the book's parts agree (table of contents,
+//!   hints, skeletons, kernel constants, kernel folders).
+
+pub mod content;
+pub mod load;

@@ -1,0 +1,114 @@
+//! A vendor library timed on the GPU machine, for the book's kernels to be
+//! measured against: cuBLAS's SGEMM beside the book's SGEMM.
+//!
+//! `.ci/gpu/baseline/cublas.py` writes `results/baselines/<library>-<device>.json`
+//! on the GPU machine, in the same session as `runner record`, with the same
+//! kind of timer (device events around each call, median of N after warm-up)
+//! and checks the library's output against an FP64 product. A ```roofline
+//! block's `baseline` key puts its rows beside the book's kernels. Nothing on
+//! the page is typed in: without a file, the page says that none is recorded.
+
+use crate::perf::record::store::load_json_files;
+use puzzle_core::run::timing::Timing;
+use puzzle_core::spec::expr::Constants;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One library on one GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// How the pages name it, e.g. "cuBLAS (torch.mm, FP32, TF32 off)".
+    pub library: String,
+    /// Versions: "PyTorch 2.5.1, CUDA 12.4".
+    pub software: String,
+    /// The GPU's name as the CUDA driver gives it; recordings match on it.
+    pub device: String,
+    /// UTC date, YYYY-MM-DD.
+    pub date: String,
+    pub cases: Vec<BaselineCase>,
+}
+
+/// The library at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineCase {
+    /// What a roofline block's `baseline` names, e.g. "sgemm".
+    pub name: String,
+    /// The spec constants this case corresponds to, e.g. SIZE = 4096.
+    pub constants: Constants,
+    pub flops: u64,
+    pub timing: Timing,
+    /// Largest |library − FP64| / max |FP64| over the checked outputs.
+    pub max_relative_error: f64,
+}
+
+impl BaselineCase {
+    pub fn gflop_s(&self) -> f64 {
+        self.flops as f64 / (self.timing.median_ms * 1e6)
+    }
+
+    /// Whether a benchmark case with `constants` ran at this case's size:
+    /// every constant the baseline names has the same value there.
+    pub fn matches(&self, constants: &Constants) -> bool {
+        self.constants
+            .iter()
+            .all(|(name, value)| constants.get(name) == Some(value))
+    }
+}
+
+/// Where baselines live under a book's root.
+pub fn dir(root: &Path) -> PathBuf {
+    root.join("results").join("baselines")
+}
+
+/// Every baseline under `dir`; a file that does not parse is reported, not fatal.
+pub fn load_all(dir: &Path) -> (Vec<Baseline>, Vec<String>) {
+    load_json_files(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What cublas.py writes, field for field.
+    const FILE: &str = r#"{
+      "library": "cuBLAS (torch.mm, FP32, TF32 off)",
+      "software": "PyTorch 2.5.1, CUDA 12.4",
+      "device": "NVIDIA H100 80GB HBM3",
+      "date": "2026-11-22",
+      "cases": [{
+        "name": "sgemm",
+        "constants": {"SIZE": 4096},
+        "flops": 137438953472,
+        "timing": {"clock": "device", "samples": 20, "median_ms": 2.5, "min_ms": 2.4, "max_ms": 2.7},
+        "max_relative_error": 1.2e-7
+      }]
+    }"#;
+
+    #[test]
+    fn reads_what_the_script_writes_and_reports_what_it_cannot() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("cublas-h100.json"), FILE).unwrap();
+        std::fs::write(dir.path().join("broken.json"), "{").unwrap();
+        let (found, problems) = load_all(dir.path());
+        assert_eq!(found.len(), 1);
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].contains("broken.json"), "{problems:?}");
+        let case = &found[0].cases[0];
+        assert!((case.gflop_s() - 54975.6).abs() < 0.1, "{}", case.gflop_s());
+        // (a benchmark case's constants, whether it is at the baseline's size)
+        let cases = [
+            (vec![("SIZE", 4096), ("BM", 128)], true),
+            (vec![("SIZE", 2048), ("BM", 128)], false),
+            (vec![("BM", 128)], false),
+        ];
+        for (constants, want) in cases {
+            let constants: Constants = constants
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+            assert_eq!(case.matches(&constants), want, "{constants:?}");
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! Performance: what a kernel's time means.
+//!
+//! - [`calibrate`]: a device's ceilings (streaming bandwidth, FP32 rate, launch overhead);
+//! - [`bench`]: a puzzle's solution timed at any size;
+//! - [`roofline`]: a time placed under the ceilings, and datasheet peaks beside them;
+//! - [`chart`]: the roofline as SVG;
+//! - [`baseline`]: a vendor library timed on the same GPU;
+//! - [`record`]: GPU results kept in committed files;
+//! - [`date`]: how they are dated.
+
+pub mod baseline;
+pub mod bench;
+pub mod calibrate;
+pub mod chart;
+pub mod date;
+pub mod record;
+pub mod roofline;

@@ -1,0 +1,109 @@
+//! What a recording file holds: `results/<device>.json`, one per GPU and
+//! backend, with the device, date, runner version and measured ceilings,
+//! every puzzle's solution and skeleton as they ran there, and the
+//! benchmarks at each spec's `bench` sizes. Each entry carries a hash of its
+//! spec and kernel, so a page shows it only while both are unchanged.
+
+use crate::perf::bench::BenchReport;
+use crate::perf::calibrate::Ceilings;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::judge::report::RunReport;
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::DeviceInfo;
+use puzzle_core::spec::expr::Constants;
+use serde::{Deserialize, Serialize};
+
+/// One device's recorded results.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Recording {
+    pub device: DeviceInfo,
+    /// UTC date of the recording, YYYY-MM-DD.
+    pub date: String,
+    pub runner_version: String,
+    /// The device's measured ceilings (`runner calibrate`), when taken.
+    #[serde(default)]
+    pub ceilings: Option<Ceilings>,
+    pub entries: Vec<Entry>,
+    /// Solutions timed at their spec's `bench` size (the performance chapters).
+    #[serde(default)]
+    pub benches: Vec<BenchEntry>,
+}
+
+/// A solution benchmarked at its spec's `bench` size, or why it could not be.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchEntry {
+    pub puzzle: String,
+    pub lang: Lang,
+    /// The spec's `bench` case: the constants it changes.
+    pub case: Constants,
+    pub spec_hash: String,
+    pub source_hash: String,
+    pub outcome: Result<BenchReport, String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub puzzle: String,
+    pub lang: Lang,
+    pub variant: Variant,
+    /// blake3 of the spec's YAML and of the kernel text that ran.
+    pub spec_hash: String,
+    pub source_hash: String,
+    pub report: RunReport,
+}
+
+/// What a page shows for one kernel variant from one recording.
+#[derive(Debug, Clone)]
+pub enum Recorded<'a> {
+    Current {
+        recording: &'a Recording,
+        report: &'a RunReport,
+    },
+    /// The spec or the kernel changed since the recording.
+    Stale { recording: &'a Recording },
+}
+
+pub fn hash(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
+pub fn entry_hashes(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Option<(String, String)> {
+    let kernel = puzzle.kernel(lang)?;
+    Some((hash(&puzzle.spec.text), hash(&kernel.variant(variant).text)))
+}
+
+/// "cuda-nvidia-h100-80gb-hbm3".
+pub fn file_stem(device: &DeviceInfo) -> String {
+    let raw = format!("{}-{}", device.backend, device.name).to_lowercase();
+    let mut stem = String::new();
+    for c in raw.chars() {
+        if c.is_ascii_alphanumeric() {
+            stem.push(c);
+        } else if !stem.ends_with('-') {
+            stem.push('-');
+        }
+    }
+    stem.trim_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use puzzle_core::run::backend::BackendKind;
+
+    #[test]
+    fn file_stems_table() {
+        let mut d = DeviceInfo {
+            backend: BackendKind::Cuda,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            kind: "GPU".into(),
+            api: String::new(),
+            driver: String::new(),
+        };
+        assert_eq!(file_stem(&d), "cuda-nvidia-h100-80gb-hbm3");
+        d.backend = BackendKind::Wgpu;
+        d.name = "NVIDIA H200 (rev 1)".into();
+        assert_eq!(file_stem(&d), "wgpu-nvidia-h200-rev-1");
+    }
+}

@@ -1,0 +1,337 @@
+//! `runner record`: every puzzle run on the GPUs at hand, and the
+//! benchmarks at each spec's `bench` sizes, written to one recording file
+//! per device ([`super::schema`], through [`super::store`]).
+//!
+//! What happens on the way comes back as [`Progress`] events for the caller
+//! to show; nothing here prints.
+
+use crate::child::job::{BenchRequest, ChildJob};
+use crate::child::process;
+use crate::perf::bench::BenchReport;
+use crate::perf::calibrate::{self, Ceilings};
+use crate::perf::date::today;
+use crate::perf::record::schema::{BenchEntry, Entry, Recording, entry_hashes, file_stem};
+use crate::perf::record::store::{self, StoreError};
+use crate::perf::roofline;
+use crate::run::runner::Runner;
+use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::check::cases::Case;
+use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::kernel::cut::Variant;
+use puzzle_core::lang::Lang;
+use puzzle_core::run::backend::{BackendError, BackendKind};
+use puzzle_core::source::diag::Located;
+use puzzle_core::spec::expr::Constants;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Why a recording could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error(transparent)]
+    NoSuchPuzzle(#[from] NoSuchPuzzle),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Puzzle(#[from] Located),
+}
+
+/// What a recording reports as it goes.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A backend here that is not a GPU running kernels, or is missing.
+    Skipped {
+        kind: BackendKind,
+        why: String,
+    },
+    CalibrationFailed {
+        kind: BackendKind,
+        error: BackendError,
+    },
+    Ran {
+        puzzle: &'a str,
+        lang: Lang,
+        variant: Variant,
+        status: Status,
+    },
+    Benched(&'a BenchReport),
+    BenchFailed {
+        puzzle: &'a str,
+        lang: Lang,
+        error: &'a str,
+    },
+}
+
+impl fmt::Display for Progress<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Progress::Skipped { kind, why } => write!(f, "skipping {kind}: {why}"),
+            Progress::CalibrationFailed { kind, error } => {
+                write!(f, "calibrating {kind} failed: {error}")
+            }
+            Progress::Ran {
+                puzzle,
+                lang,
+                variant,
+                status,
+            } => write!(f, "{puzzle} {} {variant}: {}", lang.label(), status.word()),
+            Progress::Benched(report) => write!(f, "bench {}", report.to_text().trim_end()),
+            Progress::BenchFailed {
+                puzzle,
+                lang,
+                error,
+            } => write!(f, "bench {puzzle} {}: FAILED: {error}", lang.label()),
+        }
+    }
+}
+
+/// Runs every puzzle (or those in `only`, keeping the file's other entries) on
+/// every backend that runs kernels here (or those in `backends`), and writes
+/// a file per device. The benchmarks come after, from [`record_benches`],
+/// once the caller has closed every backend of this process.
+pub fn record(
+    book: &Book,
+    runner: &Runner,
+    dir: &Path,
+    only: &[String],
+    backends: &[BackendKind],
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Vec<PathBuf>, RecordError> {
+    for id in only {
+        book.find(id)?;
+    }
+    let chosen = |p: &&Puzzle| is_chosen(only, p.id());
+    let mut written = Vec::new();
+    for kind in BackendKind::ALL {
+        if !backends.is_empty() && !backends.contains(&kind) {
+            continue;
+        }
+        let backend = match runner.backend(kind) {
+            Ok(b) if b.runs_kernels() && b.device().kind == "GPU" => b,
+            Ok(b) => {
+                let why = format!("{} is not a GPU that runs kernels", b.device().label());
+                progress(Progress::Skipped { kind, why });
+                continue;
+            }
+            Err(e) => {
+                progress(Progress::Skipped {
+                    kind,
+                    why: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let lang = kind.lang();
+        // The ceilings first, on an idle device, so every figure has its roof.
+        let ceilings = match calibrate::calibrate(backend, 20) {
+            Ok(c) => Some(c),
+            Err(error) => {
+                progress(Progress::CalibrationFailed { kind, error });
+                None
+            }
+        };
+        let path = dir.join(format!("{}.json", file_stem(backend.device())));
+        let (mut entries, benches) = match store::read(&path)? {
+            Some(old) if !only.is_empty() => (
+                old.entries
+                    .into_iter()
+                    .filter(|e| !is_chosen(only, &e.puzzle))
+                    .collect(),
+                old.benches
+                    .into_iter()
+                    .filter(|e| !is_chosen(only, &e.puzzle))
+                    .collect(),
+            ),
+            _ => (Vec::new(), Vec::new()),
+        };
+        for puzzle in book.puzzles.iter().filter(chosen) {
+            for variant in [Variant::Solution, Variant::Skeleton] {
+                let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
+                    continue;
+                };
+                let source = puzzle.require_kernel(lang)?.variant(variant);
+                let report = runner.run_on(kind, puzzle, variant, &source, &Case::teaching())?;
+                progress(Progress::Ran {
+                    puzzle: puzzle.id(),
+                    lang,
+                    variant,
+                    status: report.status,
+                });
+                entries.push(Entry {
+                    puzzle: puzzle.id().into(),
+                    lang,
+                    variant,
+                    spec_hash,
+                    source_hash,
+                    report: slim(report),
+                });
+            }
+        }
+        let recording = Recording {
+            device: backend.device().clone(),
+            date: today(),
+            runner_version: env!("CARGO_PKG_VERSION").into(),
+            ceilings,
+            entries,
+            benches,
+        };
+        store::write(&path, &recording)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Whether `runner record --only …` takes puzzle `id` (every puzzle when `only` is empty).
+fn is_chosen(only: &[String], id: &str) -> bool {
+    only.is_empty() || only.iter().any(|o| o == id)
+}
+
+/// Buffers longer than this keep no values in a recording.
+const RECORDED_VALUES: usize = 64;
+
+/// A report as a recording keeps it: every verdict, message, shape and time,
+/// but no output values or index lists beyond [`RECORDED_VALUES`]. A page
+/// shows a recorded run's time and status, never its values (those come from
+/// the run on the machine building the book), and the performance chapters'
+/// 16,384-element outputs would otherwise make each file megabytes.
+fn slim(mut report: RunReport) -> RunReport {
+    for check in &mut report.checks {
+        if check.got.len() > RECORDED_VALUES {
+            check.got.clear();
+            check.expected.clear();
+        }
+        check.wrong.truncate(RECORDED_VALUES);
+        check.unwritten.truncate(RECORDED_VALUES);
+        check.out_of_bounds.truncate(RECORDED_VALUES);
+    }
+    report
+}
+
+/// Benchmarks every `bench` case of the puzzles in `only` (all when empty) on
+/// the device of each recording file in `files`, each in a process of its
+/// own, and stores them in the file (replacing those puzzles' old ones).
+///
+/// Call it with no backend open in this process: on the H100's Vulkan driver,
+/// a benchmark that shared the GPU with the recording process's own (idle)
+/// device, or ran inside it after the teaching runs, came out up to 5 times
+/// slower than the same benchmark run alone (a 2^26-element convolution:
+/// 2.08 ms inside `record`, 0.435 ms alone).
+pub fn record_benches(
+    book: &Book,
+    files: &[PathBuf],
+    only: &[String],
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), RecordError> {
+    let chosen = |p: &&Puzzle| is_chosen(only, p.id());
+    for path in files {
+        let Some(mut recording) = store::read(path)? else {
+            continue;
+        };
+        let kind = recording.device.backend;
+        let lang = kind.lang();
+        recording.benches.retain(|e| !is_chosen(only, &e.puzzle));
+        for puzzle in book.puzzles.iter().filter(chosen) {
+            let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, Variant::Solution)
+            else {
+                continue;
+            };
+            for case in puzzle.spec.bench_cases() {
+                let outcome =
+                    bench_in_child(book, puzzle, kind, &case, recording.ceilings.as_ref());
+                match &outcome {
+                    Ok(report) => progress(Progress::Benched(report)),
+                    Err(error) => progress(Progress::BenchFailed {
+                        puzzle: puzzle.id(),
+                        lang,
+                        error,
+                    }),
+                }
+                recording.benches.push(BenchEntry {
+                    puzzle: puzzle.id().into(),
+                    lang,
+                    case,
+                    spec_hash: spec_hash.clone(),
+                    source_hash: source_hash.clone(),
+                    outcome,
+                });
+            }
+        }
+        store::write(path, &recording)?;
+    }
+    Ok(())
+}
+
+/// Timed samples and warm-up runs of a recorded benchmark.
+const BENCH_SAMPLES: usize = 20;
+const BENCH_WARMUP: usize = 5;
+/// Seconds one benchmark case may take, and how much longer its process may live.
+const BENCH_TIMEOUT: u64 = 120;
+const BENCH_PROCESS_SLACK: u64 = 600;
+
+/// Benchmarks one `bench` case in a process of its own, and places it under
+/// `ceilings` (those this recording measured).
+///
+/// A process of its own, so that nothing one benchmark leaves behind in the
+/// driver reaches the next (see [`record_benches`]).
+fn bench_in_child(
+    book: &Book,
+    puzzle: &Puzzle,
+    kind: BackendKind,
+    case: &Constants,
+    ceilings: Option<&Ceilings>,
+) -> Result<BenchReport, String> {
+    let job = ChildJob::Bench(BenchRequest {
+        book: book.root.clone(),
+        puzzle: puzzle.id().to_string(),
+        backend: kind,
+        case: case.clone(),
+        samples: BENCH_SAMPLES,
+        warmup: BENCH_WARMUP,
+        timeout_seconds: BENCH_TIMEOUT,
+    });
+    let limit = Duration::from_secs(BENCH_TIMEOUT + BENCH_PROCESS_SLACK);
+    let mut report: BenchReport =
+        process::run::<Result<BenchReport, String>>(&job, limit).map_err(|e| e.to_string())??;
+    let spec = puzzle.spec.sized(case).map_err(|e| e.to_string())?;
+    report.placement = roofline::place(&spec, report.timing.median_ms, ceilings);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recordings_keep_small_outputs_only() {
+        let check = |n: usize| puzzle_core::judge::verify::BufferCheck {
+            name: "out".into(),
+            shape: vec![n],
+            got: vec![None; n],
+            expected: vec![0.0; n],
+            wrong: vec![],
+            unwritten: (0..n).collect(),
+            out_of_bounds: vec![],
+            judged: true,
+        };
+        let mut report: RunReport =
+            serde_json::from_str(r#"{"puzzle":"p","lang":"wgsl","variant":"solution","backend":"wgpu","device":null,"status":"fail","diagnostics":[],"message":null,"timing":null,"checks":[]}"#)
+                .unwrap();
+        report.checks = vec![check(8), check(1000)];
+        let slim = slim(report);
+        let (small, large) = (&slim.checks[0], &slim.checks[1]);
+        assert_eq!((small.got.len(), small.unwritten.len()), (8, 8));
+        assert_eq!((large.got.len(), large.expected.len()), (0, 0));
+        assert_eq!(large.shape, [1000]);
+        assert_eq!(large.unwritten.len(), RECORDED_VALUES);
+        assert!(!large.passed(), "the verdict survives");
+        // A slimmed buffer with wrong elements still says so, without its values.
+        let mut wrong = large.clone();
+        wrong.unwritten.clear();
+        wrong.wrong = vec![3, 4];
+        let problems = wrong.problems();
+        assert!(problems[0].contains("2 of 1000 elements"), "{problems:?}");
+        assert!(problems[0].contains("keeps no values"), "{problems:?}");
+    }
+}

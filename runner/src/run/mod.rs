@@ -1,0 +1,8 @@
+//! Running puzzles in the engine.
+//!
+//! - [`runner`]: the [`runner::Runner`]: backends opened once, every run
+//!   through the core's one path;
+//! - [`cache`]: results of book builds kept by everything that shapes them.
+
+pub mod cache;
+pub mod runner;

@@ -1,0 +1,442 @@
+//! The shape of the engine, checked: the invariants `docs/ARCHITECTURE.md`
+//! states, measured on the source tree.
+//!
+//! - no import cycle between modules, in any crate of the engine;
+//! - no source file over 700 lines, its test module aside;
+//! - the core (`runner/core`) and the checker (`runner/sim`) touch no files,
+//!   processes, threads, environment or clock, and depend on nothing that
+//!   does, so they compile to WebAssembly and judge a kernel in a browser as
+//!   they do in the CLI.
+//!
+//! A "module" here is a file together with its private child files (`mod x;`
+//! without `pub`): one type's methods split over several files are one unit.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The crates of the engine, by source root.
+const CRATES: &[(&str, &str)] = &[
+    ("puzzle_core", "runner/core/src"),
+    ("wgsl_sim", "runner/sim/src"),
+    ("runner", "runner/src"),
+    ("runner_cli", "runner/cli"),
+    ("mdbook_puzzles", "preprocessor/src"),
+];
+
+/// A source file over this many lines (before its tests) is doing too much.
+const MAX_LINES: usize = 700;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// One source file of a crate.
+struct File {
+    /// Module path from the crate root (`["spec", "resolve"]`; the root is `[]`).
+    module: Vec<String>,
+    /// Its text up to its `#[cfg(test)]` module, comments removed.
+    code: String,
+    /// Lines up to its test module.
+    lines: usize,
+    /// Child modules it declares privately (`mod x;`), and those only for tests.
+    private_children: BTreeSet<String>,
+    test_children: BTreeSet<String>,
+}
+
+fn files(src: &Path) -> Vec<File> {
+    let mut found = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(read(src, &path));
+            }
+        }
+    }
+    // Files declared for tests only are tests, not modules of the engine.
+    let tests: BTreeSet<Vec<String>> = found
+        .iter()
+        .flat_map(|f| {
+            f.test_children.iter().map(|c| {
+                let mut m = f.module.clone();
+                m.push(c.clone());
+                m
+            })
+        })
+        .collect();
+    found.retain(|f| !tests.contains(&f.module));
+    found
+}
+
+fn read(src: &Path, path: &Path) -> File {
+    let text = std::fs::read_to_string(path).unwrap();
+    let relative = path.strip_prefix(src).unwrap();
+    let mut module: Vec<String> = relative
+        .with_extension("")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        module.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        module.pop();
+    }
+    let body = match text.find("\n#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => &text[..],
+    };
+    let mut private_children = BTreeSet::new();
+    let mut test_children = BTreeSet::new();
+    let mut previous = "";
+    for line in body.lines() {
+        let line = line.trim();
+        if let Some(name) = line.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+            if previous == "#[cfg(test)]" {
+                test_children.insert(name.to_string());
+            } else {
+                private_children.insert(name.to_string());
+            }
+        }
+        previous = line;
+    }
+    let code: String = body
+        .lines()
+        .map(|l| match l.find("//") {
+            Some(at) => &l[..at],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    File {
+        module,
+        code,
+        lines: body.lines().count(),
+        private_children,
+        test_children,
+    }
+}
+
+/// Every module path that `code` (in `module`) names through `crate::`,
+/// `super::` or `self::`, as written (possibly ending in an item's name).
+fn paths(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        let mut at = 0;
+        while let Some(i) = code[at..].find(start).map(|i| i + at) {
+            at = i + start.len();
+            let before = code[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            // `super::` names the parent of the module the code is in.
+            let mut base: Vec<String> = match start {
+                "crate::" => vec![],
+                "self::" => module.to_vec(),
+                _ => module[..module.len().saturating_sub(1)].to_vec(),
+            };
+            // Chains of `super::super::`.
+            let mut rest = &code[at..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            for path in expand(rest) {
+                let mut full = base.clone();
+                full.extend(path);
+                found.push(full);
+            }
+        }
+    }
+    found
+}
+
+/// `a::b::{c, d::E}` → [a,b,c], [a,b,d,E]; stops at the first character
+/// that cannot continue a path.
+fn expand(text: &str) -> Vec<Vec<String>> {
+    let mut head = Vec::new();
+    let mut word = String::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if c == ':' && chars.peek().map(|&(_, c)| c) == Some(':') {
+            chars.next();
+            head.push(std::mem::take(&mut word));
+        } else if c == '{' && word.is_empty() {
+            // A group: split at the commas of this level.
+            let inner = &text[i + 1..];
+            let mut depth = 0;
+            let mut parts = Vec::new();
+            let mut from = 0;
+            for (j, d) in inner.char_indices() {
+                match d {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        parts.push(&inner[from..j]);
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        parts.push(&inner[from..j]);
+                        from = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+            let mut all = Vec::new();
+            for part in parts {
+                for tail in expand(part.trim()) {
+                    let mut p = head.clone();
+                    p.extend(tail);
+                    all.push(p);
+                }
+            }
+            return all;
+        } else {
+            break;
+        }
+    }
+    if !word.is_empty() && word != "self" {
+        head.push(word);
+    }
+    vec![head]
+}
+
+/// The modules of one crate, each mapped to its unit (a module with its
+/// private children), and the edges between units.
+fn graph(src: &Path) -> (Vec<File>, BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) {
+    let files = files(src);
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| f.module.clone()).collect();
+    // A private child belongs to its parent's unit.
+    let unit = |m: &[String]| -> Vec<String> {
+        let mut m = m.to_vec();
+        loop {
+            let Some((last, parent)) = m.split_last() else {
+                return m;
+            };
+            let private = files
+                .iter()
+                .find(|f| f.module == parent)
+                .is_some_and(|f| f.private_children.contains(last));
+            if !private {
+                return m;
+            }
+            m = parent.to_vec();
+        }
+    };
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for f in &files {
+        let from = unit(&f.module);
+        for path in paths(&f.module, &f.code) {
+            // The longest prefix that is a module is the module named.
+            let Some(target) = (1..=path.len())
+                .rev()
+                .map(|n| path[..n].to_vec())
+                .find(|p| modules.contains(p))
+            else {
+                continue;
+            };
+            let to = unit(&target);
+            if to != from {
+                edges.entry(from.clone()).or_default().insert(to);
+            }
+        }
+    }
+    (files, edges)
+}
+
+/// A cycle in `edges`, if there is one.
+fn cycle(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Vec<Vec<String>>> {
+    fn visit(
+        node: &Vec<String>,
+        edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        state: &mut BTreeMap<Vec<String>, u8>,
+        stack: &mut Vec<Vec<String>>,
+    ) -> Option<Vec<Vec<String>>> {
+        match state.get(node) {
+            Some(2) => return None,
+            Some(1) => {
+                let from = stack.iter().position(|n| n == node).unwrap_or(0);
+                let mut found = stack[from..].to_vec();
+                found.push(node.clone());
+                return Some(found);
+            }
+            _ => {}
+        }
+        state.insert(node.clone(), 1);
+        stack.push(node.clone());
+        for next in edges.get(node).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, state, stack) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        state.insert(node.clone(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in edges.keys() {
+        if let Some(c) = visit(node, edges, &mut state, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+fn show(module: &[String]) -> String {
+    if module.is_empty() {
+        "(crate root)".into()
+    } else {
+        module.join("::")
+    }
+}
+
+#[test]
+fn no_module_imports_another_that_imports_it_back() {
+    let mut cycles = Vec::new();
+    for (name, src) in CRATES {
+        let (_, edges) = graph(&root().join(src));
+        if let Some(c) = cycle(&edges) {
+            let c: Vec<String> = c.iter().map(|m| show(m)).collect();
+            cycles.push(format!("{name}: {}", c.join(" → ")));
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// The folders of each crate depend on one another in one direction too
+/// (`spec` never imports `chapter`, which imports `spec`).
+#[test]
+fn no_folder_imports_another_that_imports_it_back() {
+    let mut cycles = Vec::new();
+    for (name, src) in CRATES {
+        let (_, edges) = graph(&root().join(src));
+        let mut folders: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+        for (from, tos) in &edges {
+            for to in tos {
+                let (a, b) = (
+                    from[..from.len().min(1)].to_vec(),
+                    to[..to.len().min(1)].to_vec(),
+                );
+                if a != b && !a.is_empty() && !b.is_empty() {
+                    folders.entry(a).or_default().insert(b);
+                }
+            }
+        }
+        if let Some(c) = cycle(&folders) {
+            let c: Vec<String> = c.iter().map(|m| show(m)).collect();
+            cycles.push(format!("{name}: {}", c.join(" → ")));
+        }
+    }
+    assert!(cycles.is_empty(), "folder cycles:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn no_source_file_is_over_700_lines() {
+    let mut long = Vec::new();
+    for (_, src) in CRATES {
+        let dir = root().join(src);
+        for f in files(&dir) {
+            if f.lines > MAX_LINES {
+                long.push(format!("{src}/{}: {} lines", show(&f.module), f.lines));
+            }
+        }
+    }
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+/// (crate folder, dependencies it may have, words its code may not use)
+const CONTAINED: &[(&str, &[&str], &[&str])] = &[
+    (
+        "runner/core",
+        &[
+            "naga",
+            "pulldown-cmark",
+            "serde",
+            "serde-saphyr",
+            "serde_json",
+            "thiserror",
+            "wgsl-sim",
+        ],
+        &[
+            "std::fs",
+            "std::process",
+            "std::env::var",
+            "std::thread",
+            "Instant::now",
+            "SystemTime",
+        ],
+    ),
+    (
+        "runner/sim",
+        &["naga"],
+        &[
+            "std::fs",
+            "std::process",
+            "std::env",
+            "std::thread",
+            "Instant::now",
+            "SystemTime",
+            "Path",
+        ],
+    ),
+];
+
+/// The core reads no files and the checker knows none; neither starts a
+/// process or a thread, reads the environment or the clock (the caller
+/// gives the clock), or depends on a crate that might.
+#[test]
+fn the_core_and_the_checker_touch_nothing_outside() {
+    let mut found = Vec::new();
+    for (folder, allowed, forbidden) in CONTAINED {
+        let manifest = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap();
+        let table: toml::Table = manifest.parse().unwrap();
+        let deps = table.get("dependencies").and_then(|d| d.as_table());
+        for dep in deps.into_iter().flat_map(|d| d.keys()) {
+            if !allowed.contains(&dep.as_str()) {
+                found.push(format!("{folder} depends on `{dep}`"));
+            }
+        }
+        for f in files(&root().join(folder).join("src")) {
+            // The sim's system clock is the one default a caller may replace.
+            let code = f.code.replace("std::time::Instant::now", "");
+            for word in *forbidden {
+                if code.contains(word) {
+                    found.push(format!("{folder}/src/{} uses `{word}`", show(&f.module)));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// The test's own parser, on the forms the crates use.
+#[test]
+fn paths_are_read_as_written() {
+    let m = |s: &[&str]| s.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    let cases: [(&[&str], &str, Vec<Vec<String>>); 5] = [
+        (
+            &["a", "b"],
+            "use crate::x::y::Z;",
+            vec![m(&["x", "y", "Z"])],
+        ),
+        (&["a", "b"], "use super::c;", vec![m(&["a", "c"])]),
+        (
+            &["a"],
+            "use crate::{p::Q, r::{s, t::U}};",
+            vec![m(&["p", "Q"]), m(&["r", "s"]), m(&["r", "t", "U"])],
+        ),
+        (&["a", "b"], "let x = crate::k::f(1);", vec![m(&["k", "f"])]),
+        (&["a"], "use super::super::x;", vec![m(&["x"])]),
+    ];
+    for (module, code, want) in cases {
+        assert_eq!(paths(&m(module), code), want, "{code}");
+    }
+}
