@@ -973,8 +973,8 @@ fn subgroup_size_bound(
     passes: &'static [u32],
     fails: &'static [u32],
 ) -> Vec<Trial> {
-    use runner::backend::sim::SimBackend;
-    use runner::backend::{Backend, Job};
+    use puzzle_core::check::execute::execute;
+    use puzzle_core::wgsl::checker::SimBackend;
     let path = fixtures().join("kernels").join(file);
     let mut trials = Vec::new();
     let cases = passes
@@ -985,23 +985,15 @@ fn subgroup_size_bound(
         let path = path.clone();
         trials.push(
             Trial::test(format!("subgroup_size::{file}::sim{size}"), move || {
-                let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
-                let source = SourceText::read(&path).map_err(|e| e.to_string())?;
+                let book = load(&root())?;
+                let source = read(&path)?;
                 let spec = book
                     .find(puzzle)?
                     .spec
                     .resolve(&Default::default())
                     .map_err(|e| e.to_string())?;
                 let backend = SimBackend::with_seed(1).with_subgroup_size(size);
-                let job = Job::new(&spec, &source, 0, std::time::Duration::from_secs(5));
-                let report = runner::RunReport::new(
-                    &spec,
-                    Lang::Wgsl,
-                    Variant::File,
-                    BackendKind::Sim,
-                    Some(backend.device().clone()),
-                    backend.run(&job),
-                );
+                let report = execute(&backend, &spec, Variant::File, &source, &RUNNER.settings);
                 expect(&report, status)
             })
             .with_kind("sim"),
@@ -1019,7 +1011,7 @@ fn subgroup_size_bound(
     };
     trials.push(match (lavapipe, at_8) {
         (Some(_), Some(status)) => Trial::test(name, move || {
-            let book = Book::load(&root()).map_err(|e| format!("{e:?}"))?;
+            let book = load(&root())?;
             expect(
                 &run_file_on(BackendKind::Wgpu, &book, puzzle, &path, None)?,
                 status,
