@@ -367,6 +367,31 @@ const NEED_A_GPU: &[&str] = &[
     "too_much_dynamic_shared",
 ];
 
+/// WGSL kernels right only at some subgroup sizes: (file, puzzle, sizes at
+/// which the CPU checker must pass it, sizes at which it must fail it). The
+/// passing sizes show the trap: the kernel is right where its assumption
+/// holds. On wgpu, lavapipe (subgroups of 8) must do what the table says for
+/// 8; other adapters, and tables without 8, skip.
+const SUBGROUP_SIZE_BOUND: &[(&str, &str, &[u32], &[u32])] = &[
+    // Part IV: slots sized and indexed for warps of 32.
+    (
+        "p21_warp_add_assumes_32.wgsl",
+        "p21_warp_add",
+        &[32],
+        &[8, 64],
+    ),
+    // Part IV: a broadcast from lane 0 of the subgroup, right only where a
+    // subgroup is one group of 8.
+    (
+        "p22_broadcast_whole_subgroup.wgsl",
+        "p22_group_broadcast",
+        &[8],
+        &[32, 64],
+    ),
+    // Part IV: the ballot's first word taken for the whole ballot.
+    ("p23_ballot_one_word.wgsl", "p23_compact", &[8, 32], &[64]),
+];
+
 /// Launches no device accepts: (puzzle in limits_book, language, message part).
 const IMPOSSIBLE_LAUNCHES: &[(&str, Lang, &str)] = &[
     (
@@ -735,6 +760,9 @@ fn main() {
     for puzzle in ["subgroup_dot", "subgroup_scan"] {
         trials.extend(subgroups(puzzle));
     }
+    for &(file, puzzle, passes, fails) in SUBGROUP_SIZE_BOUND {
+        trials.extend(subgroup_size_bound(file, puzzle, passes, fails));
+    }
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = runner::book::load::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
@@ -931,6 +959,67 @@ fn subgroups(puzzle: &'static str) -> Vec<Trial> {
         .with_kind("wgpu"),
         Err(e) => Trial::test(name, || Ok(()))
             .with_kind(format!("skipped: {e}"))
+            .with_ignored_flag(true),
+    });
+    trials
+}
+
+/// `subgroup_size::{file}::sim{N}` and `::wgpu`: a fixture of
+/// [`SUBGROUP_SIZE_BOUND`] on the CPU checker with subgroups of N, passing or
+/// failing as the table says, and on lavapipe as the table says for 8.
+fn subgroup_size_bound(
+    file: &'static str,
+    puzzle: &'static str,
+    passes: &'static [u32],
+    fails: &'static [u32],
+) -> Vec<Trial> {
+    use puzzle_core::check::execute::execute;
+    use puzzle_core::wgsl::checker::SimBackend;
+    let path = fixtures().join("kernels").join(file);
+    let mut trials = Vec::new();
+    let cases = passes
+        .iter()
+        .map(|&s| (s, Status::Pass))
+        .chain(fails.iter().map(|&s| (s, Status::Fail)));
+    for (size, status) in cases {
+        let path = path.clone();
+        trials.push(
+            Trial::test(format!("subgroup_size::{file}::sim{size}"), move || {
+                let book = load(&root())?;
+                let source = read(&path)?;
+                let spec = book
+                    .find(puzzle)?
+                    .spec
+                    .resolve(&Default::default())
+                    .map_err(|e| e.to_string())?;
+                let backend = SimBackend::with_seed(1).with_subgroup_size(size);
+                let report = execute(&backend, &spec, Variant::File, &source, &RUNNER.settings);
+                expect(&report, status)
+            })
+            .with_kind("sim"),
+        );
+    }
+    let name = format!("subgroup_size::{file}::wgpu");
+    let lavapipe = RUNNER
+        .backend(BackendKind::Wgpu)
+        .ok()
+        .filter(|b| b.runs_kernels() && b.device().name.contains("llvmpipe"));
+    let at_8 = match (passes.contains(&8), fails.contains(&8)) {
+        (true, _) => Some(Status::Pass),
+        (_, true) => Some(Status::Fail),
+        _ => None,
+    };
+    trials.push(match (lavapipe, at_8) {
+        (Some(_), Some(status)) => Trial::test(name, move || {
+            let book = load(&root())?;
+            expect(
+                &run_file_on(BackendKind::Wgpu, &book, puzzle, &path, None)?,
+                status,
+            )
+        })
+        .with_kind("wgpu"),
+        _ => Trial::test(name, || Ok(()))
+            .with_kind("skipped: needs lavapipe (subgroups of 8) and a verdict for 8".to_string())
             .with_ignored_flag(true),
     });
     trials

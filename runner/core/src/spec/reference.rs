@@ -80,6 +80,52 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
             transpose(&a.init.clone()?, dims2(a)?)
         }
         "two_branches" => two_branches(&input("a")?, scalar("iters")? as usize),
+        // ---- Part IV ----
+        // Warps, subgroups and blocks (puzzles 20-27). Some have two outputs,
+        // so they return their whole map.
+        "forward_difference" => forward_difference(&input("a")?),
+        "group_centre" => group_centre(&input("a")?),
+        "group_scan" => {
+            let a = input("a")?;
+            return Some(BTreeMap::from([
+                ("out".to_string(), group_scan(&a, GROUP, true)),
+                ("excl".to_string(), group_scan(&a, GROUP, false)),
+            ]));
+        }
+        "block_compact" => {
+            // One row of `out` per block: its kept elements first, then zeros.
+            let (a, out) = (input("a")?, buffer("out")?);
+            let (rows, cols) = dims2(out)?;
+            let (kept, counts) = block_compact(&a, rows, cols);
+            return Some(BTreeMap::from([
+                ("out".to_string(), kept),
+                ("counts".to_string(), counts),
+            ]));
+        }
+        "row_prefix_sum" => {
+            let a = buffer("a")?;
+            row_prefix_sums(&a.init.clone()?, dims2(a)?)
+        }
+        "histogram" => {
+            let bins = buffer("counts")?.len();
+            let counts = histogram(&input("a")?, bins);
+            let starts = exclusive_scan(&counts);
+            return Some(BTreeMap::from([
+                ("counts".to_string(), counts),
+                ("starts".to_string(), starts),
+            ]));
+        }
+        "normalize_rows" => {
+            let a = buffer("a")?;
+            normalize_rows(&a.init.clone()?, dims2(a)?)
+        }
+        // `iters` passes of the 1-2-1 stencil; one when the spec has no `iters`.
+        "smooth_rows" => {
+            let a = buffer("a")?;
+            let iters = scalar("iters").map_or(1, |v| v as usize);
+            smooth_rows(&a.init.clone()?, dims2(a)?, iters)
+        }
+        // ---- end Part IV ----
         _ => return None,
     };
     Some(BTreeMap::from([("out".to_string(), out)]))
@@ -261,6 +307,100 @@ fn two_branches(a: &[f64], iters: usize) -> Vec<f64> {
         .collect()
 }
 
+// ---- Part IV ----
+
+/// Lanes that work together in puzzles 22 and 23, whatever the subgroup size.
+const GROUP: usize = 8;
+
+/// out[i] = a[i + 1] − a[i], with a[size] taken as 0.
+fn forward_difference(a: &[f64]) -> Vec<f64> {
+    (0..a.len())
+        .map(|i| a.get(i + 1).copied().unwrap_or(0.0) - a[i])
+        .collect()
+}
+
+/// Each run of 8 consecutive elements minus its own mean (a shorter last
+/// run minus the mean of what it has).
+fn group_centre(a: &[f64]) -> Vec<f64> {
+    a.chunks(GROUP)
+        .flat_map(|g| {
+            let mean = g.iter().sum::<f64>() / g.len() as f64;
+            g.iter().map(move |v| v - mean)
+        })
+        .collect()
+}
+
+/// A prefix sum that starts again at every multiple of `width`: inclusive
+/// (each element counted) or exclusive (each group starts at 0).
+fn group_scan(a: &[f64], width: usize, inclusive: bool) -> Vec<f64> {
+    a.chunks(width)
+        .flat_map(|g| match inclusive {
+            true => inclusive_scan(g),
+            false => exclusive_scan(g),
+        })
+        .collect()
+}
+
+/// Stream compaction per block: block b keeps the positive elements of
+/// a[b·cols .. (b+1)·cols], in order, at the start of row b of `out`, and
+/// zeros after them; `counts[b]` says how many it kept.
+fn block_compact(a: &[f64], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut out = vec![0.0; rows * cols];
+    let mut counts = vec![0.0; rows];
+    for (b, chunk) in a.chunks(cols).enumerate().take(rows) {
+        let kept: Vec<f64> = chunk.iter().copied().filter(|&v| v > 0.0).collect();
+        out[b * cols..b * cols + kept.len()].copy_from_slice(&kept);
+        counts[b] = kept.len() as f64;
+    }
+    (out, counts)
+}
+
+/// Each row's inclusive prefix sum.
+fn row_prefix_sums(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    a.chunks(cols.max(1)).flat_map(inclusive_scan).collect()
+}
+
+/// Counts of `a` in `bins` equal bins over [-4, 4) (the range of `random`
+/// inputs); values below fall in the first bin, values from 4 up in the last.
+fn histogram(a: &[f64], bins: usize) -> Vec<f64> {
+    let mut counts = vec![0.0; bins];
+    for v in a {
+        let bin = ((v + 4.0) * bins as f64 / 8.0).floor().max(0.0) as usize;
+        counts[bin.min(bins - 1)] += 1.0;
+    }
+    counts
+}
+
+/// Each row divided by its Euclidean length; a row of zeros stays zeros.
+fn normalize_rows(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    a.chunks(cols.max(1))
+        .flat_map(|row| {
+            let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+            row.iter()
+                .map(move |v| if norm > 0.0 { v / norm } else { 0.0 })
+        })
+        .collect()
+}
+
+/// `iters` passes over each row of x[j] ← (x[j−1] + 2·x[j] + x[j+1]) / 4,
+/// where a neighbour past either end of the row is the edge element itself.
+fn smooth_rows(a: &[f64], (_, cols): (usize, usize), iters: usize) -> Vec<f64> {
+    a.chunks(cols.max(1))
+        .flat_map(|row| {
+            let mut x = row.to_vec();
+            for _ in 0..iters {
+                let n = x.len();
+                x = (0..n)
+                    .map(|j| (x[j.saturating_sub(1)] + 2.0 * x[j] + x[(j + 1).min(n - 1)]) / 4.0)
+                    .collect();
+            }
+            x
+        })
+        .collect()
+}
+
+// ---- end Part IV ----
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,6 +543,114 @@ mod tests {
         assert_eq!((out[0], out[1], out[80]), (3672.0, 3744.0, 61272.0));
         assert!(expected(&spec("p99_unknown", vec![])).is_none());
     }
+
+    // ---- Part IV ----
+
+    /// Part IV's references, worked by hand: (reference, inputs, output name, values).
+    #[test]
+    fn part_iv_references() {
+        type Case = (&'static str, Vec<Arg>, &'static str, Vec<f64>);
+        let a = |shape: &[usize], v: Vec<f64>| buffer("a", shape, Some(v));
+        let out = |name: &str, shape: &[usize]| buffer(name, shape, None);
+        let iters = |n: u32| Arg::Scalar {
+            name: "iters".into(),
+            dtype: Dtype::U32,
+            value: n.into(),
+        };
+        let mixed = vec![1.0, -1.0, 2.0, 0.0, -3.0, 4.0, -5.0, 6.0, 7.0];
+        let edges = vec![-4.0, -3.75, -0.25, 0.0, 3.75, 4.0];
+        let mut starts = vec![0.0; 16];
+        for (bin, start) in starts.iter_mut().enumerate() {
+            *start = match bin {
+                0 => 0.0,
+                1..=7 => 2.0,
+                8 => 3.0,
+                _ => 4.0,
+            };
+        }
+        let cases: Vec<Case> = vec![
+            (
+                "forward_difference",
+                vec![a(&[4], vec![0.0, 1.0, 3.0, 6.0])],
+                "out",
+                vec![1.0, 2.0, 3.0, -6.0],
+            ),
+            (
+                "group_centre",
+                vec![a(&[10], arange(10))],
+                "out",
+                vec![-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -0.5, 0.5],
+            ),
+            (
+                "group_scan",
+                vec![a(&[10], arange(10))],
+                "out",
+                vec![0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0, 8.0, 17.0],
+            ),
+            (
+                "group_scan",
+                vec![a(&[10], arange(10))],
+                "excl",
+                vec![0.0, 0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 0.0, 8.0],
+            ),
+            (
+                "block_compact",
+                vec![a(&[9], mixed.clone()), out("out", &[3, 4])],
+                "out",
+                vec![1.0, 2.0, 0.0, 0.0, 4.0, 6.0, 0.0, 0.0, 7.0, 0.0, 0.0, 0.0],
+            ),
+            (
+                "block_compact",
+                vec![a(&[9], mixed), out("out", &[3, 4])],
+                "counts",
+                vec![2.0, 2.0, 1.0],
+            ),
+            (
+                "row_prefix_sum",
+                vec![a(&[2, 3], arange(6))],
+                "out",
+                vec![0.0, 1.0, 3.0, 3.0, 7.0, 12.0],
+            ),
+            (
+                "histogram",
+                vec![a(&[6], edges.clone()), out("counts", &[16])],
+                "counts",
+                vec![
+                    2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0,
+                ],
+            ),
+            (
+                "histogram",
+                vec![a(&[6], edges), out("counts", &[16])],
+                "starts",
+                starts,
+            ),
+            (
+                "normalize_rows",
+                vec![a(&[2, 2], vec![3.0, 4.0, 0.0, 0.0])],
+                "out",
+                vec![0.6, 0.8, 0.0, 0.0],
+            ),
+            (
+                "smooth_rows",
+                vec![a(&[1, 4], vec![0.0, 4.0, 8.0, 4.0])],
+                "out",
+                vec![1.0, 4.0, 6.0, 5.0],
+            ),
+            (
+                "smooth_rows",
+                vec![a(&[1, 4], vec![0.0, 4.0, 8.0, 4.0]), iters(2)],
+                "out",
+                vec![1.75, 3.75, 5.25, 5.25],
+            ),
+        ];
+        for (name, args, output, want) in cases {
+            let got = expected(&spec(name, args)).unwrap();
+            assert_eq!(got[output], want, "{name}: {output}");
+        }
+    }
+
+    // ---- end Part IV ----
 
     #[test]
     fn sampled_matmul_agrees_with_the_full_one() {
