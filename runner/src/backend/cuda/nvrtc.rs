@@ -62,8 +62,9 @@ pub fn compile(source: &SourceText, arch: &'static str) -> Result<String, Vec<Lo
 /// Where NVRTC finds `#include <cuda/std/mdspan>`, `<cuda/pipeline>` and the
 /// rest of CCCL (libcu++, CUB). In order: `GPU_PUZZLES_CUDA_INCLUDE`
 /// (folders separated by `:`), a CUDA toolkit's own headers (CUDA 13 keeps
-/// CCCL under `include/cccl`), then the pip wheel `nvidia-cuda-cccl-cu12`.
-/// A toolkit comes first because its headers match its NVRTC.
+/// CCCL under `include/cccl`), then the pip wheel `nvidia-cuda-cccl-cu12`
+/// (and `nvidia-cuda-runtime-cu12` for `cooperative_groups.h`). A toolkit
+/// comes first because its headers match its NVRTC.
 pub fn include_dirs() -> &'static [PathBuf] {
     static DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
     DIRS.get_or_init(|| {
@@ -106,6 +107,17 @@ pub fn include_dirs() -> &'static [PathBuf] {
             && has_cccl(&wheel)
         {
             dirs.push(wheel);
+        }
+        // `cooperative_groups.h` comes with the CUDA runtime's headers, not
+        // with CCCL: a toolkit has both; on a machine with wheels only, the
+        // runtime's wheel (`nvidia-cuda-runtime-cu12`) supplies it.
+        let has_groups = |d: &PathBuf| d.join("cooperative_groups.h").is_file();
+        if !dirs.iter().any(has_groups)
+            && let Some(runtime) =
+                python_package_dir("nvidia.cuda_runtime").map(|d| d.join("include"))
+            && has_groups(&runtime)
+        {
+            dirs.push(runtime);
         }
         dirs
     })
