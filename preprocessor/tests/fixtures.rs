@@ -1,7 +1,11 @@
 //! Fixture books, one folder per case: each chapter goes through the real
 //! preprocessing (and the real wgpu backend) and the page or error is checked
 //! for what a reader or author would see.
+//!
+//! A harness of its own (libtest-mimic): the engine runs kernels in child
+//! processes of this very binary, which must serve them before anything else.
 
+use libtest_mimic::{Arguments, Trial};
 use mdbook_puzzles::config::OnFailure;
 use mdbook_puzzles::{Session, process_chapter};
 use puzzle_core::check::execute::Settings;
@@ -41,7 +45,6 @@ fn require_wgpu(runner: &Runner) {
     }
 }
 
-#[test]
 fn page_shows_config_skeleton_solution_and_verdicts() {
     let session = session(OnFailure::Bail);
     require_wgpu(&session.runner);
@@ -81,7 +84,6 @@ const BAIL_CASES: &[(&str, &str)] = &[
     ("malformed_spec", "chapter.md:7: unknown field `grd`"),
 ];
 
-#[test]
 fn bail_stops_with_the_problem_and_its_place() {
     let bail = session(OnFailure::Bail);
     require_wgpu(&bail.runner);
@@ -94,7 +96,6 @@ fn bail_stops_with_the_problem_and_its_place() {
     }
 }
 
-#[test]
 fn continue_renders_the_problem_into_the_page() {
     let keep_going = session(OnFailure::Continue);
     require_wgpu(&keep_going.runner);
@@ -113,7 +114,6 @@ fn continue_renders_the_problem_into_the_page() {
     }
 }
 
-#[test]
 fn chapters_without_puzzles_are_untouched() {
     let (content, file) = chapter("no_puzzles");
     let (page, problems) = process_chapter(&content, &file, &session(OnFailure::Bail)).unwrap();
@@ -122,7 +122,6 @@ fn chapters_without_puzzles_are_untouched() {
 }
 
 /// A recording whose hashes match is shown, labelled; one whose kernel changed is marked stale.
-#[test]
 fn recorded_gpu_results_are_shown_or_marked_stale() {
     let mut session = session(OnFailure::Bail);
     require_wgpu(&session.runner);
@@ -182,7 +181,6 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
 }
 
 /// NVRTC's message reaches the page at the chapter's line (the kernel is inline here).
-#[test]
 fn cuda_compile_errors_point_at_the_chapter_line() {
     let session = session(OnFailure::Continue);
     if let Err(e) = session.runner.backend(BackendKind::Cuda) {
@@ -199,7 +197,6 @@ fn cuda_compile_errors_point_at_the_chapter_line() {
 
 /// A roofline block: the recorded run under the recorded ceilings (table and
 /// SVG), the seeds' datasheet roofs beside it; without ceilings, a sentence.
-#[test]
 fn roofline_blocks_chart_recorded_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline");
     let file = root.join("src/chapter.md");
@@ -280,7 +277,6 @@ fn roofline_blocks_chart_recorded_runs() {
 /// row with its sizes, spread and check; a case not recorded says so; the
 /// target is met or missed against the recorded ceilings; a changed kernel
 /// makes the benchmark stale.
-#[test]
 fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline_bench");
     let file = root.join("src/chapter.md");
@@ -429,4 +425,53 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("`fy`, which is not in `puzzles`"), "{err}");
+}
+
+fn main() {
+    // Kernels run in child processes of this binary: serve them first.
+    runner::worker::serve_if_child();
+    let tests: &[(&str, fn())] = &[
+        (
+            "page_shows_config_skeleton_solution_and_verdicts",
+            page_shows_config_skeleton_solution_and_verdicts,
+        ),
+        (
+            "bail_stops_with_the_problem_and_its_place",
+            bail_stops_with_the_problem_and_its_place,
+        ),
+        (
+            "continue_renders_the_problem_into_the_page",
+            continue_renders_the_problem_into_the_page,
+        ),
+        (
+            "chapters_without_puzzles_are_untouched",
+            chapters_without_puzzles_are_untouched,
+        ),
+        (
+            "recorded_gpu_results_are_shown_or_marked_stale",
+            recorded_gpu_results_are_shown_or_marked_stale,
+        ),
+        (
+            "cuda_compile_errors_point_at_the_chapter_line",
+            cuda_compile_errors_point_at_the_chapter_line,
+        ),
+        (
+            "roofline_blocks_chart_recorded_runs",
+            roofline_blocks_chart_recorded_runs,
+        ),
+        (
+            "roofline_blocks_show_recorded_benchmarks_and_targets",
+            roofline_blocks_show_recorded_benchmarks_and_targets,
+        ),
+    ];
+    let trials = tests
+        .iter()
+        .map(|&(name, test)| {
+            Trial::test(name, move || {
+                test();
+                Ok(())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }

@@ -56,7 +56,12 @@ const P03_CASES: &[(&str, &str, Verdict, &[&str])] = &[
         Verdict::Fail,
         &["never_written"],
     ),
-    ("missing guard", NO_GUARD, Verdict::Fail, &["out_of_bounds"]),
+    (
+        "missing guard",
+        NO_GUARD,
+        Verdict::Fail,
+        &["out_of_bounds", "hazard", "note"],
+    ),
     ("wrong index", WRONG_INDEX, Verdict::Fail, &["wrong_values"]),
     (
         "size written as a number",
@@ -88,13 +93,22 @@ fn diagnoses_puzzle_3() -> Result<(), Failed> {
         std::fs::write(&file, p03_wgsl(&book, body))?;
         let report = check(puzzle, &file);
         let json = serde_json::to_value(&report)?;
+        // The checker's own findings (a hazard at its line, a note) come on
+        // a CPU adapter, where the checker vouches for lavapipe; a GPU's
+        // report has only its own.
+        let on_cpu = RUNNER
+            .backend(BackendKind::Wgpu)
+            .is_ok_and(|b| b.device().kind == "CPU");
+        let shown = |kind: &&str| on_cpu || !matches!(*kind, "hazard" | "note");
         let got: Vec<&str> = json["findings"]
             .as_array()
             .unwrap()
             .iter()
             .map(|f| f["kind"].as_str().unwrap())
+            .filter(shown)
             .collect();
-        if report.verdict != *verdict || got != *kinds {
+        let kinds: Vec<&str> = kinds.iter().copied().filter(shown).collect();
+        if report.verdict != *verdict || got != kinds {
             return Err(format!(
                 "{name}: expected {verdict:?} with {kinds:?}, got {:?} with {got:?}:\n{}",
                 report.verdict,
@@ -362,6 +376,8 @@ fn watch_follows_saves() -> Result<(), Failed> {
 }
 
 fn main() {
+    // A job isolated in a child process (a wgpu or CUDA run) re-enters here.
+    runner::worker::serve_if_child();
     let args = Arguments::from_args();
     let wgpu = RUNNER
         .backend(BackendKind::Wgpu)

@@ -65,6 +65,10 @@ impl AccessReport {
     }
 }
 
+/// How many `nth` sites a tally keeps: far more than any bound a puzzle
+/// sets, and few enough that an endless loop of stores cannot fill memory.
+pub const SITES_KEPT: usize = 1024;
+
 /// The tally while a run goes on.
 #[derive(Debug, Default)]
 pub struct Counter {
@@ -81,8 +85,9 @@ impl Counter {
             &mut self.report.reads.nth
         };
         // Counts grow by one, so the first invocation to reach a new count
-        // finds the list exactly one short.
-        if count as usize > nth.len() {
+        // finds the list exactly one short. Bounds are small numbers; past
+        // [`SITES_KEPT`] (a loop storing forever) nothing more is kept.
+        if count as usize > nth.len() && nth.len() < SITES_KEPT {
             nth.push(Site { thread, span });
         }
     }

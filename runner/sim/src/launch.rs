@@ -42,7 +42,21 @@ pub struct Config {
     /// Where the time is read from. [`system_clock`] where std has a clock;
     /// in a browser, the page's (std's `Instant` is not there).
     pub clock: Clock,
+    /// The most workgroup memory a kernel may declare, in bytes: a real
+    /// device's limit (see [`MAX_WORKGROUP_BYTES`]), so a kernel that no
+    /// GPU would run does not pass here.
+    pub max_workgroup_bytes: u64,
+    /// The most memory the checker may take for the kernel's variables and
+    /// its records of them, in bytes; a run that would need more is refused.
+    pub memory_budget: u64,
 }
+
+/// The workgroup memory of the adapters this book runs on (Mesa's lavapipe
+/// and NVIDIA's Vulkan driver both offer 32 KiB; WebGPU guarantees 16 KiB).
+pub const MAX_WORKGROUP_BYTES: u64 = 32 * 1024;
+
+/// What the checker may take for one run unless told otherwise.
+pub const MEMORY_BUDGET: u64 = 2 << 30;
 
 /// Time since a fixed origin; only differences are used.
 pub type Clock = fn() -> Duration;
@@ -60,6 +74,8 @@ impl Default for Config {
             subgroup_size: 32,
             timeout: Duration::from_secs(10),
             clock: system_clock,
+            max_workgroup_bytes: MAX_WORKGROUP_BYTES,
+            memory_budget: MEMORY_BUDGET,
         }
     }
 }
@@ -85,6 +101,9 @@ pub enum Error {
     Binding { what: String, span: Span },
     /// No entry point of that name.
     NoEntryPoint(String),
+    /// Beyond a device's limits or the checker's memory budget: said in
+    /// words, at the variable's place where there is one.
+    Limit { what: String, span: Option<Span> },
     /// Still running when [`Config::timeout`] ran out: an endless loop, most likely.
     TimedOut,
 }
@@ -97,6 +116,7 @@ impl std::fmt::Display for Error {
             }
             Error::Binding { what, .. } => f.write_str(what),
             Error::NoEntryPoint(name) => write!(f, "the module has no entry point `{name}`"),
+            Error::Limit { what, .. } => f.write_str(what),
             Error::TimedOut => f.write_str("the kernel did not finish in time"),
         }
     }

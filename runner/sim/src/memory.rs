@@ -61,11 +61,11 @@ impl<'m> Layout<'m> {
                     base,
                     size: ArraySize::Constant(n),
                     ..
-                } => n.get() as usize * leaves[base.index()],
+                } => (n.get() as usize).saturating_mul(leaves[base.index()]),
                 // A runtime-sized array takes its length from the bound buffer.
-                TypeInner::Struct { members, .. } => {
-                    members.iter().map(|m| leaves[m.ty.index()]).sum()
-                }
+                TypeInner::Struct { members, .. } => members
+                    .iter()
+                    .fold(0usize, |n, m| n.saturating_add(leaves[m.ty.index()])),
                 _ => 0,
             };
             leaves.push(n);

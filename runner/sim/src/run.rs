@@ -21,6 +21,7 @@ pub fn run(
     config: &Config,
 ) -> Result<Run, Error> {
     let prog = Program::new(module);
+    check_limits(&prog, launches, bindings, config)?;
     let globals = bind(&prog, bindings)?;
     let mut shared = Shared::new(globals, lines, config);
     let mut rng = schedule::Rng::new(config.seed);
@@ -52,6 +53,102 @@ pub fn run(
         dropped: shared.hazards.dropped,
         access: shared.access.report(),
     })
+}
+
+/// Bytes the checker keeps per leaf of memory it watches: the value and the
+/// race check's record of it.
+const WATCHED_LEAF_BYTES: u64 =
+    (std::mem::size_of::<Scalar>() + std::mem::size_of::<Shadow>()) as u64;
+
+/// Refuses, before anything is allocated, what no device would run or what
+/// would take more memory than the budget: a launch of more invocations
+/// than 32-bit ids can number, more workgroup memory than a device allows,
+/// or variables (with the checker's records of them) beyond
+/// [`Config::memory_budget`].
+fn check_limits(
+    prog: &Program,
+    launches: &[Launch],
+    bindings: &[Binding],
+    config: &Config,
+) -> Result<(), Error> {
+    let module = prog.module;
+    let mut per_group = 1u64;
+    for launch in launches {
+        let groups: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();
+        let block: u64 = launch.block.iter().map(|&b| u64::from(b)).product();
+        if groups.saturating_mul(block) > u64::from(u32::MAX) {
+            return Err(Error::Limit {
+                what: format!(
+                    "`{}` launches {groups} workgroups of {block} invocations, {} in all; the CPU \
+                     checker numbers invocations with 32 bits and runs at most {} in one launch",
+                    launch.entry,
+                    groups.saturating_mul(block),
+                    u32::MAX
+                ),
+                span: None,
+            });
+        }
+        per_group = per_group.max(block);
+    }
+    let mut workgroup_leaves = 0u64;
+    let mut private_leaves = 0u64;
+    for (handle, var) in module.global_variables.iter() {
+        let leaves = prog.layout.leaves(var.ty) as u64;
+        match var.space {
+            AddressSpace::WorkGroup => {
+                let bytes = leaves.saturating_mul(4);
+                workgroup_leaves = workgroup_leaves.saturating_add(leaves);
+                if workgroup_leaves.saturating_mul(4) > config.max_workgroup_bytes {
+                    return Err(Error::Limit {
+                        what: format!(
+                            "the kernel declares {} bytes of workgroup memory (`{}` alone is \
+                             {bytes}); devices allow at most {} bytes per workgroup",
+                            workgroup_leaves.saturating_mul(4),
+                            var.name.as_deref().unwrap_or("a variable"),
+                            config.max_workgroup_bytes
+                        ),
+                        span: Some(module.global_variables.get_span(handle)),
+                    });
+                }
+            }
+            AddressSpace::Private => private_leaves = private_leaves.saturating_add(leaves),
+            _ => {}
+        }
+    }
+    // Every invocation of a workgroup holds its own private and local variables.
+    let locals: u64 = module
+        .functions
+        .iter()
+        .map(|(_, f)| &f.local_variables)
+        .chain(
+            module
+                .entry_points
+                .iter()
+                .map(|e| &e.function.local_variables),
+        )
+        .flat_map(|vars| vars.iter())
+        .map(|(_, v)| prog.layout.leaves(v.ty) as u64)
+        .fold(0u64, u64::saturating_add);
+    let bound: u64 = bindings.iter().map(|b| b.words.len() as u64).sum();
+    let watched = bound.saturating_add(workgroup_leaves);
+    let needed = watched.saturating_mul(WATCHED_LEAF_BYTES).saturating_add(
+        per_group
+            .saturating_mul(private_leaves.saturating_add(locals))
+            .saturating_mul(std::mem::size_of::<Scalar>() as u64),
+    );
+    if needed > config.memory_budget {
+        return Err(Error::Limit {
+            what: format!(
+                "checking this run would take about {} MiB of memory (its buffers and variables, \
+                 and a record of every access to them), more than the CPU checker's {} MiB; \
+                 check it at a smaller size",
+                needed >> 20,
+                config.memory_budget >> 20
+            ),
+            span: None,
+        });
+    }
+    Ok(())
 }
 
 /// The module-scope variable bound to `b`, by handle index.

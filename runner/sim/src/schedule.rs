@@ -51,6 +51,34 @@ impl Rng {
     }
 }
 
+/// Grids up to this many workgroups run in a shuffled order; larger ones in
+/// a seeded stride (a list of every workgroup would cost memory before the
+/// first one ran).
+const SHUFFLED_WORKGROUPS: u32 = 1 << 16;
+
+/// The order `count` workgroups run in, seeded by `rng`.
+fn workgroup_order(count: u32, rng: &mut Rng) -> Box<dyn Iterator<Item = u32>> {
+    if count <= SHUFFLED_WORKGROUPS {
+        let mut order: Vec<u32> = (0..count).collect();
+        rng.shuffle(&mut order);
+        return Box::new(order.into_iter());
+    }
+    // i ↦ (a·i + b) mod n visits each workgroup once when a is coprime to n.
+    let n = u64::from(count);
+    let gcd = |mut x: u64, mut y: u64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    let mut a = (rng.next() % n) | 1;
+    while gcd(a, n) != 1 {
+        a = (a + 2) % n;
+    }
+    let b = rng.next() % n;
+    Box::new((0..n).map(move |i| ((a * i + b) % n) as u32))
+}
+
 /// Runs one launch of `entry` over its whole grid.
 pub fn dispatch<'m>(
     prog: &Program<'m>,
@@ -68,10 +96,9 @@ pub fn dispatch<'m>(
             .iter_mut()
             .for_each(|s| *s = Default::default());
     }
+    // `run` refused launches of more than u32::MAX invocations, so these fit.
     let per_group = block.iter().product::<u32>();
-    let mut order: Vec<u32> = (0..grid.iter().product::<u32>()).collect();
-    rng.shuffle(&mut order);
-    for w in order {
+    for w in workgroup_order(grid.iter().product::<u32>(), rng) {
         let workgroup = split(w, grid);
         begin_workgroup(prog, shared);
         let mut invocations = (0..per_group)
@@ -378,6 +405,23 @@ mod tests {
         assert_ne!(a, c, "another seed, another order");
         a.sort();
         assert_eq!(a, (0..32).collect::<Vec<_>>());
+    }
+
+    /// Small grids are shuffled, large ones strided: either way each
+    /// workgroup runs exactly once.
+    #[test]
+    fn every_workgroup_runs_once() {
+        for count in [
+            1,
+            7,
+            SHUFFLED_WORKGROUPS,
+            SHUFFLED_WORKGROUPS + 1,
+            3 * 5 * 7 * 1024,
+        ] {
+            let mut seen: Vec<u32> = workgroup_order(count, &mut Rng::new(3)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..count).collect::<Vec<_>>(), "{count}");
+        }
     }
 
     #[test]

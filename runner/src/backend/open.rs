@@ -3,7 +3,7 @@
 //! and subgroup size from the environment here, so the core never reads it.
 
 use crate::backend::cuda::backend::CudaBackend;
-use crate::backend::wgpu::WgpuBackend;
+use crate::backend::wgpu::backend::WgpuBackend;
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
 use puzzle_core::wgsl::checker::{DEFAULT_SUBGROUP, SimBackend};
 

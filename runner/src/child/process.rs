@@ -1,123 +1,253 @@
-//! One child process per job: the engine runs its own executable again
-//! with [`CHILD_ENV`] set and the job as JSON on stdin, and reads the reply
-//! as JSON from stdout.
+//! Child processes of the engine: its own executable started again with
+//! [`CHILD_ENV`] set, serving jobs (as [`super::wire`] messages on stdin and
+//! stdout) until its stdin closes.
 //!
 //! A faulted CUDA context is unusable for the rest of its process, and a
-//! kernel that never ends cannot be interrupted from the host; in a child,
-//! either one costs only the child. The parent kills a child that outlives
-//! its timeout. Every binary that may run jobs calls
-//! `runner::worker::serve_if_child` first thing in `main`.
+//! kernel that never ends cannot be interrupted from the host: in a child,
+//! either costs only the child. Every launch has its own deadline (the
+//! child announces its launches before making them), and a child past one
+//! is killed; the next job gets a fresh child. A child is kept for the next
+//! job otherwise, so a device is opened once, not once a run. Every binary
+//! that may start children calls `runner::worker::serve_if_child` first
+//! thing in `main`.
 
-use crate::child::job::ChildJob;
+use crate::child::job::{ChildJob, ChildReply};
+use crate::child::wire;
 use puzzle_core::run::backend::BackendError;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::io::Read;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Set in a child's environment; its value is unused.
 pub const CHILD_ENV: &str = "GPU_PUZZLES_CHILD";
 
+/// A child's only argument. A binary that forgot to serve jobs rejects it at
+/// once (a test harness would otherwise run its whole suite as the child),
+/// and the engine reports what it said.
+pub const CHILD_ARG: &str = "--gpu-puzzles-child";
+
+/// Whether this process is a child of the engine.
+pub fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
 /// Why a child gave no reply.
 #[derive(Debug, thiserror::Error)]
 pub enum ChildError {
-    #[error("the job did not finish within {0:?} and was abandoned")]
-    Timeout(Duration),
+    #[error("{0}")]
+    Timeout(Timeout),
     #[error("cannot start the child process: {0}")]
     Spawn(std::io::Error),
     #[error("cannot send the job to the child process: {0}")]
-    Send(String),
+    Send(std::io::Error),
     #[error("the child process ended ({status}) without a result{}", if stderr.is_empty() { String::new() } else { format!(": {stderr}") })]
     NoReply { status: String, stderr: String },
 }
 
+/// A deadline passed: the launch it was for, and whether earlier launches of
+/// the job had finished (a launch that is slow, not stuck, finishes the first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeout {
+    pub limit: Duration,
+    pub launches_done: u32,
+}
+
+impl std::fmt::Display for Timeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a launch did not finish within {:?}", self.limit)
+    }
+}
+
 impl ChildError {
-    /// As a backend reports it: a timeout is a hang, the rest a device failure.
+    /// As a backend reports it: a passed deadline is a hang (or, when
+    /// earlier launches finished, a launch too slow for the limit); the
+    /// rest a device failure.
     pub fn into_backend_error(self) -> BackendError {
         match self {
-            ChildError::Timeout(limit) => BackendError::Timeout(limit),
+            ChildError::Timeout(t) if t.launches_done == 0 => BackendError::Timeout(t.limit),
+            ChildError::Timeout(t) => BackendError::Slow {
+                limit: t.limit,
+                launches_done: t.launches_done,
+            },
             other => BackendError::Device(other.to_string()),
         }
     }
 }
 
-/// Runs `job` in a child process and returns its reply, killing the child
-/// if it is still running after `timeout`.
-pub fn run<R: DeserializeOwned>(job: &ChildJob, timeout: Duration) -> Result<R, ChildError> {
-    let exe = std::env::current_exe().map_err(ChildError::Spawn)?;
-    let mut child = Command::new(exe)
-        .env(CHILD_ENV, "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(ChildError::Spawn)?;
-    let json = serde_json::to_vec(job).map_err(|e| ChildError::Send(e.to_string()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(&json)
-            .map_err(|e| ChildError::Send(e.to_string()))?;
-    }
-    // Read the pipes on threads so a chatty child cannot block on a full pipe.
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = stdout.read_to_end(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(ChildError::Timeout(timeout));
+/// One child serving jobs.
+pub struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    replies: Receiver<std::io::Result<Option<wire::Message<serde_json::Value>>>>,
+    /// The end of what the child wrote to stderr, for when it dies.
+    stderr: Arc<Mutex<String>>,
+}
+
+/// How much of a child's stderr is kept.
+const STDERR_KEPT: usize = 4000;
+
+impl Worker {
+    pub fn start() -> Result<Worker, ChildError> {
+        let exe = std::env::current_exe().map_err(ChildError::Spawn)?;
+        let mut child = Command::new(exe)
+            .arg(CHILD_ARG)
+            .env(CHILD_ENV, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(ChildError::Spawn)?;
+        let stdin = child.stdin.take().expect("piped");
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut err_pipe = child.stderr.take().expect("piped");
+        let (send, replies) = mpsc::channel();
+        // Read on threads, so a chatty child never blocks on a full pipe.
+        std::thread::spawn(move || {
+            loop {
+                let message = wire::read::<serde_json::Value>(&mut stdout);
+                let end = !matches!(message, Ok(Some(_)));
+                if send.send(message).is_err() || end {
+                    return;
+                }
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => {
-                return Err(ChildError::NoReply {
-                    status: e.to_string(),
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let kept = stderr.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = err_pipe.read(&mut chunk) {
+                if n == 0 {
+                    return;
+                }
+                if let Ok(mut text) = kept.lock() {
+                    text.push_str(&String::from_utf8_lossy(&chunk[..n]));
+                    let over = text.len().saturating_sub(STDERR_KEPT);
+                    if over > 0 {
+                        let cut = (over..text.len())
+                            .find(|&i| text.is_char_boundary(i))
+                            .unwrap_or(text.len());
+                        text.drain(..cut);
+                    }
+                }
+            }
+        });
+        Ok(Worker {
+            child,
+            stdin,
+            replies,
+            stderr,
+        })
+    }
+
+    /// Sends `job` with its attachments and waits for the reply: each launch
+    /// the child announces gets `per_launch`, and so does the work before the
+    /// first one. A child past its deadline is killed.
+    pub fn run<R: DeserializeOwned>(
+        &mut self,
+        job: &ChildJob,
+        blobs: &[&[u8]],
+        per_launch: Duration,
+    ) -> Result<(R, Vec<Vec<u8>>), ChildError> {
+        wire::write(&mut self.stdin, job, blobs).map_err(ChildError::Send)?;
+        let mut deadline = Instant::now() + per_launch;
+        let mut announced = 0u32;
+        let mut launches_done = 0u32;
+        loop {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let message = match self.replies.recv_timeout(wait) {
+                Ok(Ok(Some(message))) => message,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.kill();
+                    return Err(ChildError::Timeout(Timeout {
+                        limit: per_launch,
+                        launches_done,
+                    }));
+                }
+                Ok(Ok(None)) | Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.no_reply());
+                }
+            };
+            let reply: ChildReply<R> =
+                serde_json::from_value(message.header).map_err(|e| ChildError::NoReply {
+                    status: format!("an answer that does not parse: {e}"),
                     stderr: String::new(),
-                });
+                })?;
+            match reply {
+                ChildReply::Launching(n) => {
+                    launches_done += announced;
+                    announced = n;
+                    deadline = Instant::now() + per_launch * n.max(1);
+                }
+                ChildReply::Done(result) => return Ok((result, message.blobs)),
             }
         }
-    };
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    serde_json::from_slice(&out).map_err(|_| ChildError::NoReply {
-        status: status.to_string(),
-        stderr: err.trim().to_string(),
-    })
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The child ended without answering: how, and the end of its stderr.
+    fn no_reply(&mut self) -> ChildError {
+        let status = match self.child.wait() {
+            Ok(status) => status.to_string(),
+            Err(e) => e.to_string(),
+        };
+        // The stderr reader may still be taking in the last lines.
+        std::thread::sleep(Duration::from_millis(20));
+        let stderr = self
+            .stderr
+            .lock()
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        ChildError::NoReply { status, stderr }
+    }
 }
 
-/// In a child process: the job on stdin. `None` in any other process.
-pub fn take_job() -> Option<Result<ChildJob, String>> {
-    std::env::var_os(CHILD_ENV)?;
-    let mut input = String::new();
-    Some(
-        std::io::stdin()
-            .read_to_string(&mut input)
-            .map_err(|e| format!("the child could not read its job: {e}"))
-            .and_then(|_| {
-                serde_json::from_str(&input)
-                    .map_err(|e| format!("the child could not parse its job: {e}"))
-            }),
-    )
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill();
+    }
 }
 
-/// Prints a child's reply and ends the process.
-pub fn reply<R: Serialize>(reply: &R) -> ! {
-    let json = serde_json::to_vec(reply).unwrap_or_else(|e| format!("\"{e}\"").into_bytes());
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(&json);
-    let _ = out.flush();
-    std::process::exit(0);
+/// Children of one kind, started when needed and replaced when one dies or
+/// is killed, a few at a time, so parallel callers do not queue behind one.
+pub struct Pool {
+    slots: Vec<Mutex<Option<Worker>>>,
+}
+
+impl Pool {
+    pub fn new(size: usize) -> Pool {
+        Pool {
+            slots: (0..size.max(1)).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    /// Runs `job` on a free child (starting one if needed). A child that
+    /// failed is not kept: the next job gets a fresh one.
+    pub fn run<R: DeserializeOwned>(
+        &self,
+        job: &ChildJob,
+        blobs: &[&[u8]],
+        per_launch: Duration,
+    ) -> Result<(R, Vec<Vec<u8>>), ChildError> {
+        let mut slot = self
+            .slots
+            .iter()
+            .find_map(|s| s.try_lock().ok())
+            .unwrap_or_else(|| self.slots[0].lock().unwrap_or_else(|e| e.into_inner()));
+        let worker = match slot.as_mut() {
+            Some(worker) => worker,
+            None => slot.insert(Worker::start()?),
+        };
+        let result = worker.run(job, blobs, per_launch);
+        if result.is_err() {
+            *slot = None;
+        }
+        result
+    }
 }

@@ -120,7 +120,7 @@ fn has_problem(output: &Output) -> bool {
 fn finding_text(finding: &Finding) -> String {
     let mut text = String::new();
     match &finding.what {
-        What::CompileError { file, line } => {
+        What::CompileError { file, line } | What::Hazard { file, line } => {
             let _ = writeln!(
                 text,
                 "  {} {}",

@@ -107,11 +107,17 @@ impl Runner {
     /// Runs any source (a learner's file, a variant) against a puzzle's spec
     /// at `case`, on backend `kind`.
     ///
-    /// A puzzle with a `global_access` bound has its WGSL runs judged on the
-    /// CPU checker's counts: a sim run's own, or, for a wgpu run, those of a
-    /// sim run of the same kernel (cheap at teaching sizes, and cached like
-    /// any run). CUDA runs are not counted: the WGSL version's counts stand
-    /// for the puzzle.
+    /// A wgpu run is also run on the CPU checker where the checker's word is
+    /// needed:
+    /// - a puzzle with a `global_access` bound is judged on the checker's
+    ///   counts (cheap at teaching sizes, and cached like any run);
+    /// - on a CPU adapter (lavapipe), the checker stands behind every
+    ///   verdict: lavapipe stops every loop after 65,535 rounds and runs no
+    ///   two invocations at once, so an endless loop or a race can pass
+    ///   there. Where the checker does not pass the kernel, its report is
+    ///   the one returned, saying why ([`vouched`]).
+    ///
+    /// CUDA runs are not counted: the WGSL version's counts stand for the puzzle.
     pub fn run_on(
         &self,
         kind: BackendKind,
@@ -121,14 +127,29 @@ impl Runner {
         case: &Case,
     ) -> Result<RunReport, Located> {
         let mut report = self.run_once(kind, puzzle, variant, source, case)?;
-        if let Some(bound) = puzzle.spec.raw.global_access
-            && kind == BackendKind::Wgpu
-            && matches!(report.status, Status::Pass | Status::Fail)
-        {
-            let counted = self.run_once(BackendKind::Sim, puzzle, variant, source, case)?;
-            report.judge_access(bound, counted.access.map(|a| a.counts));
+        if kind != BackendKind::Wgpu || !matches!(report.status, Status::Pass | Status::Fail) {
+            return Ok(report);
         }
-        Ok(report)
+        let bound = puzzle.spec.raw.global_access;
+        let vouch = self.on_cpu_adapter() && checkable(puzzle, case);
+        if bound.is_none() && !vouch {
+            return Ok(report);
+        }
+        let checked = self.run_once(BackendKind::Sim, puzzle, variant, source, case)?;
+        if let Some(bound) = bound {
+            report.judge_access(bound, checked.access.as_ref().map(|a| a.counts.clone()));
+        }
+        Ok(if vouch {
+            vouched(report, checked)
+        } else {
+            report
+        })
+    }
+
+    /// Whether wgpu runs on a CPU (Mesa's lavapipe) here.
+    fn on_cpu_adapter(&self) -> bool {
+        self.backend(BackendKind::Wgpu)
+            .is_ok_and(|b| b.device().kind == "CPU")
     }
 
     /// The teaching size, then (with `stress`) each stress case, on `kind`,
@@ -193,5 +214,79 @@ impl Runner {
             cache.put(&key, &report);
         }
         Ok(report)
+    }
+}
+
+/// Launches up to this many invocations are also run on the CPU checker
+/// when wgpu runs on a CPU adapter; larger ones would take it too long.
+const CHECKED_INVOCATIONS: u64 = 1 << 16;
+
+/// Whether the checker can run `puzzle` at `case` in good time.
+fn checkable(puzzle: &Puzzle, case: &Case) -> bool {
+    let sized = match &case.overrides {
+        Some(overrides) => puzzle.spec.sized(overrides),
+        None => puzzle.spec.sized(&Default::default()),
+    };
+    sized.is_ok_and(|spec| {
+        spec.launches
+            .iter()
+            .map(|l| l.total_threads())
+            .max()
+            .unwrap_or(0)
+            <= CHECKED_INVOCATIONS
+    })
+}
+
+/// A lavapipe run and the checker's run of the same kernel, as one report:
+/// lavapipe's where the checker passes it too (it has the device's timing);
+/// the checker's where it found what lavapipe cannot show (a wrong value, a
+/// race, an endless loop), saying so; lavapipe's, with a note, where the
+/// checker could not run the kernel at all.
+fn vouched(gpu: RunReport, checker: RunReport) -> RunReport {
+    let lavapipe = format!("{} said {}", gpu.device_label(), gpu.status.word());
+    let hung = matches!(checker.error, Some(BackendError::Timeout(_)));
+    let sees_more = match (gpu.status, checker.status) {
+        (_, Status::Pass) => false,
+        // Lavapipe passed what the checker does not.
+        (Status::Pass, Status::Fail | Status::CompileError) => true,
+        (Status::Pass, Status::Error) => hung,
+        // Both failed: the checker's report names a race or a hang, which lavapipe cannot.
+        (Status::Fail, _) => !checker.diagnostics.is_empty() || hung,
+        _ => false,
+    };
+    match checker.status {
+        Status::Pass => gpu,
+        _ if sees_more => {
+            let mut report = checker;
+            let why = if gpu.status == Status::Pass {
+                format!(
+                    "Judged by the CPU checker: {lavapipe}, but a CPU adapter stops every loop \
+                     after 65,535 rounds and runs no two invocations at the same time, so an \
+                     endless loop or a race can pass there"
+                )
+            } else {
+                format!("Reported by the CPU checker, which names the lines; {lavapipe} too")
+            };
+            report.message = Some(match report.message.take() {
+                Some(said) => format!("{said}\n{why}"),
+                None => why,
+            });
+            report
+        }
+        Status::Fail | Status::CompileError => gpu,
+        _ => {
+            let mut report = gpu;
+            let note = format!(
+                "The CPU checker could not confirm this run: {}",
+                checker
+                    .message
+                    .unwrap_or_else(|| checker.status.word().into())
+            );
+            report.message = Some(match report.message.take() {
+                Some(said) => format!("{said}\n{note}"),
+                None => note,
+            });
+            report
+        }
     }
 }

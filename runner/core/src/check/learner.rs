@@ -135,6 +135,14 @@ pub enum What {
         file: PathBuf,
         line: usize,
     },
+    /// What the CPU checker saw go wrong at a line while the kernel ran: a
+    /// data race, an out-of-bounds index, an uninitialized read, a barrier
+    /// or subgroup operation not every invocation reaches, too many
+    /// global-memory accesses.
+    Hazard {
+        file: PathBuf,
+        line: usize,
+    },
     NeverWritten {
         buffer: String,
         count: usize,
@@ -159,6 +167,8 @@ pub enum What {
     Hang {
         seconds: f64,
     },
+    /// Something to know about how the run was judged.
+    Note,
     BadInput {
         problem: &'static str,
     },
@@ -354,6 +364,22 @@ impl CheckReport {
                 }
                 for check in run.checks.iter() {
                     self.findings.extend(buffer_findings(check, index));
+                }
+                self.findings
+                    .extend(run.diagnostics.iter().map(|d| Finding {
+                        what: What::Hazard {
+                            file: d.file.clone(),
+                            line: d.line,
+                        },
+                        run: Some(index),
+                        message: d.message.clone(),
+                    }));
+                if let Some(note) = &run.message {
+                    self.findings.push(Finding {
+                        what: What::Note,
+                        run: Some(index),
+                        message: note.clone(),
+                    });
                 }
                 self.next = format!("Fix the kernel in {file} and save; {hint}.");
             }

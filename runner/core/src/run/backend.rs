@@ -127,9 +127,14 @@ pub enum BackendError {
     #[error("cannot launch: {0}")]
     Launch(String),
     #[error(
-        "the kernel did not finish within {0:?} and was abandoned (an endless loop, or a barrier some threads never reach?)"
+        "the kernel did not finish within {0:?} and was stopped (an endless loop, or a barrier some threads never reach?)"
     )]
     Timeout(Duration),
+    /// Launches that finish, but not within the limit each: slow, not stuck.
+    #[error(
+        "the kernel is slow, not stuck: {launches_done} launch(es) finished, but the next one did not finish within {limit:?}; give it more time (--timeout) or a smaller size"
+    )]
+    Slow { limit: Duration, launches_done: u32 },
     #[error("device error: {0}")]
     Device(String),
 }

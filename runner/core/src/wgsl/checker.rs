@@ -126,6 +126,7 @@ impl Backend for SimBackend {
             subgroup_size: self.subgroup_size,
             timeout: job.timeout,
             clock: self.clock,
+            ..wgsl_sim::Config::default()
         };
         let run =
             wgsl_sim::run(&module, &launches, &bindings, &lines, &config).map_err(|e| match e {
@@ -135,6 +136,10 @@ impl Backend for SimBackend {
                     BackendError::Launch(lines.locate(span, e.to_string()).to_string())
                 }
                 wgsl_sim::Error::NoEntryPoint(_) => BackendError::Launch(e.to_string()),
+                wgsl_sim::Error::Limit {
+                    span: Some(span), ..
+                } => BackendError::Launch(lines.locate(span, e.to_string()).to_string()),
+                wgsl_sim::Error::Limit { span: None, .. } => BackendError::Launch(e.to_string()),
             })?;
         let outputs = read_back(spec, &run.buffers);
         let mut hazards: Vec<Located> = run

@@ -156,10 +156,10 @@ impl<'m> Invocation<'m> {
             return;
         }
         let count = if write {
-            self.writes += 1;
+            self.writes = self.writes.saturating_add(1);
             self.writes
         } else {
-            self.reads += 1;
+            self.reads = self.reads.saturating_add(1);
             self.reads
         };
         let thread = self.thread(shared.launch);

@@ -178,6 +178,9 @@ impl<'m> Invocation<'m> {
             let block = cursor.block;
             let index = cursor.next;
             if index >= block.len() {
+                // A loop whose body is empty runs no statement: the end of
+                // each pass counts, so the clock is read there too.
+                shared.tick()?;
                 self.end_block(prog)?;
                 continue;
             }

@@ -4,18 +4,20 @@
 //! ([`crate::child`]) that is killed if it outlives the timeout. Without a
 //! GPU, a kernel that compiles is `CompiledOnly`.
 
+use crate::backend::cuda::launch;
 use crate::backend::cuda::ptx::{
     MAX_STATIC_SHARED, check_params, signature_line, static_shared_bytes,
 };
 use crate::backend::cuda::{gpu, nvrtc};
-use crate::child::job::{ChildJob, CudaLaunch};
-use crate::child::process;
+use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs, without_data};
+use crate::child::process::{self, Pool};
 use puzzle_core::run::backend::{
     Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
 };
-use puzzle_core::run::outcome::{Execution, Outcome};
+use puzzle_core::run::outcome::{Outcome, device_bytes};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
+use puzzle_core::spec::model::Arg;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -41,6 +43,8 @@ pub struct CudaBackend {
     l2_bytes: Option<u64>,
     /// PTX (or compile errors) by source hash.
     compiled: Mutex<HashMap<blake3::Hash, Result<String, Vec<Located>>>>,
+    /// The children that launch kernels on the GPU.
+    workers: Pool,
 }
 
 impl CudaBackend {
@@ -74,6 +78,8 @@ impl CudaBackend {
                     no_device: None,
                     l2_bytes: gpu.l2_bytes,
                     compiled: Mutex::default(),
+                    // One child: a GPU runs one kernel at a time anyway.
+                    workers: Pool::new(1),
                 })
             }
             Err(reason) => {
@@ -91,6 +97,7 @@ impl CudaBackend {
                     no_device: Some(reason),
                     l2_bytes: None,
                     compiled: Mutex::default(),
+                    workers: Pool::new(1),
                 })
             }
         }
@@ -167,15 +174,40 @@ impl Backend for CudaBackend {
                 self.arch
             )));
         }
-        let launch = ChildJob::CudaLaunch(CudaLaunch {
-            spec: job.spec.clone(),
+        let request = CudaLaunch {
+            spec: without_data(job.spec),
             ptx,
-            timing_samples: job.timing_samples,
-            warmup: job.warmup,
-            buffer_sets: job.buffer_sets.max(1),
-        });
-        let ran: Result<Execution, BackendError> =
-            process::run(&launch, job.timeout).map_err(|e| e.into_backend_error())?;
-        ran.map(Outcome::Ran)
+            runs: Runs {
+                timing_samples: job.timing_samples,
+                warmup: job.warmup,
+                buffer_sets: job.buffer_sets.max(1),
+            },
+        };
+        // Bands on both sides: CUDA gets a pointer past the first.
+        let inputs: Vec<Vec<u8>> = job
+            .spec
+            .args
+            .iter()
+            .enumerate()
+            .filter_map(|(tag, arg)| match arg {
+                Arg::Buffer(b) => Some(device_bytes(b, tag as u32, true)),
+                Arg::Scalar { .. } => None,
+            })
+            .collect();
+        let (outcome, blobs) = if process::is_child() {
+            // Already in a child (a benchmark's): the GPU is this process's own.
+            launch::execute(&request, inputs, &mut |_| {})?
+        } else {
+            let attachments: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+            let (reply, blobs): (Result<DeviceOutcome, BackendError>, _) = self
+                .workers
+                .run(&ChildJob::Cuda(request), &attachments, job.timeout)
+                .map_err(|e| e.into_backend_error())?;
+            (reply?, blobs)
+        };
+        match outcome {
+            DeviceOutcome::CompileFailed(errors) => Ok(Outcome::CompileFailed(errors)),
+            DeviceOutcome::Ran(ran) => ran.decode(job.spec, blobs).map(Outcome::Ran),
+        }
     }
 }

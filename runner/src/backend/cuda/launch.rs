@@ -1,22 +1,28 @@
 //! A compiled kernel on GPU 0, in the child process that runs it: buffers
-//! between canary bands, every launch of the run in order, CUDA events
-//! around each run, the checked run's outputs read back before the timed
-//! ones.
+//! made from the bytes the engine sent (each between canary bands), every
+//! launch of the run in order, CUDA events around each run, the checked
+//! run's outputs read back before the timed ones. Each run is announced
+//! before it is made, so the engine gives every launch its own deadline.
 
 // Launching a kernel through cudarc needs it.
 #![allow(unsafe_code)]
 
 use crate::backend::cuda::ptx::MAX_STATIC_SHARED;
-use crate::child::job::CudaLaunch;
+use crate::child::job::{CudaLaunch, DeviceOutcome, DeviceRun, ReadBack};
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use puzzle_core::run::backend::BackendError;
-use puzzle_core::run::outcome::{Execution, GUARD_ELEMENTS, OutputData, device_bytes};
+use puzzle_core::run::outcome::GUARD_ELEMENTS;
 use puzzle_core::run::timing::{Clock, Timing};
 use puzzle_core::spec::model::Arg;
 
 /// Runs a compiled kernel on GPU 0. Called in the isolated child process.
-pub fn execute(job: &CudaLaunch) -> Result<Execution, BackendError> {
+pub fn execute(
+    job: &CudaLaunch,
+    inputs: Vec<Vec<u8>>,
+    announce: &mut dyn FnMut(u32),
+) -> Result<(DeviceOutcome, Vec<Vec<u8>>), BackendError> {
+    let runs = job.runs;
     let device = |e: cudarc::driver::DriverError| BackendError::Device(describe_driver_error(&e));
     let spec = &job.spec;
     let ctx = CudaContext::new(0).map_err(device)?;
@@ -60,26 +66,36 @@ pub fn execute(job: &CudaLaunch) -> Result<Execution, BackendError> {
         functions.push((launch, function, config));
     }
 
-    // Every buffer sits between two canary bands of its own pattern. Set 0 is
-    // the checked one; timed runs rotate through all sets (see `Job::buffer_sets`).
+    // Every buffer sits between two canary bands of its own pattern, as the
+    // engine laid it out. Set 0 is the checked one; timed runs rotate
+    // through all sets (see `Job::buffer_sets`).
+    let words: Vec<Vec<u32>> = inputs
+        .iter()
+        .map(|bytes| {
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        })
+        .collect();
+    drop(inputs);
     let mut sets = Vec::new();
-    for _ in 0..job.buffer_sets.max(1) {
+    for _ in 0..runs.buffer_sets.max(1) {
         let mut slices = Vec::new();
-        for (index, arg) in spec.args.iter().enumerate() {
+        let mut next = words.iter();
+        for arg in &spec.args {
             if let Arg::Buffer(b) = arg {
-                // Bands on both sides: CUDA gets a pointer past the first.
-                let bytes = device_bytes(b, index as u32, true);
-                let words: Vec<u32> = bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
-                slices.push(Some(stream.clone_htod(&words).map_err(device)?));
+                let words = next.next().ok_or_else(|| {
+                    BackendError::Device(format!("no contents came for buffer `{}`", b.name))
+                })?;
+                slices.push(Some(stream.clone_htod(words).map_err(device)?));
             } else {
                 slices.push(None);
             }
         }
         sets.push(slices);
     }
+    drop(words);
     let scalars: Vec<u32> = spec
         .args
         .iter()
@@ -125,43 +141,43 @@ pub fn execute(job: &CudaLaunch) -> Result<Execution, BackendError> {
             stream.synchronize().map_err(device)?;
             Ok(start.elapsed_ms(&end).map_err(device)? as f64)
         };
+    announce(1);
     launch(&mut sets[0])?;
 
-    let mut outputs = Vec::new();
+    // Every buffer's bands are checked (a write before `out[0]` is caught
+    // too); only outputs' values are judged, so only they come back whole.
+    let (mut blobs, mut buffers) = (Vec::new(), Vec::new());
     for (index, (arg, slice)) in spec.args.iter().zip(&sets[0]).enumerate() {
         let (Arg::Buffer(b), Some(slice)) = (arg, slice) else {
             continue;
         };
-        // Every buffer's bands are checked; only outputs' values are judged.
         let words = stream.clone_dtoh(slice).map_err(device)?;
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        // Bands on both sides: a write before `out[0]` is caught too.
-        let band = GUARD_ELEMENTS * 4;
-        let end = bytes.len() - band;
-        outputs.push(OutputData::from_device(
-            b,
-            index as u32,
-            Some(&bytes[..band]),
-            &bytes[band..end],
-            &bytes[end..],
-        ));
+        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if !b.is_output() {
+            let band = GUARD_ELEMENTS * 4;
+            bytes.drain(band..bytes.len() - band);
+        }
+        blobs.push(bytes);
+        buffers.push(ReadBack {
+            arg: index,
+            before: true,
+            data: b.is_output(),
+        });
     }
     let count = sets.len();
-    for run in 0..job.warmup {
+    for run in 0..runs.warmup {
+        announce(1);
         launch(&mut sets[(run + 1) % count])?;
     }
     let (mut samples, mut wall) = (Vec::new(), Vec::new());
-    for run in 0..job.timing_samples {
+    for run in 0..runs.timing_samples {
+        announce(1);
         let started = std::time::Instant::now();
-        samples.push(launch(&mut sets[(job.warmup + run + 1) % count])?);
+        samples.push(launch(&mut sets[(runs.warmup + run + 1) % count])?);
         wall.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    Ok(Execution {
-        outputs,
-        timing: Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall)),
-        hazards: vec![],
-        access: None,
-    })
+    let timing = Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall));
+    Ok((DeviceOutcome::Ran(DeviceRun { timing, buffers }), blobs))
 }
 
 /// "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".

@@ -6,7 +6,7 @@
 //! to show; nothing here prints.
 
 use crate::child::job::{BenchRequest, ChildJob};
-use crate::child::process;
+use crate::child::process::Worker;
 use crate::perf::bench::BenchReport;
 use crate::perf::calibrate::{self, Ceilings};
 use crate::perf::date::today;
@@ -292,8 +292,11 @@ fn bench_in_child(
         timeout_seconds: BENCH_TIMEOUT,
     });
     let limit = Duration::from_secs(BENCH_TIMEOUT + BENCH_PROCESS_SLACK);
-    let mut report: BenchReport =
-        process::run::<Result<BenchReport, String>>(&job, limit).map_err(|e| e.to_string())??;
+    let mut worker = Worker::start().map_err(|e| e.to_string())?;
+    let (reply, _) = worker
+        .run::<Result<BenchReport, String>>(&job, &[], limit)
+        .map_err(|e| e.to_string())?;
+    let mut report = reply?;
     let spec = puzzle.spec.sized(case).map_err(|e| e.to_string())?;
     report.placement = roofline::place(&spec, report.timing.median_ms, ceilings);
     Ok(report)

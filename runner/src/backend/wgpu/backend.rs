@@ -1,0 +1,105 @@
+//! The wgpu backend as the engine sees it: the adapter probed (for labels
+//! and limits, without opening a device), and every run sent to a child
+//! process that holds the device ([`super::device`]), so a kernel that never
+//! ends costs only that child. wgpu cannot abandon a submission: before
+//! this, a hung kernel left the whole process waiting for the queue.
+
+use crate::backend::wgpu::adapter::{self, Adapter};
+use crate::backend::wgpu::device;
+use crate::child::job::{ChildJob, DeviceOutcome, Runs, WgpuRun, without_data};
+use crate::child::process::{self, Pool};
+use puzzle_core::run::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
+use puzzle_core::run::outcome::{Outcome, device_bytes};
+use puzzle_core::spec::model::{Arg, Spec};
+
+pub struct WgpuBackend {
+    info: DeviceInfo,
+    limits: wgpu::Limits,
+    workers: Pool,
+}
+
+impl WgpuBackend {
+    /// Finds the adapter wgpu prefers (`WGPU_ADAPTER_NAME` / `WGPU_BACKEND` select another).
+    pub fn open() -> Result<WgpuBackend, BackendError> {
+        let Adapter { info, limits, .. } = adapter::find()?;
+        // One child a core: parallel callers (the chapter tests) do not queue behind one.
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok(WgpuBackend {
+            info,
+            limits,
+            workers: Pool::new(workers),
+        })
+    }
+}
+
+/// Each buffer's device bytes (data or poison, then a guard band), in the order of `spec.buffers()`.
+fn contents(spec: &Spec) -> Vec<Vec<u8>> {
+    spec.args
+        .iter()
+        .enumerate()
+        .filter_map(|(tag, arg)| match arg {
+            Arg::Buffer(b) => Some(device_bytes(b, tag as u32, false)),
+            Arg::Scalar { .. } => None,
+        })
+        .collect()
+}
+
+impl Backend for WgpuBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Wgpu
+    }
+
+    fn device(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// WebGPU does not say. A CPU adapter (lavapipe) runs through the CPU's
+    /// L3, which Linux reports; a GPU gets a generous guess (larger than the
+    /// L2 of any current NVIDIA GPU), so the rotation errs on the safe side.
+    fn last_level_cache_bytes(&self) -> Option<u64> {
+        if self.info.kind == "CPU" {
+            let text =
+                std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size").ok()?;
+            let kib: u64 = text.trim().trim_end_matches('K').parse().ok()?;
+            Some(kib * 1024)
+        } else {
+            Some(128 << 20)
+        }
+    }
+
+    fn max_buffer_bytes(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
+    fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
+        // Refused here, before a child is asked: what the adapter cannot launch.
+        adapter::check_limits(&self.limits, job.spec)?;
+        let run = WgpuRun {
+            spec: without_data(job.spec),
+            source: job.source.clone(),
+            runs: Runs {
+                timing_samples: job.timing_samples,
+                warmup: job.warmup,
+                buffer_sets: job.buffer_sets,
+            },
+        };
+        let inputs = contents(job.spec);
+        let (outcome, blobs) = if process::is_child() {
+            // Already in a child (a benchmark's): the device is this process's own.
+            device::execute(&run, inputs, &mut |_| {})?
+        } else {
+            let attachments: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+            let (reply, blobs): (Result<DeviceOutcome, BackendError>, _) = self
+                .workers
+                .run(&ChildJob::Wgpu(run), &attachments, job.timeout)
+                .map_err(|e| e.into_backend_error())?;
+            (reply?, blobs)
+        };
+        match outcome {
+            DeviceOutcome::CompileFailed(errors) => Ok(Outcome::CompileFailed(errors)),
+            DeviceOutcome::Ran(ran) => ran.decode(job.spec, blobs).map(Outcome::Ran),
+        }
+    }
+}
