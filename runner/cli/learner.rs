@@ -10,6 +10,7 @@ use puzzle_core::check::learner::{CheckReport, Verdict};
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::display_path;
+use runner::book::load::BookFiles;
 use runner::learner::check::check;
 use runner::learner::order::{learning_order, next_unsolved};
 use runner::learner::progress::{Mark, ProgressFile, Saved};
@@ -156,7 +157,8 @@ pub fn check_one(
     }
     let kind = backend.unwrap_or_else(|| runner.default_backend(lang));
     let file = learner.workspace.file(puzzle, lang);
-    let mut report = check(runner, puzzle, lang, kind, &file);
+    let files = BookFiles::new(&learner.book.root);
+    let mut report = check(runner, puzzle, lang, kind, &file, &files);
     learner.record(&report);
     if report.passed() {
         report.next = after_pass(learner, puzzle, lang);

@@ -81,7 +81,8 @@ const P03_CASES: &[(&str, &str, Verdict, &[&str])] = &[
 /// The learner's check of `file` in WGSL, on the backend that runs WGSL here.
 fn check(puzzle: &Puzzle, file: &Path) -> CheckReport {
     let kind = RUNNER.default_backend(Lang::Wgsl);
-    runner::learner::check::check(&RUNNER, puzzle, Lang::Wgsl, kind, file)
+    let files = runner::book::load::BookFiles::new(&root());
+    runner::learner::check::check(&RUNNER, puzzle, Lang::Wgsl, kind, file, &files)
 }
 
 fn diagnoses_puzzle_3() -> Result<(), Failed> {

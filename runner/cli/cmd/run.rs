@@ -10,9 +10,11 @@ use puzzle_core::check::cases::Until;
 use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
+use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::{BackendError, BackendKind};
 use puzzle_core::source::text::SourceText;
+use runner::book::load::BookFiles;
 use runner::run::runner::Runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,7 +96,11 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
         Some(path) => {
             let bytes =
                 std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let source = SourceText::from_bytes(bytes, path)?;
+            let mut source = SourceText::from_bytes(bytes, path)?;
+            if lang == Lang::Cuda {
+                // Its own headers, written in (from inside the book only).
+                source = includes::expand(&source, &BookFiles::new(&book.root))?;
+            }
             if source.text.trim().is_empty() {
                 bail!(
                     "{}: the file is empty; start from the skeleton (`runner show {} --lang {lang}`)",

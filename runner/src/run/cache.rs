@@ -52,6 +52,9 @@ pub struct RunKey<'a> {
     pub stress: Option<&'a Constants>,
     pub timing_samples: usize,
     pub timeout_ms: u128,
+    /// The CPU checker's subgroup size, where it is set to an adapter's
+    /// rather than the default (checking a lavapipe run).
+    pub subgroup: Option<u32>,
 }
 
 impl ResultCache {
@@ -63,16 +66,37 @@ impl ResultCache {
         &self.dir
     }
 
-    /// The cached report for this run, if a valid one exists.
+    /// The cached report for this run, if a valid one exists: one that
+    /// names this key, whose checksum matches its contents, and whose
+    /// verdict agrees with its own data. Anything else (a corrupt file,
+    /// another key's entry copied over, an edited value) is as good as none,
+    /// and is rewritten by the run it costs.
     pub fn get(&self, key: &RunKey) -> Option<RunReport> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
-        // A corrupt or outdated entry is as good as none: it will be rewritten.
-        serde_json::from_str(&text).ok()
+        let digest = key.digest();
+        let text = std::fs::read_to_string(self.dir.join(format!("{digest}.json"))).ok()?;
+        let entry: Entry = serde_json::from_str(&text).ok()?;
+        let report = serde_json::to_string(&entry.report).ok()?;
+        let genuine = entry.key == digest && entry.checksum == checksum(&digest, &report);
+        (genuine && entry.report.holds_up()).then_some(entry.report)
     }
 
     /// Stores a report; failures to write only cost a rerun next time.
     pub fn put(&self, key: &RunKey, report: &RunReport) {
-        let _ = self.write(&self.path(key), report);
+        let digest = key.digest();
+        let Ok(json) = serde_json::to_string(report) else {
+            return;
+        };
+        let entry = Entry {
+            checksum: checksum(&digest, &json),
+            key: digest.clone(),
+            report: report.clone(),
+        };
+        if let Ok(text) = serde_json::to_string(&entry) {
+            let _ = crate::atomic_file::write(
+                &self.dir.join(format!("{digest}.json")),
+                text.as_bytes(),
+            );
+        }
     }
 
     /// A fact about this engine on this machine that costs a device to find
@@ -93,13 +117,27 @@ impl ResultCache {
         found
     }
 
-    fn write(&self, path: &Path, report: &RunReport) -> std::io::Result<()> {
-        crate::atomic_file::write(path, serde_json::to_string(report)?.as_bytes())
-    }
-
+    #[cfg(test)]
     fn path(&self, key: &RunKey) -> PathBuf {
         self.dir.join(format!("{}.json", key.digest()))
     }
+}
+
+/// One cached result, with proof that it belongs where it is.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    /// The digest of the key it was stored under.
+    key: String,
+    /// blake3 of the key and the report's JSON.
+    checksum: String,
+    report: RunReport,
+}
+
+fn checksum(key: &str, report: &str) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(key.as_bytes());
+    h.update(report.as_bytes());
+    h.finalize().to_hex().to_string()
 }
 
 impl RunKey<'_> {
@@ -121,6 +159,8 @@ impl RunKey<'_> {
         field("stress", stress.as_bytes());
         field("samples", &self.timing_samples.to_le_bytes());
         field("timeout", &self.timeout_ms.to_le_bytes());
+        let subgroup = self.subgroup.map(|n| n.to_string()).unwrap_or_default();
+        field("subgroup", subgroup.as_bytes());
         h.finalize().to_hex().to_string()
     }
 }
@@ -175,23 +215,103 @@ fn machine_identity() -> &'static str {
 mod tests {
     use super::*;
     use puzzle_core::judge::report::Status;
+    use puzzle_core::judge::verify::BufferCheck;
     use puzzle_core::lang::Lang;
 
-    fn report(status: Status) -> RunReport {
+    /// A report whose one output came back as `got` against [1, 2], its
+    /// verdict as a run would give it.
+    fn report(got: [f64; 2]) -> RunReport {
+        let check = BufferCheck {
+            name: "out".into(),
+            shape: vec![2],
+            got: got.iter().map(|&v| Some(v)).collect(),
+            expected: vec![1.0, 2.0],
+            wrong: (0..2).filter(|&i| got[i] != [1.0, 2.0][i]).collect(),
+            unwritten: vec![],
+            out_of_bounds: vec![],
+            judged: true,
+        };
         RunReport {
             puzzle: "p".into(),
             lang: Lang::Wgsl,
             variant: Variant::Solution,
             backend: BackendKind::Wgpu,
             device: None,
-            status,
+            status: if check.passed() {
+                Status::Pass
+            } else {
+                Status::Fail
+            },
             diagnostics: vec![],
             message: None,
-            checks: vec![],
+            checks: vec![check],
             timing: None,
             access: None,
             error: None,
         }
+    }
+
+    /// An entry that does not belong to its key, or whose verdict does not
+    /// follow from its values, is not used.
+    #[test]
+    fn entries_prove_they_belong() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ResultCache::new(dir.path());
+        let source = SourceText::new("x\n", Path::new("k.wgsl"), 1);
+        let key = |text: &'static str| RunKey {
+            backend: BackendKind::Wgpu,
+            spec_text: text,
+            source: &source,
+            variant: Variant::Solution,
+            stress: None,
+            timing_samples: 0,
+            timeout_ms: 1,
+            subgroup: None,
+        };
+        cache.put(&key("passes"), &report([1.0, 2.0]));
+        cache.put(&key("fails"), &report([1.0, 5.0]));
+        let (passes, fails) = (cache.path(&key("passes")), cache.path(&key("fails")));
+        // (what is done to the files, whether the passing key still hits)
+        type Tamper = fn(&Path, &Path);
+        let cases: [(&str, Tamper, bool); 4] = [
+            ("untouched", |_, _| {}, true),
+            (
+                "another key's entry copied over",
+                |p, f| {
+                    std::fs::copy(f, p).unwrap();
+                },
+                false,
+            ),
+            (
+                "a value edited",
+                |p, _| {
+                    let text = std::fs::read_to_string(p)
+                        .unwrap()
+                        .replacen("2.0", "7.0", 1);
+                    std::fs::write(p, text).unwrap();
+                },
+                false,
+            ),
+            (
+                "a verdict edited",
+                |p, _| {
+                    let text = std::fs::read_to_string(p)
+                        .unwrap()
+                        .replace("\"pass\"", "\"fail\"");
+                    std::fs::write(p, text).unwrap();
+                },
+                false,
+            ),
+        ];
+        for (name, tamper, hit) in cases {
+            cache.put(&key("passes"), &report([1.0, 2.0]));
+            tamper(&passes, &fails);
+            assert_eq!(cache.get(&key("passes")).is_some(), hit, "{name}");
+        }
+        assert_eq!(
+            cache.get(&key("fails")).map(|r| r.status),
+            Some(Status::Fail)
+        );
     }
 
     #[test]
@@ -207,9 +327,10 @@ mod tests {
             stress: None,
             timing_samples: 10,
             timeout_ms: 10_000,
+            subgroup: None,
         };
         assert!(cache.get(&key(Variant::Solution, "a")).is_none());
-        cache.put(&key(Variant::Solution, "a"), &report(Status::Pass));
+        cache.put(&key(Variant::Solution, "a"), &report([1.0, 2.0]));
         assert_eq!(
             cache.get(&key(Variant::Solution, "a")).map(|r| r.status),
             Some(Status::Pass)
@@ -221,7 +342,7 @@ mod tests {
         let path = cache.path(&key(Variant::Solution, "a"));
         std::fs::write(&path, "{ not json").unwrap();
         assert!(cache.get(&key(Variant::Solution, "a")).is_none());
-        cache.put(&key(Variant::Solution, "a"), &report(Status::Fail));
+        cache.put(&key(Variant::Solution, "a"), &report([1.0, 5.0]));
         assert_eq!(
             cache.get(&key(Variant::Solution, "a")).map(|r| r.status),
             Some(Status::Fail)
@@ -248,14 +369,11 @@ mod tests {
                         stress: None,
                         timing_samples: 0,
                         timeout_ms: 1,
+                        subgroup: None,
                     };
-                    let status = if i % 2 == 0 {
-                        Status::Pass
-                    } else {
-                        Status::Fail
-                    };
+                    let got = if i % 2 == 0 { [1.0, 2.0] } else { [1.0, 5.0] };
                     for _ in 0..20 {
-                        cache.put(&key, &report(status));
+                        cache.put(&key, &report(got));
                         assert!(cache.get(&key).is_some(), "never a torn entry");
                     }
                 });

@@ -32,6 +32,16 @@ pub struct Runner {
     cache: Option<ResultCache>,
     /// Where WGSL runs here by default, once known.
     wgsl_default: OnceLock<BackendKind>,
+    /// The CPU checker with the CPU adapter's subgroup size, for vouching.
+    adapter_checker: OnceLock<AdapterChecker>,
+}
+
+/// The checker that stands behind a CPU adapter's runs: the adapter's
+/// subgroup size where it has one fixed size, so a kernel written for it
+/// (lavapipe's 8) is judged as it ran.
+struct AdapterChecker {
+    backend: Box<dyn Backend>,
+    subgroup: Option<u32>,
 }
 
 impl Runner {
@@ -45,6 +55,7 @@ impl Runner {
             backends,
             cache: None,
             wgsl_default: OnceLock::new(),
+            adapter_checker: OnceLock::new(),
         }
     }
 
@@ -135,7 +146,13 @@ impl Runner {
         if bound.is_none() && !vouch {
             return Ok(report);
         }
-        let checked = self.run_once(BackendKind::Sim, puzzle, variant, source, case)?;
+        let checked = if vouch {
+            let checker = self.adapter_checker();
+            let backend = Ok(checker.backend.as_ref());
+            self.run_once_with(backend, checker.subgroup, puzzle, variant, source, case)?
+        } else {
+            self.run_once(BackendKind::Sim, puzzle, variant, source, case)?
+        };
         if let Some(bound) = bound {
             report.judge_access(bound, checked.access.as_ref().map(|a| a.counts.clone()));
         }
@@ -143,6 +160,27 @@ impl Runner {
             vouched(report, checked)
         } else {
             report
+        })
+    }
+
+    /// The checker for a CPU adapter's runs (see [`AdapterChecker`]).
+    fn adapter_checker(&self) -> &AdapterChecker {
+        self.adapter_checker.get_or_init(|| {
+            let subgroup = self
+                .backend(BackendKind::Wgpu)
+                .ok()
+                .and_then(|b| b.subgroup_size());
+            let checker = open::checker_from_env();
+            match subgroup {
+                Some(n) => AdapterChecker {
+                    backend: Box::new(checker.with_subgroup_size(n)),
+                    subgroup: Some(n),
+                },
+                None => AdapterChecker {
+                    backend: Box::new(checker),
+                    subgroup: None,
+                },
+            }
         })
     }
 
@@ -177,9 +215,30 @@ impl Runner {
         source: &SourceText,
         case: &Case,
     ) -> Result<RunReport, Located> {
+        let backend = self.backend(kind).map_err(|e| (kind, e));
+        self.run_once_with(backend, None, puzzle, variant, source, case)
+    }
+
+    /// One run on `backend` (or the reason its kind is unavailable),
+    /// through the cache; `subgroup` is the checker's subgroup size where it
+    /// is not the default.
+    fn run_once_with(
+        &self,
+        backend: Result<&dyn Backend, (BackendKind, &BackendError)>,
+        subgroup: Option<u32>,
+        puzzle: &Puzzle,
+        variant: Variant,
+        source: &SourceText,
+        case: &Case,
+    ) -> Result<RunReport, Located> {
+        let kind = match &backend {
+            Ok(b) => b.kind(),
+            Err((kind, _)) => *kind,
+        };
         let settings = self.settings.for_variant(variant);
         let key = RunKey {
             backend: kind,
+            subgroup,
             spec_text: &puzzle.spec.text,
             source,
             variant,
@@ -200,9 +259,9 @@ impl Runner {
                 );
             }
         }
-        let report = match self.backend(kind) {
+        let report = match backend {
             Ok(backend) => execute::run_case(backend, puzzle, variant, source, case, &settings)?,
-            Err(error) => {
+            Err((_, error)) => {
                 let spec = execute::resolve(&puzzle.spec, case)?;
                 RunReport::new(&spec, kind.lang(), variant, kind, None, Err(error.clone()))
             }

@@ -3,6 +3,7 @@
 
 use crate::chapter::extract::{self, BlockKind};
 use crate::kernel::cut::Kernel;
+use crate::kernel::includes;
 use crate::lang::Lang;
 use crate::source::diag::Located;
 use crate::source::include::{self, Files};
@@ -85,9 +86,11 @@ pub fn chapter_puzzles(
             BlockKind::Roofline => {}
             BlockKind::Kernel { lang, puzzle } => {
                 let text = SourceText::new(block.body, file, block.body_line);
-                match include::expand(&text, base, files)
-                    .and_then(|source| Kernel::new(lang, source))
-                {
+                let expanded = include::expand(&text, base, files).and_then(|source| match lang {
+                    Lang::Cuda => includes::expand(&source, files),
+                    Lang::Wgsl => Ok(source),
+                });
+                match expanded.and_then(|source| Kernel::new(lang, source)) {
                     Ok(kernel) => kernels.push((puzzle, block.body_line, kernel)),
                     Err(e) => errors.push(e),
                 }

@@ -8,7 +8,9 @@ use crate::check::cases::Case;
 use crate::judge::report::{RunReport, Status};
 use crate::kernel::constants;
 use crate::kernel::cut::Variant;
+use crate::kernel::includes::MAX_SOURCE_BYTES;
 use crate::run::backend::{Backend, Job};
+use crate::run::outcome::Outcome;
 use crate::source::diag::Located;
 use crate::source::text::SourceText;
 use crate::spec::model::Spec;
@@ -64,6 +66,25 @@ pub fn execute(
 ) -> RunReport {
     let kind = backend.kind();
     let lang = kind.lang();
+    let device = Some(backend.device().clone());
+    // A compiler can take minutes over a huge source (naga's compaction is
+    // quadratic): refused before it starts, at the line past the limit.
+    if source.text.len() > MAX_SOURCE_BYTES {
+        let line = source.text.as_bytes()[..MAX_SOURCE_BYTES]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        let too_long = source.locate(
+            line,
+            format!(
+                "the kernel passes {} KiB of text here; kernels are limited to that",
+                MAX_SOURCE_BYTES >> 10
+            ),
+        );
+        let outcome = Ok(Outcome::CompileFailed(vec![too_long]));
+        return RunReport::new(spec, lang, variant, kind, device, outcome);
+    }
     // A stress or benchmark case may change a tile size the kernel defines too.
     let source = constants::apply(source, lang, &spec.constants);
     let job = Job {
@@ -75,14 +96,7 @@ pub fn execute(
         timeout: settings.timeout,
     };
     let outcome = backend.run(&job);
-    RunReport::new(
-        spec,
-        lang,
-        variant,
-        kind,
-        Some(backend.device().clone()),
-        outcome,
-    )
+    RunReport::new(spec, lang, variant, kind, device, outcome)
 }
 
 /// The spec of `puzzle` at `case`: the teaching size as written, or a

@@ -260,6 +260,22 @@ impl RunReport {
         self.status == Status::Pass
     }
 
+    /// Whether the verdict agrees with the report's own data: every check
+    /// holds up against its values, and the report passed exactly when
+    /// every check passed and nothing went wrong on the way. A stored report
+    /// (the result cache) that fails this was edited or damaged.
+    pub fn holds_up(&self) -> bool {
+        if !self.checks.iter().all(BufferCheck::holds_up) {
+            return false;
+        }
+        let clean = self.checks.iter().all(BufferCheck::passed) && self.diagnostics.is_empty();
+        match self.status {
+            Status::Pass => clean,
+            Status::Fail => !clean,
+            _ => true,
+        }
+    }
+
     /// "wgpu · llvmpipe (…) (CPU, Vulkan)", or the backend alone when it never opened.
     pub fn device_label(&self) -> String {
         self.device

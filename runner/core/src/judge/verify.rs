@@ -199,15 +199,7 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
 
 fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
     let expected = buffer.expect.clone().unwrap_or_default();
-    let mut wrong = Vec::new();
-    let mut unwritten = Vec::new();
-    for (i, want) in expected.iter().enumerate() {
-        match data.values.get(i).copied().flatten() {
-            None => unwritten.push(i),
-            Some(got) if !close(got, *want) => wrong.push(i),
-            Some(_) => {}
-        }
-    }
+    let (wrong, unwritten) = compare(&data.values, &expected);
     BufferCheck {
         name: buffer.name.clone(),
         shape: buffer.shape.clone(),
@@ -217,6 +209,33 @@ fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
         unwritten,
         out_of_bounds: data.out_of_bounds.clone(),
         judged: true,
+    }
+}
+
+/// The elements of `got` that are wrong, and those never written, against `expected`.
+fn compare(got: &[Option<f64>], expected: &[f64]) -> (Vec<usize>, Vec<usize>) {
+    let mut wrong = Vec::new();
+    let mut unwritten = Vec::new();
+    for (i, want) in expected.iter().enumerate() {
+        match got.get(i).copied().flatten() {
+            None => unwritten.push(i),
+            Some(got) if !close(got, *want) => wrong.push(i),
+            Some(_) => {}
+        }
+    }
+    (wrong, unwritten)
+}
+
+impl BufferCheck {
+    /// Whether the lists of wrong and unwritten elements are what the
+    /// values say: a stored check (a cached result) that was edited, or
+    /// that belongs to other values, does not hold up.
+    pub fn holds_up(&self) -> bool {
+        if !self.judged {
+            return self.got.is_empty() && self.expected.is_empty();
+        }
+        let (wrong, unwritten) = compare(&self.got, &self.expected);
+        wrong == self.wrong && unwritten == self.unwritten
     }
 }
 

@@ -159,6 +159,10 @@ pub trait Backend: Send + Sync {
     fn max_buffer_bytes(&self) -> u64 {
         u64::MAX
     }
+    /// The one subgroup (warp) size every launch here gets, where fixed.
+    fn subgroup_size(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Checks the shape of every launch against limits every backend shares.

@@ -14,6 +14,8 @@ pub struct Adapter {
     pub limits: wgpu::Limits,
     /// Timestamps and subgroups, where offered.
     pub features: wgpu::Features,
+    /// The subgroup size, where the adapter has only one (lavapipe: 8).
+    pub subgroup_size: Option<u32>,
 }
 
 /// Finds the adapter, or says what to install.
@@ -53,11 +55,15 @@ pub fn find() -> Result<Adapter, BackendError> {
     };
     // WebGPU's defaults are small (16 KiB workgroup memory, 256 invocations): ask for what the adapter has.
     let limits = adapter.limits();
+    let subgroup_size = (features.contains(wgpu::Features::SUBGROUP)
+        && adapter_info.subgroup_min_size == adapter_info.subgroup_max_size)
+        .then_some(adapter_info.subgroup_min_size);
     Ok(Adapter {
         adapter,
         info,
         limits,
         features,
+        subgroup_size,
     })
 }
 

@@ -15,18 +15,25 @@ use puzzle_core::spec::model::{Arg, Spec};
 pub struct WgpuBackend {
     info: DeviceInfo,
     limits: wgpu::Limits,
+    subgroup_size: Option<u32>,
     workers: Pool,
 }
 
 impl WgpuBackend {
     /// Finds the adapter wgpu prefers (`WGPU_ADAPTER_NAME` / `WGPU_BACKEND` select another).
     pub fn open() -> Result<WgpuBackend, BackendError> {
-        let Adapter { info, limits, .. } = adapter::find()?;
+        let Adapter {
+            info,
+            limits,
+            subgroup_size,
+            ..
+        } = adapter::find()?;
         // One child a core: parallel callers (the chapter tests) do not queue behind one.
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok(WgpuBackend {
             info,
             limits,
+            subgroup_size,
             workers: Pool::new(workers),
         })
     }
@@ -65,6 +72,10 @@ impl Backend for WgpuBackend {
         } else {
             Some(128 << 20)
         }
+    }
+
+    fn subgroup_size(&self) -> Option<u32> {
+        self.subgroup_size
     }
 
     fn max_buffer_bytes(&self) -> u64 {
