@@ -50,7 +50,7 @@ pub struct Session {
     pub baselines: Vec<Baseline>,
     /// The book's root: roofline blocks name puzzles of any chapter.
     pub root: PathBuf,
-    book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, String>>,
+    book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, Vec<Located>>>,
     /// The files chapters may include: those inside the book.
     files: BookFiles,
 }
@@ -78,36 +78,53 @@ impl Session {
     /// load, from the chapter alone, so its own problems are named (and
     /// under `continue` a broken chapter spoils only its own page).
     fn chapter_puzzles(&self, file: &Path) -> Result<Vec<Puzzle>, Vec<Located>> {
-        if let Ok(book) = self.book() {
-            let mut found: Vec<Puzzle> = book
-                .puzzles
-                .iter()
-                .filter(|p| p.chapter == file)
-                .cloned()
-                .collect();
-            found.sort_by_key(|p| p.spec.origin.first_line);
-            return Ok(found);
-        }
+        let book_errors = match self.loaded() {
+            Ok(book) => {
+                let mut found: Vec<Puzzle> = book
+                    .puzzles
+                    .iter()
+                    .filter(|p| p.chapter == file)
+                    .cloned()
+                    .collect();
+                found.sort_by_key(|p| p.spec.origin.first_line);
+                return Ok(found);
+            }
+            Err(errors) => errors,
+        };
         // The source, not mdBook's text: its kernel lines still know their files.
         let source = std::fs::read_to_string(file)
             .map_err(|e| vec![Located::new(file, 0, format!("cannot read: {e}"))])?;
-        chapter_puzzles(&source, file, &self.files)
+        let puzzles = chapter_puzzles(&source, file, &self.files)?;
+        // What only the whole book shows (an id another chapter uses too)
+        // is this chapter's problem where it is located here.
+        let here: Vec<Located> = book_errors
+            .iter()
+            .filter(|e| e.file == file)
+            .cloned()
+            .collect();
+        if here.is_empty() {
+            Ok(puzzles)
+        } else {
+            Err(here)
+        }
     }
 
-    /// Every puzzle of the book, loaded once.
-    fn book(&self) -> Result<&puzzle_core::chapter::book::Book, String> {
+    /// Every puzzle of the book, loaded once, or every problem that stops it loading.
+    fn loaded(&self) -> Result<&puzzle_core::chapter::book::Book, &Vec<Located>> {
         self.book
-            .get_or_init(|| {
-                runner::book::load::load(&self.root).map_err(|errors| {
-                    errors
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-            })
+            .get_or_init(|| runner::book::load::load(&self.root))
             .as_ref()
-            .map_err(Clone::clone)
+    }
+
+    /// Every puzzle of the book, or its problems in words.
+    fn book(&self) -> Result<&puzzle_core::chapter::book::Book, String> {
+        self.loaded().map_err(|errors| {
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
     }
 }
 

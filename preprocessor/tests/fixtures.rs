@@ -114,6 +114,33 @@ fn continue_renders_the_problem_into_the_page() {
     }
 }
 
+/// Two chapters of one book declare the same id: the second is refused,
+/// naming both places, under bail and under continue, while the first still
+/// renders. (A book that does not load is read chapter by chapter, which
+/// alone could not see the clash.)
+fn duplicate_ids_across_chapters_are_refused() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/duplicate_ids");
+    let file = root.join("src/two.md");
+    let content = std::fs::read_to_string(&file).unwrap();
+    let first = root.join("src/one.md");
+    let want =
+        "two.md:6: puzzle id `fx` is already used at tests/fixtures/duplicate_ids/src/one.md:6";
+    let bail = Session::new(runner(), OnFailure::Bail, vec![], root.clone());
+    require_wgpu(&bail.runner);
+    let error = process_chapter(&content, &file, &bail)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains(want), "{error}");
+    let keep_going = Session::new(runner(), OnFailure::Continue, vec![], root);
+    let (page, problems) = process_chapter(&content, &file, &keep_going).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(page.contains(want), "{page}");
+    let first_text = std::fs::read_to_string(&first).unwrap();
+    let (page, problems) = process_chapter(&first_text, &first, &keep_going).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(page.contains("<strong>PASS</strong>"), "{page}");
+}
+
 fn chapters_without_puzzles_are_untouched() {
     let (content, file) = chapter("no_puzzles");
     let (page, problems) = process_chapter(&content, &file, &session(OnFailure::Bail)).unwrap();
@@ -442,6 +469,10 @@ fn main() {
         (
             "continue_renders_the_problem_into_the_page",
             continue_renders_the_problem_into_the_page,
+        ),
+        (
+            "duplicate_ids_across_chapters_are_refused",
+            duplicate_ids_across_chapters_are_refused,
         ),
         (
             "chapters_without_puzzles_are_untouched",

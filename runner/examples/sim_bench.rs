@@ -128,6 +128,7 @@ fn check(runner: &Runner, puzzle: &Puzzle, source: &SourceText, stress: Option<&
             Stage::Teaching
         },
         overrides: stress.cloned(),
+        line: None,
     };
     let report = runner
         .run_on(BackendKind::Sim, puzzle, Variant::Solution, source, &case)

@@ -45,7 +45,7 @@ pub fn check(
             Ok(source) => runner.run_on(kind, puzzle, Variant::File, &source, case),
             // A header that cannot be read is the learner's to fix, at the line that includes it.
             Err(error) => {
-                let spec = execute::resolve(&puzzle.spec, case)?;
+                let spec = execute::resolve(&puzzle.spec, case, runner.settings.memory)?;
                 Ok(RunReport::new(
                     &spec,
                     lang,

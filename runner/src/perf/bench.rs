@@ -12,8 +12,10 @@ use crate::book::load;
 use crate::child::job::BenchRequest;
 use crate::perf::calibrate::Ceilings;
 use crate::perf::roofline::{self, Placement};
+use crate::run::memory;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::execute::{Settings, execute};
+use puzzle_core::judge::format::thousands;
 use puzzle_core::judge::report::Status;
 use puzzle_core::judge::verify;
 use puzzle_core::kernel::cut::Variant;
@@ -66,24 +68,11 @@ impl Checked {
             Checked::Skipped(why) => format!("not checked ({why})"),
             Checked::Sampled { outputs, of } => format!(
                 "✔ matches the CPU reference at {} of {} outputs (sampled)",
-                thousands(*outputs),
-                thousands(*of)
+                thousands(*outputs as u64),
+                thousands(*of as u64)
             ),
         }
     }
-}
-
-/// 16777216 as 16,777,216.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,6 +110,10 @@ pub fn bench(
 ) -> Result<Result<BenchReport, BackendError>, Located> {
     let lang = backend.kind().lang();
     let kernel = puzzle.require_kernel(lang)?;
+    // A size this machine cannot hold is refused before anything is allocated.
+    if let Some(memory) = memory::budget() {
+        puzzle.spec.fits(&options.overrides, memory)?;
+    }
     let mut spec = puzzle.spec.resolve_random(&options.overrides)?;
     let cost = spec
         .flops
@@ -143,6 +136,7 @@ pub fn bench(
         warmup: options.warmup,
         buffer_sets: sets,
         timeout: options.timeout,
+        memory: None,
     };
     let source = kernel.variant(Variant::Solution);
     let report = execute(backend, &spec, Variant::Solution, &source, &settings);
@@ -275,18 +269,6 @@ impl BenchReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_table() {
-        for (n, text) in [
-            (0, "0"),
-            (999, "999"),
-            (1000, "1,000"),
-            (16777216, "16,777,216"),
-        ] {
-            assert_eq!(thousands(n), text);
-        }
-    }
 
     #[test]
     fn rotation_table() {

@@ -127,6 +127,7 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
         warmup: 3,
         buffer_sets: 1,
         timeout: Duration::from_secs(60),
+        memory: None,
     };
     let timed = |spec: &Spec| -> Result<Timing, BackendError> {
         let report = execute(backend, spec, Variant::Solution, &source, &settings);

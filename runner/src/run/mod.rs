@@ -2,7 +2,9 @@
 //!
 //! - [`runner`]: the [`runner::Runner`]: backends opened once, every run
 //!   through the core's one path;
-//! - [`cache`]: results of book builds kept by everything that shapes them.
+//! - [`cache`]: results of book builds kept by everything that shapes them;
+//! - [`memory`]: how much memory a run may take here.
 
 pub mod cache;
+pub mod memory;
 pub mod runner;

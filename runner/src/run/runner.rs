@@ -8,6 +8,7 @@
 
 use crate::backend::open;
 use crate::run::cache::{ResultCache, RunKey};
+use crate::run::memory;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::{self, Case, Until};
 use puzzle_core::check::execute::{self, Settings};
@@ -45,7 +46,8 @@ struct AdapterChecker {
 }
 
 impl Runner {
-    pub fn new(settings: Settings) -> Runner {
+    pub fn new(mut settings: Settings) -> Runner {
+        settings.memory = settings.memory.or_else(memory::budget);
         let backends = BackendKind::ALL
             .iter()
             .map(|&k| (k, OnceLock::new()))
@@ -262,7 +264,7 @@ impl Runner {
         let report = match backend {
             Ok(backend) => execute::run_case(backend, puzzle, variant, source, case, &settings)?,
             Err((_, error)) => {
-                let spec = execute::resolve(&puzzle.spec, case)?;
+                let spec = execute::resolve(&puzzle.spec, case, self.settings.memory)?;
                 RunReport::new(&spec, kind.lang(), variant, kind, None, Err(error.clone()))
             }
         };

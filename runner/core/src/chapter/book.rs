@@ -5,7 +5,7 @@
 //! build and the playground see exactly the same puzzles.
 
 use crate::chapter::puzzle::{Puzzle, chapter_puzzles};
-use crate::source::diag::Located;
+use crate::source::diag::{Located, display_path};
 use crate::source::include::Files;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,9 +54,10 @@ impl Book {
                     &p.spec.origin.file,
                     p.spec.origin.first_line,
                     format!(
-                        "puzzle id `{}` is already used in {}",
+                        "puzzle id `{}` is already used at {}:{}",
                         p.id(),
-                        first.chapter.display()
+                        display_path(&first.chapter),
+                        first.spec.origin.first_line
                     ),
                 ));
             }
@@ -130,7 +131,7 @@ mod tests {
             "{errors:?}"
         );
         assert!(
-            errors[0].message.contains("already used in /b/src/a.md"),
+            errors[0].message.contains("already used at /b/src/a.md:2"),
             "{errors:?}"
         );
     }

@@ -28,6 +28,8 @@ pub struct Case {
     pub stage: Stage,
     /// The constants a stress case changes (none at the teaching size).
     pub overrides: Option<Constants>,
+    /// The chapter line that declares a stress case, for messages about it.
+    pub line: Option<usize>,
 }
 
 impl Case {
@@ -35,6 +37,7 @@ impl Case {
         Case {
             stage: Stage::Teaching,
             overrides: None,
+            line: None,
         }
     }
 
@@ -61,9 +64,10 @@ impl Case {
 pub fn cases(spec: &PuzzleSpec, stress: bool) -> Vec<Case> {
     let mut all = vec![Case::teaching()];
     if stress {
-        all.extend(spec.stress_cases().into_iter().map(|c| Case {
+        all.extend(spec.raw.stress.iter().map(|c| Case {
             stage: Stage::Stress,
-            overrides: Some(c),
+            overrides: Some(c.value.clone()),
+            line: Some(spec.origin.first_line + c.referenced.line() as usize - 1),
         }));
     }
     all
@@ -142,5 +146,7 @@ args: [out, a]\nexpect:\n  out: [10, 11, 12, 13]\nstress:\n  - { SIZE: 7 }\n  - 
             cases(&spec, true)[1].constants(&spec),
             Constants::from([("SIZE".to_string(), 7)])
         );
+        // `- { SIZE: 9 }` is the spec's 16th line.
+        assert_eq!(cases(&spec, true)[2].line, Some(16));
     }
 }

@@ -28,6 +28,10 @@ pub struct Settings {
     pub buffer_sets: usize,
     /// A kernel still running after this long is reported as hung.
     pub timeout: Duration,
+    /// Memory a run may take to set up its buffers and check them (the
+    /// engine gives half of what the machine has free; None: no limit known).
+    /// A case that needs more is refused at its line before anything is allocated.
+    pub memory: Option<u64>,
 }
 
 impl Default for Settings {
@@ -37,6 +41,7 @@ impl Default for Settings {
             warmup: 0,
             buffer_sets: 1,
             timeout: Duration::from_secs(10),
+            memory: None,
         }
     }
 }
@@ -101,7 +106,19 @@ pub fn execute(
 
 /// The spec of `puzzle` at `case`: the teaching size as written, or a
 /// stress case with random inputs and the CPU reference's expected values.
-pub fn resolve(puzzle: &PuzzleSpec, case: &Case) -> Result<Spec, Located> {
+/// A case whose buffers would not fit in `memory` is refused first, at the
+/// stress case's line.
+pub fn resolve(puzzle: &PuzzleSpec, case: &Case, memory: Option<u64>) -> Result<Spec, Located> {
+    if let Some(memory) = memory {
+        let overrides = case.overrides.clone().unwrap_or_default();
+        puzzle.fits(&overrides, memory).map_err(|mut e| {
+            if let Some(line) = case.line {
+                e.line = line;
+                e.message = format!("stress case: {}", e.message);
+            }
+            e
+        })?;
+    }
     match &case.overrides {
         None => puzzle.resolve(&Default::default()),
         Some(overrides) => puzzle.resolve_stress(overrides),
@@ -119,7 +136,7 @@ pub fn run_case(
     case: &Case,
     settings: &Settings,
 ) -> Result<RunReport, Located> {
-    let spec = resolve(&puzzle.spec, case)?;
+    let spec = resolve(&puzzle.spec, case, settings.memory)?;
     let mut report = execute(
         backend,
         &spec,

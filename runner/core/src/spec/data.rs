@@ -37,6 +37,35 @@ impl Dtype {
         }
     }
 
+    /// Whether a scalar argument's value is one this type can hold exactly;
+    /// else why not, in words ("is -1; a u32 holds 0 to 4,294,967,295").
+    pub fn holds(self, value: f64) -> Result<(), String> {
+        let (low, high) = match self {
+            Dtype::F32 => {
+                return if value.is_finite() && (value as f32).is_finite() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "is {value}; an f32 holds finite values up to about 3.4e38"
+                    ))
+                };
+            }
+            Dtype::I32 => (i32::MIN as f64, i32::MAX as f64),
+            Dtype::U32 => (0.0, u32::MAX as f64),
+        };
+        if value.fract() == 0.0 && (low..=high).contains(&value) {
+            Ok(())
+        } else {
+            Err(format!(
+                "is {value}; a{} {} holds whole numbers from {} to {}",
+                if self == Dtype::U32 { "" } else { "n" },
+                self.name(),
+                low,
+                high
+            ))
+        }
+    }
+
     /// Encodes numbers as this type's little-endian bytes.
     pub fn encode(self, values: &[f64]) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(values.len() * 4);

@@ -77,6 +77,11 @@ impl Launch {
     }
 }
 
+/// Host bytes a run holds per buffer element at its peak: the values as
+/// f64 (8), the expected values (8), the bytes sent to the device and read
+/// back (4 + 4), and the decoded result (16).
+pub const HOST_BYTES_PER_ELEMENT: u64 = 40;
+
 /// A spec with every size evaluated: what a backend launches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Spec {
@@ -107,6 +112,16 @@ impl Spec {
             .filter(|b| !b.scratch)
             .map(|b| (b.len() * b.dtype.size()) as u64)
             .sum()
+    }
+
+    /// About how much host memory a run takes to set up and judge its
+    /// buffers: inputs and expected values as f64, the device bytes, and
+    /// what comes back, per element (see [`HOST_BYTES_PER_ELEMENT`]).
+    pub fn host_bytes(&self) -> u64 {
+        self.buffers()
+            .map(|b| b.len() as u64)
+            .fold(0u64, |sum, n| sum.saturating_add(n))
+            .saturating_mul(HOST_BYTES_PER_ELEMENT)
     }
 
     pub fn buffers(&self) -> impl Iterator<Item = &Buffer> {

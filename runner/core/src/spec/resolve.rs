@@ -3,6 +3,7 @@
 //! expected values taken from the spec or from the CPU reference. Every
 //! error names the chapter line it comes from.
 
+use crate::judge::format;
 use crate::source::diag::Located;
 use crate::spec::data::Values;
 use crate::spec::expr::{self, Constants};
@@ -56,7 +57,17 @@ impl PuzzleSpec {
             origin,
             text: text.to_string(),
         };
-        // Resolve once now so that every mistake surfaces when the chapter is read.
+        // Resolve once now so that every mistake surfaces when the chapter
+        // is read; a teaching size too large to set up is refused first.
+        spec.fits(&Constants::new(), TEACHING_MEMORY)
+            .map_err(|mut e| {
+                e.message = format!(
+                    "{}; the teaching size is set up whenever the chapter is read, so keep it \
+                     small and put large sizes under `stress` or `bench`",
+                    e.message
+                );
+                e
+            })?;
         spec.resolve(&Constants::new())?;
         // Stress cases: their sizes now, but not their data (random inputs
         // and the CPU reference are made when a case runs: a large stress
@@ -126,6 +137,33 @@ impl PuzzleSpec {
     /// Inputs carry an empty `init`, outputs no `expect`.
     pub fn sized(&self, overrides: &Constants) -> Result<Spec, Located> {
         self.resolve_with(overrides, Contents::Empty)
+    }
+
+    /// Whether a run at `overrides` can set up its buffers within `memory`
+    /// bytes ([`Spec::host_bytes`]), decided from the sizes alone, before
+    /// anything is allocated. Refused at the largest buffer's line.
+    pub fn fits(&self, overrides: &Constants, memory: u64) -> Result<(), Located> {
+        let spec = self.sized(overrides)?;
+        let needed = spec.host_bytes();
+        if needed <= memory {
+            return Ok(());
+        }
+        let largest = spec.buffers().max_by_key(|b| b.len());
+        let line = largest
+            .and_then(|b| self.raw.buffers.get(&b.name))
+            .map_or(0, |b| b.referenced.line());
+        let name = largest.map_or("?", |b| b.name.as_str());
+        let elements = largest.map_or(0, |b| b.len() as u64);
+        Err(self.origin.at(
+            line,
+            format!(
+                "buffer `{name}` has {} elements here, and setting up this run's buffers takes \
+                 about {} of memory; {} is the limit",
+                format::thousands(elements),
+                format::bytes(needed),
+                format::bytes(memory)
+            ),
+        ))
     }
 
     /// Expected values from the CPU reference for every output still without them.
@@ -208,10 +246,13 @@ impl PuzzleSpec {
             for (i, size) in list.value.iter().enumerate() {
                 let v = eval(size, line, what)?;
                 out[i] = u32::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
-                    self.origin.at(
-                        line,
-                        format!("`{what}` entry {} is {v}; it must be at least 1", i + 1),
-                    )
+                    let bound = if v < 1 {
+                        "it must be at least 1".to_string()
+                    } else {
+                        format!("it can be at most {}", format::thousands(u32::MAX.into()))
+                    };
+                    self.origin
+                        .at(line, format!("`{what}` entry {} is {v}; {bound}", i + 1))
                 })?;
             }
             Ok(out)
@@ -221,10 +262,13 @@ impl PuzzleSpec {
             let line = size.referenced.line();
             let v = eval(&size.value, line, "dynamic_shared_bytes")?;
             u32::try_from(v).map_err(|_| {
-                self.origin.at(
-                    line,
-                    format!("`dynamic_shared_bytes` is {v}; it must be 0 or more"),
-                )
+                let bound = if v < 0 {
+                    "it must be 0 or more"
+                } else {
+                    "a block's shared memory is far smaller (at most 227 KiB on an H100)"
+                };
+                self.origin
+                    .at(line, format!("`dynamic_shared_bytes` is {v}; {bound}"))
             })
         };
         let flops = match &raw.flops {
@@ -271,6 +315,11 @@ impl PuzzleSpec {
                     ScalarValue::Number(v) => *v,
                     ScalarValue::Expr(e) => eval(&Size(e.clone()), line, name)? as f64,
                 };
+                scalar
+                    .value
+                    .dtype
+                    .holds(value)
+                    .map_err(|why| self.origin.at(line, format!("scalar `{name}` {why}")))?;
                 args.push(Arg::Scalar {
                     name: name.clone(),
                     dtype: scalar.value.dtype,
@@ -416,16 +465,30 @@ impl PuzzleSpec {
             }
         };
         let mut shape = Vec::new();
+        let mut len: u64 = 1;
         for size in &sizes {
             let v = eval(size, line, name)?;
-            shape.push(usize::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| {
-                self.origin.at(
+            if v < 1 {
+                return Err(self.origin.at(
                     line,
                     format!("buffer `{name}` has size {v}; it must be at least 1"),
-                )
-            })?);
+                ));
+            }
+            len = len.saturating_mul(v as u64);
+            shape.push(v as usize);
         }
-        let len: usize = shape.iter().product();
+        if len > MAX_ELEMENTS {
+            return Err(self.origin.at(
+                line,
+                format!(
+                    "buffer `{name}` has {} elements; a buffer holds at most {} \
+                     (kernels index it with 32-bit integers)",
+                    format::thousands(len),
+                    format::thousands(MAX_ELEMENTS)
+                ),
+            ));
+        }
+        let len = len as usize;
         let materialize = |values: &Values, line: u64, what: &str| {
             values
                 .materialize(len)
@@ -491,6 +554,14 @@ impl PuzzleSpec {
         })
     }
 }
+
+/// The most elements one buffer may have: every kernel here indexes with
+/// 32-bit integers, so a larger buffer could not be reached anyway.
+pub const MAX_ELEMENTS: u64 = u32::MAX as u64;
+
+/// The memory a teaching size may take to set up. It is resolved whenever
+/// the chapter is read (`runner list` too), so it must stay cheap.
+pub const TEACHING_MEMORY: u64 = 1 << 30;
 
 /// What a resolved spec's buffers hold.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -311,6 +311,42 @@ fn malformed_specs_name_their_line() {
             18,
             "YAML read this as the boolean false",
         ),
+        (
+            "block too large",
+            "block: [TPB]",
+            15,
+            "entry 1 is 4294967296; it can be at most 4,294,967,295",
+        ),
+        (
+            "buffer past 32-bit indices",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "1,099,511,627,776 elements; a buffer holds at most 4,294,967,295",
+        ),
+        (
+            "teaching size too large to set up",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "the teaching size is set up whenever the chapter is read",
+        ),
+        (
+            "negative u32",
+            "  size: { type: u32, value: SIZE }",
+            20,
+            "scalar `size` is -1; a u32 holds whole numbers from 0 to 4294967295",
+        ),
+        (
+            "u32 past 2^32",
+            "  size: { type: u32, value: SIZE }",
+            20,
+            "scalar `size` is 4294967300",
+        ),
+        (
+            "huge stress size",
+            "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
+            25,
+            "stress case: buffer `out` has 1,099,511,627,776 elements",
+        ),
     ];
     let replacement = |name: &str| match name {
         "unknown key" => "block: [TPB]\nthreads: 4",
@@ -321,6 +357,14 @@ fn malformed_specs_name_their_line() {
         "bad init word" => "  a: { len: SIZE, init: iota }",
         "input without init" => "  a: { len: SIZE }",
         "yaml boolean" => "  a: { len: N, init: arange }",
+        "block too large" => "block: [4294967296]",
+        "buffer past 32-bit indices" => "  a: { len: 1099511627776, init: arange }",
+        "teaching size too large to set up" => "  a: { len: 268435456, init: arange }",
+        "negative u32" => "  size: { type: u32, value: -1 }",
+        "u32 past 2^32" => "  size: { type: u32, value: 4294967300 }",
+        "huge stress size" => {
+            "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]\nstress:\n  - { SIZE: 1099511627776 }"
+        }
         _ => unreachable!(),
     };
     for (name, target, line, message) in cases {
