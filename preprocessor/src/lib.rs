@@ -28,7 +28,7 @@ use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::source::diag::Located;
+use puzzle_core::source::diag::{Located, display_path};
 use runner::book::load::BookFiles;
 use runner::perf::baseline::{self, Baseline};
 use runner::perf::record::schema::Recording;
@@ -236,11 +236,13 @@ pub fn process_chapter(
                 bail!("{message}");
             }
             problems.push(message.clone());
-            // Leave the chapter as written, with the problem on top.
-            return Ok((
-                format!("{}\n{content}", render::failure(&message)),
-                problems,
-            ));
+            // The prose as written, with the problem on top; no block shown
+            // raw (a kernel block holds its solution and its markers).
+            let mut page = content.to_string();
+            for block in blocks.iter().rev() {
+                page.replace_range(block.range.clone(), &render::withheld(&block.kind));
+            }
+            return Ok((format!("{}\n{page}", render::failure(&message)), problems));
         }
     };
 
@@ -317,7 +319,15 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
         (Ok(skeleton), Ok(solution)) => (skeleton, solution),
         (Err(e), _) | (_, Err(e)) => return (String::new(), Some(e.to_string())),
     };
-    let describe = |r: &RunReport| format!("{}:\n{}", puzzle.chapter.display(), r.to_text());
+    // At the kernel's first line: its block in the chapter, or its file under kernels/.
+    let place = puzzle
+        .kernel(lang)
+        .and_then(|k| k.source.origin(1))
+        .map_or_else(
+            || display_path(&puzzle.chapter),
+            |o| format!("{}:{}", display_path(&o.file), o.line),
+        );
+    let describe = |r: &RunReport| format!("{place}:\n{}", r.to_text());
     let (label, id) = (lang.label(), puzzle.id());
     let problem = match (solution.status, skeleton.status) {
         (

@@ -4,6 +4,7 @@
 //! Pure functions of a spec and reports, so fixture tests can check them
 //! without a GPU.
 
+use puzzle_core::chapter::extract::BlockKind;
 use puzzle_core::judge::format::{format_values, format_values_short};
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
@@ -315,6 +316,17 @@ pub fn failure(message: &str) -> String {
     )
 }
 
+/// What stands in for a block of a chapter that could not be read: a
+/// kernel block holds its solution and its markers, so none is shown raw.
+pub fn withheld(kind: &BlockKind) -> String {
+    let what = match kind {
+        BlockKind::Puzzle => "The puzzle's specification".to_string(),
+        BlockKind::Kernel { lang, puzzle } => format!("The {} kernel of `{puzzle}`", lang.label()),
+        BlockKind::Roofline => "A roofline chart".to_string(),
+    };
+    format!("\n*{what} is not shown until the problem at the top of this page is fixed.*\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,6 +353,7 @@ mod tests {
                 name: "out".into(),
                 values: vec![Some(1.0), Some(2.0)],
                 out_of_bounds: vec![],
+                poison_written: None,
             }],
             timing: None,
             hazards: vec![],

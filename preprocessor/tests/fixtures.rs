@@ -141,6 +141,26 @@ fn duplicate_ids_across_chapters_are_refused() {
     assert!(page.contains("<strong>PASS</strong>"), "{page}");
 }
 
+/// A chapter whose kernel include fails: under continue, the page names the
+/// include's line and shows the prose, but no block raw (no solution, no markers).
+fn a_chapter_that_cannot_be_read_shows_no_raw_block() {
+    let (content, file) = chapter("include_missing");
+    let keep_going = session(OnFailure::Continue);
+    let (page, problems) = process_chapter(&content, &file, &keep_going).unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(page.contains("chapter.md:22:"), "{page}");
+    assert!(page.contains("Prose stays."), "{page}");
+    assert!(
+        page.contains("The WGSL kernel of `fx` is not shown until the problem"),
+        "{page}"
+    );
+    for raw in ["```puzzle", "id: fx", "expect:"] {
+        assert!(!page.contains(raw), "the page shows {raw:?}:\n{page}");
+    }
+    // Once, in the message; not as the block's raw text.
+    assert_eq!(page.matches("{{#include").count(), 1, "{page}");
+}
+
 fn chapters_without_puzzles_are_untouched() {
     let (content, file) = chapter("no_puzzles");
     let (page, problems) = process_chapter(&content, &file, &session(OnFailure::Bail)).unwrap();
@@ -473,6 +493,10 @@ fn main() {
         (
             "duplicate_ids_across_chapters_are_refused",
             duplicate_ids_across_chapters_are_refused,
+        ),
+        (
+            "a_chapter_that_cannot_be_read_shows_no_raw_block",
+            a_chapter_that_cannot_be_read_shows_no_raw_block,
         ),
         (
             "chapters_without_puzzles_are_untouched",

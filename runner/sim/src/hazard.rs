@@ -39,7 +39,8 @@ pub struct Shadow {
     write: Option<Access>,
     /// Reads since the last write that a later write could still race with.
     reads: Vec<Access>,
-    /// Written by some invocation of this workgroup (workgroup memory only).
+    /// Written: by some invocation of this workgroup (workgroup memory), or
+    /// by any launch so far (a buffer that starts poisoned).
     pub written: bool,
 }
 
@@ -65,6 +66,13 @@ impl Shadow {
             self.reads.push(now);
         }
         conflict
+    }
+
+    /// A new dispatch is ordered after everything before it: nothing left
+    /// to race with, but what was written stays written.
+    pub fn new_dispatch(&mut self) {
+        self.write = None;
+        self.reads.clear();
     }
 
     /// Records a write; returns an unordered earlier write or read it races with, if any.
@@ -199,9 +207,12 @@ pub trait Names {
 /// The memory an access touches, as the checks need to know it.
 #[derive(Debug, Clone, Copy)]
 pub struct Memory {
-    /// Workgroup memory (barriers: `workgroupBarrier`; reads of unwritten
-    /// slots are reported), or a storage buffer (`storageBarrier`).
+    /// Workgroup memory (barriers: `workgroupBarrier`), or a storage
+    /// buffer (`storageBarrier`).
     pub workgroup: bool,
+    /// Reads of unwritten slots are reported: workgroup memory, and
+    /// buffers that start poisoned (outputs).
+    pub starts_unwritten: bool,
     /// "workgroup memory", "storage buffer".
     pub described: &'static str,
 }
@@ -224,17 +235,24 @@ pub fn check_access(
     let span = now.span;
     for (offset, shadow) in shadows.iter_mut().enumerate() {
         let leaf = first + offset;
-        let uninitialized = !write && memory.workgroup && !shadow.written;
+        let uninitialized = !write && memory.starts_unwritten && !shadow.written;
         let conflict = if write {
             shadow.write(now)
         } else {
             shadow.read(now)
         };
         if uninitialized && !hazards.known(Kind::Uninitialized, lines.line(span)) {
+            let why = if memory.workgroup {
+                "before any invocation of its workgroup wrote it. WGSL fills workgroup \
+                 memory with zeros, so this reads 0; CUDA's shared memory would hold \
+                 whatever was there. Write every slot you read, or do not read it"
+            } else {
+                "before anything wrote it. Outputs start out holding poison (NaN for \
+                 floats), so this reads poison and whatever is computed from it is poison \
+                 too: `out[i] += …` needs `out[i]` set first"
+            };
             let message = format!(
-                "{} reads {} before any invocation of its workgroup wrote it. WGSL \
-                 fills workgroup memory with zeros, so this reads 0; CUDA's shared memory \
-                 would hold whatever was there. Write every slot you read, or do not read it",
+                "{} reads {} {why}",
                 names.invocation(now.invocation),
                 names.element(leaf),
             );

@@ -28,6 +28,10 @@ pub struct Binding {
     pub words: Vec<u32>,
     /// How many of `words` belong to the buffer itself.
     pub len: usize,
+    /// The buffer starts out holding poison (an output): a read of an
+    /// element no launch has written yet is an uninitialized read, and which
+    /// elements were written comes back in [`Run::written`].
+    pub poisoned: bool,
 }
 
 /// How a run is made.
@@ -90,6 +94,10 @@ pub struct Run {
     /// Hazards beyond the reporting cap, not kept.
     pub dropped: usize,
     pub access: AccessReport,
+    /// For each poisoned binding, in order given, whether each element of
+    /// the buffer was stored to (empty for other bindings): an element that
+    /// still holds poison although written was computed from the poison.
+    pub written: Vec<Vec<bool>>,
 }
 
 /// Why there is no [`Run`].

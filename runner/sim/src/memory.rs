@@ -21,6 +21,9 @@ pub struct Region {
     /// (read-only buffers, uniforms).
     pub shadow: Vec<Shadow>,
     pub space: Space,
+    /// Starts out unwritten: workgroup memory, and buffers that start
+    /// poisoned. Reading an element nobody wrote is reported.
+    pub starts_unwritten: bool,
 }
 
 /// Where a region lives, for the checks that differ between them.

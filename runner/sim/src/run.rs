@@ -47,7 +47,20 @@ pub fn run(
             None => b.words.clone(),
         })
         .collect();
+    let written = bindings
+        .iter()
+        .map(|b| {
+            let region = global_of(module, b).and_then(|g| shared.globals[g].as_ref());
+            match region {
+                Some(r) if b.poisoned && !r.shadow.is_empty() => {
+                    r.shadow.iter().map(|s| s.written).collect()
+                }
+                _ => vec![],
+            }
+        })
+        .collect();
     Ok(Run {
+        written,
         buffers,
         hazards: shared.hazards.list().to_vec(),
         dropped: shared.hazards.dropped,
@@ -170,7 +183,7 @@ fn bind(prog: &Program, bindings: &[Binding]) -> Result<Vec<Option<Region>>, Err
         let span = module.global_variables.get_span(handle);
         let name = var.name.clone().unwrap_or_default();
         let refused = |what: String| Error::Binding { what, span };
-        let region = |space, slots: Vec<Scalar>, len, checked: bool| Region {
+        let region = |space, slots: Vec<Scalar>, len, checked: bool, starts_unwritten| Region {
             name: name.clone(),
             ty: var.ty,
             shadow: if checked {
@@ -181,6 +194,7 @@ fn bind(prog: &Program, bindings: &[Binding]) -> Result<Vec<Option<Region>>, Err
             slots,
             len,
             space,
+            starts_unwritten,
         };
         let bound = var.binding.as_ref().and_then(|r| {
             bindings
@@ -206,17 +220,17 @@ fn bind(prog: &Program, bindings: &[Binding]) -> Result<Vec<Option<Region>>, Err
             (AddressSpace::Storage { access }, Some(b)) => {
                 let slots = slots_of(b, "storage buffers")?;
                 let writable = access.contains(StorageAccess::STORE);
-                Some(region(Space::Storage, slots, b.len, writable))
+                Some(region(Space::Storage, slots, b.len, writable, b.poisoned))
             }
             (AddressSpace::Uniform, Some(b)) => {
                 let slots = slots_of(b, "uniforms")?;
-                Some(region(Space::Uniform, slots, b.len, false))
+                Some(region(Space::Uniform, slots, b.len, false, false))
             }
             (AddressSpace::WorkGroup, _) => {
                 let mut slots = Vec::new();
                 prog.layout.zero(var.ty, &mut slots);
                 let len = slots.len();
-                Some(region(Space::Workgroup, slots, len, true))
+                Some(region(Space::Workgroup, slots, len, true, true))
             }
             (AddressSpace::Private, _) => None,
             (AddressSpace::Storage { .. } | AddressSpace::Uniform, None) => {
@@ -275,12 +289,14 @@ mod tests {
                 binding: 0,
                 words: vec![0; 6],
                 len: 4,
+                poisoned: false,
             },
             Binding {
                 group: 0,
                 binding: 1,
                 words: words(&[1.0, 2.0, 3.0, 4.0]),
                 len: 4,
+                poisoned: false,
             },
         ];
         let lines = TextLines::new(src);
@@ -291,6 +307,69 @@ mod tests {
         );
         assert!(run.hazards.is_empty(), "{:#?}", run.hazards);
         assert_eq!((run.access.reads.max, run.access.writes.max), (1, 1));
+    }
+
+    /// An output starts poisoned: reading an element before anything wrote
+    /// it is reported at its line, what was stored to comes back in
+    /// `written` (so a value computed from the poison is told from an
+    /// element never written), and a second launch reads what the first wrote.
+    #[test]
+    fn reads_of_poisoned_outputs_table() {
+        let nan = f32::NAN.to_bits();
+        // (case, kernel body, launches, hazard kinds and lines, written)
+        let cases: [(&str, &str, usize, &[(&str, usize)], [bool; 2]); 4] = [
+            (
+                "+= reads first",
+                "out[0] += 1.0;",
+                1,
+                &[("uninitialized read", 2)],
+                [true, false],
+            ),
+            ("plain store", "out[1] = 1.0;", 1, &[], [false, true]),
+            (
+                "store, then read back",
+                "out[0] = 1.0; out[1] = out[0];",
+                1,
+                &[],
+                [true, true],
+            ),
+            (
+                "second launch reads the first's write",
+                "out[0] = 1.0; out[0] += 1.0;",
+                2,
+                &[],
+                [true, false],
+            ),
+        ];
+        for (case, body, launches, hazards, written) in cases {
+            let src = format!(
+                "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+                 @compute @workgroup_size(1) fn main() {{ {body} }}"
+            );
+            let m = module(&src);
+            let lines = TextLines::new(&src);
+            let launch = Launch {
+                entry: "main".into(),
+                grid: [1, 1, 1],
+                block: [1, 1, 1],
+            };
+            let out = Binding {
+                group: 0,
+                binding: 0,
+                words: vec![nan; 2],
+                len: 2,
+                poisoned: true,
+            };
+            let all = vec![launch; launches];
+            let run = run(&m, &all, &[out], &lines, &Config::default()).expect(case);
+            let got: Vec<(&str, usize)> = run
+                .hazards
+                .iter()
+                .map(|h| (h.kind.label(), lines.line(h.span)))
+                .collect();
+            assert_eq!(got, hazards, "{case}: {:#?}", run.hazards);
+            assert_eq!(run.written, vec![written.to_vec()], "{case}");
+        }
     }
 
     /// Errors are values with a sentence, never panics.
@@ -310,6 +389,7 @@ mod tests {
             binding: 0,
             words: vec![0],
             len: 1,
+            poisoned: false,
         };
         let cases: [(&str, Vec<Binding>, &str); 2] = [
             ("nope", vec![out.clone()], "no entry point `nope`"),

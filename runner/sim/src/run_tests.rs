@@ -49,12 +49,14 @@ fn main(@builtin(local_invocation_index) i: u32,
             binding: 0,
             words: vec![f32::NAN.to_bits(); N as usize],
             len: N as usize,
+            poisoned: false,
         },
         Binding {
             group: 0,
             binding: 1,
             words: (0..N).map(|i| (i as f32).to_bits()).collect(),
             len: N as usize,
+            poisoned: false,
         },
     ];
     let config = Config {
@@ -307,6 +309,7 @@ fn main(@builtin(local_invocation_index) i: u32) {{
             binding: b as u32,
             words: vec![0; len as usize],
             len: len as usize,
+            poisoned: false,
         })
         .collect();
     let launch = Launch {
@@ -353,12 +356,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
             binding: 0,
             words: [vec![0; out_words], guard.to_vec()].concat(),
             len: out_words,
+            poisoned: false,
         },
         Binding {
             group: 0,
             binding: 1,
             words: [a, &guard].concat(),
             len: a.len(),
+            poisoned: false,
         },
     ];
     let config = Config {

@@ -18,7 +18,7 @@
 //! workgroup and storage barriers do.
 
 use super::exec::{Invocation, Pending, State, SubgroupOp};
-use super::hazard::Kind;
+use super::hazard::{Kind, Shadow};
 use super::memory::Space;
 use super::program::{Fault, Program};
 use super::shared::{Ids, Shared, triple};
@@ -89,12 +89,10 @@ pub fn dispatch<'m>(
 ) -> Result<(), Fault> {
     let (grid, block) = (launch.grid, launch.block);
     shared.block = block;
-    // A new dispatch is ordered after everything the last one did.
+    // A new dispatch is ordered after everything the last one did (what
+    // it wrote stays written).
     for region in shared.globals.iter_mut().flatten() {
-        region
-            .shadow
-            .iter_mut()
-            .for_each(|s| *s = Default::default());
+        region.shadow.iter_mut().for_each(Shadow::new_dispatch);
     }
     // `run` refused launches of more than u32::MAX invocations, so these fit.
     let per_group = block.iter().product::<u32>();

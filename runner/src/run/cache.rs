@@ -228,6 +228,7 @@ mod tests {
             expected: vec![1.0, 2.0],
             wrong: (0..2).filter(|&i| got[i] != [1.0, 2.0][i]).collect(),
             unwritten: vec![],
+            from_poison: None,
             out_of_bounds: vec![],
             judged: true,
         };

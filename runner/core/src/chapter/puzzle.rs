@@ -58,6 +58,9 @@ pub fn chapter_puzzles(
     let base = file.parent().unwrap_or(Path::new("."));
     let mut puzzles: Vec<Puzzle> = Vec::new();
     let mut kernels = Vec::new();
+    // The ids of specs that did not parse (None where even the id is not
+    // readable): their kernels are not also "a kernel without a spec".
+    let mut broken: Vec<Option<String>> = Vec::new();
     let mut errors = Vec::new();
     for block in blocks {
         match block.kind {
@@ -80,7 +83,10 @@ pub fn chapter_puzzles(
                         kernels: BTreeMap::new(),
                     }),
                 },
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    broken.push(written_id(&block.body));
+                    errors.push(e);
+                }
             },
             // Rooflines name puzzles of any chapter; the preprocessor reads them.
             BlockKind::Roofline => {}
@@ -99,7 +105,9 @@ pub fn chapter_puzzles(
     }
     for (id, line, kernel) in kernels {
         let lang = kernel.lang;
+        let spec_broken = broken.iter().any(|b| b.as_deref().is_none_or(|b| b == id));
         match puzzles.iter_mut().find(|p| p.id() == id) {
+            None if spec_broken => {}
             None => errors.push(Located::new(
                 file,
                 line,
@@ -137,6 +145,16 @@ pub fn chapter_puzzles(
     } else {
         Err(errors)
     }
+}
+
+/// The `id:` a spec block states on a line of its own, read without parsing
+/// the YAML (which failed): `id: p01_map` gives `p01_map`.
+fn written_id(yaml: &str) -> Option<String> {
+    yaml.lines().find_map(|line| {
+        let value = line.strip_prefix("id:")?.trim();
+        let value = value.trim_matches(|c| c == '"' || c == '\'');
+        (!value.is_empty()).then(|| value.to_string())
+    })
 }
 
 #[cfg(test)]
@@ -180,6 +198,15 @@ mod tests {
                     15,
                     "puzzle id `p1` is already used at line 2 of this chapter",
                 )],
+            ),
+            (
+                // A spec that fails to parse is the one error: its kernel is
+                // not also "a block for no such puzzle".
+                format!(
+                    "{}\n```wgsl,puzzle=p1\n// BEGIN PUZZLE\n// END PUZZLE\n```\n",
+                    SPEC.replace("grid: [1]", "grid: [1")
+                ),
+                vec![(6, "")],
             ),
         ];
         for (chapter, want) in cases {

@@ -119,19 +119,31 @@ impl AccessSummary {
 
 fn excess_message(count: &AccessCount, allowed: u32, noun: &str, verb: &str) -> Located {
     let first = count.nth.get(allowed as usize);
+    // One thread per sentence: the busiest one, then (where another thread
+    // went past the bound first) the one this line is about.
+    let same = first.is_some_and(|site| site.thread == count.max_thread);
     let mut message = format!(
-        "too much global memory traffic: {} {verb} global memory {} times; this puzzle allows \
+        "too much global memory traffic: {} {verb} global memory {} times{}; this puzzle allows \
          {} per thread",
         thread(count.max_thread),
         count.max,
+        if same || first.is_none() {
+            ""
+        } else {
+            ", the most of any thread"
+        },
         plural(allowed, noun),
     );
     if let Some(site) = first {
-        message += &format!(
-            ". This line is the first {noun} past the bound ({}'s {})",
-            thread(site.thread),
-            ordinal(allowed + 1)
-        );
+        if same {
+            message += &format!(". This line is its {} {noun}", ordinal(allowed + 1));
+        } else {
+            message += &format!(
+                ". The first {noun} past the bound is on this line: {}'s {}",
+                thread(site.thread),
+                ordinal(allowed + 1)
+            );
+        }
     }
     message += ". Load each element a thread needs from global memory once, into a variable or \
                 workgroup memory, and reuse it from there; let each thread load its share of \
@@ -379,15 +391,16 @@ mod tests {
                 1,
                 Some((2, 1)),
                 &[12],
-                "thread 3 read global memory 4 times; this puzzle allows 2 reads per thread. \
-                 This line is the first read past the bound (thread 2's 3rd)",
+                "thread 3 read global memory 4 times, the most of any thread; this puzzle allows \
+                 2 reads per thread. The first read past the bound is on this line: thread 2's 3rd",
             ),
             (
                 1,
                 2,
                 Some((1, 1)),
                 &[11],
-                "thread 5 wrote to global memory 2 times; this puzzle allows 1 write",
+                "thread 5 wrote to global memory 2 times, the most of any thread; this puzzle \
+                 allows 1 write",
             ),
             (3, 3, Some((0, 0)), &[10, 10], "allows 0 reads per thread"),
             (9, 9, None, &[], ""),
@@ -400,6 +413,19 @@ mod tests {
                 assert!(first.message.contains(phrase), "{}", first.message);
             }
         }
+    }
+
+    /// Where the busiest thread is also the first past the bound, one thread is named.
+    #[test]
+    fn one_thread_one_sentence() {
+        let message = excess_message(&count(4, 2), 2, "read", "read").message;
+        assert!(
+            message.contains(
+                "thread 2 read global memory 4 times; this puzzle allows 2 reads per thread. \
+                 This line is its 3rd read."
+            ),
+            "{message}"
+        );
     }
 
     #[test]

@@ -23,6 +23,11 @@ pub struct BufferCheck {
     pub wrong: Vec<usize>,
     /// Never written (still poisoned).
     pub unwritten: Vec<usize>,
+    /// Where the backend saw every store (the CPU checker): elements that
+    /// were written, but with a value computed from the poison, so they
+    /// still hold it. None where it cannot tell them from `unwritten`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_poison: Option<Vec<usize>>,
     /// Written outside the buffer: past the end, or before the start (negative).
     pub out_of_bounds: Vec<i64>,
     /// False for an input or scratch buffer, whose guard bands alone are checked.
@@ -36,13 +41,17 @@ fn yes() -> bool {
 
 impl BufferCheck {
     pub fn passed(&self) -> bool {
-        self.wrong.is_empty() && self.unwritten.is_empty() && self.out_of_bounds.is_empty()
+        self.wrong.is_empty()
+            && self.unwritten.is_empty()
+            && self.out_of_bounds.is_empty()
+            && self.from_poison.as_ref().is_none_or(Vec::is_empty)
     }
 
     /// Sentences a learner can act on, empty when the buffer passed.
     pub fn problems(&self) -> Vec<String> {
         [
             self.unwritten_problem(),
+            self.from_poison_problem(),
             self.wrong_problem(),
             self.out_of_bounds_problem(),
         ]
@@ -57,19 +66,43 @@ impl BufferCheck {
 
     /// Elements never written, and the usual reasons.
     pub fn unwritten_problem(&self) -> Option<String> {
-        (!self.unwritten.is_empty()).then(|| {
-            format!(
-                "{} of {} elements of `{}` were never written: {}. They still hold the poison \
-                 they started with: either no thread stored to them (is a guard too strict, or \
-                 the grid or a tile loop too small to cover the data?), or what was stored was \
-                 computed from the poison (`out[i] += …` reads out[i] before anything set it; \
-                 a read past the end of an input reads a guard band, which is poison too)",
-                self.unwritten.len(),
-                self.len(),
-                self.name,
-                self.indices(&self.unwritten)
-            )
-        })
+        if self.unwritten.is_empty() {
+            return None;
+        }
+        let head = format!(
+            "{} of {} elements of `{}` were never written: {}.",
+            self.unwritten.len(),
+            self.len(),
+            self.name,
+            self.indices(&self.unwritten)
+        );
+        let why = if self.from_poison.is_some() {
+            // The checker saw every store: nothing was stored to these.
+            " No thread stored to them: is a guard too strict, or the grid or a tile loop too \
+             small to cover the data?"
+        } else {
+            " They still hold the poison they started with: either no thread stored to them \
+             (is a guard too strict, or the grid or a tile loop too small to cover the data?), \
+             or what was stored was computed from the poison (`out[i] += …` reads out[i] \
+             before anything set it; a read past the end of an input reads a guard band, \
+             which is poison too)"
+        };
+        Some(format!("{head}{why}"))
+    }
+
+    /// Elements written with a value made from the poison (known to the checker only).
+    pub fn from_poison_problem(&self) -> Option<String> {
+        let elements = self.from_poison.as_ref().filter(|e| !e.is_empty())?;
+        Some(format!(
+            "{} of {} elements of `{}` were written, but with a value computed from the poison \
+             they started with, so they still hold it: {}. Something read an element before \
+             anything set it (`out[i] += …` reads out[i] first; outputs start as NaN, and NaN \
+             plus anything is NaN), or read past the end of an input (guard bands hold poison too)",
+            elements.len(),
+            self.len(),
+            self.name,
+            self.indices(elements)
+        ))
     }
 
     /// Elements written with the wrong value, the first one spelled out.
@@ -169,6 +202,7 @@ pub fn check(spec: &Spec, outputs: &[OutputData]) -> Vec<BufferCheck> {
                         name: buffer.name.clone(),
                         values: vec![None; buffer.len()],
                         out_of_bounds: vec![],
+                        poison_written: None,
                     },
                 ),
             },
@@ -191,6 +225,7 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
                 expected: vec![],
                 wrong: vec![],
                 unwritten: vec![],
+                from_poison: None,
                 out_of_bounds: data.out_of_bounds.clone(),
                 judged: false,
             })
@@ -199,7 +234,8 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
 
 fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
     let expected = buffer.expect.clone().unwrap_or_default();
-    let (wrong, unwritten) = compare(&data.values, &expected);
+    let (wrong, poisoned) = compare(&data.values, &expected);
+    let (unwritten, from_poison) = split_poisoned(poisoned, data.poison_written.as_deref());
     BufferCheck {
         name: buffer.name.clone(),
         shape: buffer.shape.clone(),
@@ -207,12 +243,30 @@ fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
         expected,
         wrong,
         unwritten,
+        from_poison,
         out_of_bounds: data.out_of_bounds.clone(),
         judged: true,
     }
 }
 
-/// The elements of `got` that are wrong, and those never written, against `expected`.
+/// The poisoned elements, as never written and (where the backend knows
+/// which were stored to) written from the poison.
+fn split_poisoned(
+    poisoned: Vec<usize>,
+    written: Option<&[usize]>,
+) -> (Vec<usize>, Option<Vec<usize>>) {
+    match written {
+        None => (poisoned, None),
+        Some(written) => {
+            let (from_poison, unwritten) = poisoned
+                .into_iter()
+                .partition(|i| written.binary_search(i).is_ok());
+            (unwritten, Some(from_poison))
+        }
+    }
+}
+
+/// The elements of `got` that are wrong, and those still poisoned, against `expected`.
 fn compare(got: &[Option<f64>], expected: &[f64]) -> (Vec<usize>, Vec<usize>) {
     let mut wrong = Vec::new();
     let mut unwritten = Vec::new();
@@ -234,8 +288,9 @@ impl BufferCheck {
         if !self.judged {
             return self.got.is_empty() && self.expected.is_empty();
         }
-        let (wrong, unwritten) = compare(&self.got, &self.expected);
-        wrong == self.wrong && unwritten == self.unwritten
+        let (wrong, poisoned) = compare(&self.got, &self.expected);
+        let (unwritten, from_poison) = split_poisoned(poisoned, self.from_poison.as_deref());
+        wrong == self.wrong && unwritten == self.unwritten && from_poison == self.from_poison
     }
 }
 
@@ -261,6 +316,7 @@ pub fn check_sample(
         expected: vec![],
         wrong: vec![],
         unwritten: vec![],
+        from_poison: None,
         out_of_bounds: data.map(|d| d.out_of_bounds.clone()).unwrap_or_default(),
         judged: true,
     };
@@ -340,6 +396,7 @@ mod tests {
                 name: "out".into(),
                 values,
                 out_of_bounds: oob,
+                poison_written: None,
             }]
         };
         let sample = [(1, 2.0), (5, 6.0)];
@@ -437,6 +494,7 @@ mod tests {
                 name: "out".into(),
                 values: got.clone(),
                 out_of_bounds: oob.clone(),
+                poison_written: None,
             };
             let c = check_buffer(&buffer(vec![4], want.clone()), &data);
             assert_eq!(
@@ -454,6 +512,7 @@ mod tests {
             name: "out".into(),
             values: vec![Some(0.0), Some(1.0), None, Some(9.0)],
             out_of_bounds: vec![4],
+            poison_written: None,
         };
         let c = check_buffer(&buffer(vec![2, 2], vec![0.0, 1.0, 1.0, 2.0]), &data);
         assert_eq!(
@@ -468,5 +527,60 @@ mod tests {
                 "out-of-bounds write: `out` has 4 elements, but something wrote index 4",
             ]
         );
+    }
+
+    /// Where the backend saw every store, a poisoned element is told apart:
+    /// never stored to, or stored with a value made from the poison.
+    #[test]
+    fn poisoned_elements_are_told_apart_where_stores_were_seen() {
+        let got = vec![Some(10.0), None, None, Some(13.0)];
+        type Case = (
+            &'static str,
+            Option<Vec<usize>>,
+            Vec<usize>,
+            Option<Vec<usize>>,
+            &'static str,
+        );
+        let cases: [Case; 3] = [
+            (
+                "backend cannot tell",
+                None,
+                vec![1, 2],
+                None,
+                "either no thread stored",
+            ),
+            (
+                "nothing stored",
+                Some(vec![0, 3]),
+                vec![1, 2],
+                Some(vec![]),
+                "No thread stored",
+            ),
+            (
+                "one stored from poison",
+                Some(vec![0, 2, 3]),
+                vec![1],
+                Some(vec![2]),
+                "computed from the poison",
+            ),
+        ];
+        for (name, written, unwritten, from_poison, words) in cases {
+            let data = OutputData {
+                name: "out".into(),
+                values: got.clone(),
+                out_of_bounds: vec![],
+                poison_written: written,
+            };
+            let c = check_buffer(&buffer(vec![4], vec![10.0, 11.0, 12.0, 13.0]), &data);
+            assert_eq!(c.unwritten, unwritten, "{name}");
+            assert_eq!(c.from_poison, from_poison, "{name}");
+            assert!(!c.passed(), "{name}");
+            assert!(c.holds_up(), "{name}");
+            assert!(
+                c.problems().join(" ").contains(words),
+                "{name}: {:?}",
+                c.problems()
+            );
+        }
     }
 }

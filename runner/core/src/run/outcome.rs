@@ -80,6 +80,11 @@ pub struct OutputData {
     /// Indices outside the buffer whose guard band was overwritten: past the
     /// end (len, len + 1, …) or, where the backend can see it, before the start (-1, -2, …).
     pub out_of_bounds: Vec<i64>,
+    /// Where the backend saw every store (the CPU checker): the elements
+    /// that still hold poison although the kernel stored to them, so were
+    /// computed from the poison. None where it cannot tell (a GPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poison_written: Option<Vec<usize>>,
 }
 
 impl OutputData {
@@ -116,6 +121,7 @@ impl OutputData {
                 vec![]
             },
             out_of_bounds,
+            poison_written: None,
         }
     }
 }

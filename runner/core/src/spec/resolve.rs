@@ -3,7 +3,7 @@
 //! expected values taken from the spec or from the CPU reference. Every
 //! error names the chapter line it comes from.
 
-use crate::judge::format;
+use crate::quantity;
 use crate::source::diag::Located;
 use crate::spec::data::Values;
 use crate::spec::expr::{self, Constants};
@@ -159,9 +159,9 @@ impl PuzzleSpec {
             format!(
                 "buffer `{name}` has {} elements here, and setting up this run's buffers takes \
                  about {} of memory; {} is the limit",
-                format::thousands(elements),
-                format::bytes(needed),
-                format::bytes(memory)
+                quantity::thousands(elements),
+                quantity::bytes(needed),
+                quantity::bytes(memory)
             ),
         ))
     }
@@ -249,7 +249,7 @@ impl PuzzleSpec {
                     let bound = if v < 1 {
                         "it must be at least 1".to_string()
                     } else {
-                        format!("it can be at most {}", format::thousands(u32::MAX.into()))
+                        format!("it can be at most {}", quantity::thousands(u32::MAX.into()))
                     };
                     self.origin
                         .at(line, format!("`{what}` entry {} is {v}; {bound}", i + 1))
@@ -483,8 +483,8 @@ impl PuzzleSpec {
                 format!(
                     "buffer `{name}` has {} elements; a buffer holds at most {} \
                      (kernels index it with 32-bit integers)",
-                    format::thousands(len),
-                    format::thousands(MAX_ELEMENTS)
+                    quantity::thousands(len),
+                    quantity::thousands(MAX_ELEMENTS)
                 ),
             ));
         }

@@ -141,7 +141,7 @@ impl Backend for SimBackend {
                 } => BackendError::Launch(lines.locate(span, e.to_string()).to_string()),
                 wgsl_sim::Error::Limit { span: None, .. } => BackendError::Launch(e.to_string()),
             })?;
-        let outputs = read_back(spec, &run.buffers);
+        let outputs = read_back(spec, &run);
         let mut hazards: Vec<Located> = run
             .hazards
             .iter()
@@ -174,15 +174,17 @@ fn bindings(spec: &Spec) -> Vec<Binding> {
         .enumerate()
         .map(|(index, arg)| {
             let tag = index as u32;
-            let (bytes, len) = match arg {
-                Arg::Buffer(b) => (device_bytes(b, tag, false), b.len()),
-                Arg::Scalar { dtype, value, .. } => (dtype.encode(&[*value]), 1),
+            let (bytes, len, poisoned) = match arg {
+                // Outputs and scratch buffers start poisoned (`init` is None).
+                Arg::Buffer(b) => (device_bytes(b, tag, false), b.len(), b.init.is_none()),
+                Arg::Scalar { dtype, value, .. } => (dtype.encode(&[*value]), 1, false),
             };
             Binding {
                 group: 0,
                 binding: tag,
                 words: words(&bytes).collect(),
                 len,
+                poisoned,
             }
         })
         .collect()
@@ -196,21 +198,29 @@ fn words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
 
 /// Every buffer as the wgpu backend reports it: outputs' values, and every
 /// buffer's guard band (the elements past its end that were written).
-fn read_back(spec: &Spec, buffers: &[Vec<u32>]) -> Vec<OutputData> {
+fn read_back(spec: &Spec, run: &wgsl_sim::Run) -> Vec<OutputData> {
     let mut outputs = Vec::new();
-    for (index, (arg, words)) in spec.args.iter().zip(buffers).enumerate() {
+    for (index, (arg, words)) in spec.args.iter().zip(&run.buffers).enumerate() {
         let Arg::Buffer(b) = arg else {
             continue;
         };
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let split = (b.len() * b.dtype.size()).min(bytes.len());
-        outputs.push(OutputData::from_device(
-            b,
-            index as u32,
-            None,
-            &bytes[..split],
-            &bytes[split..],
-        ));
+        let mut data =
+            OutputData::from_device(b, index as u32, None, &bytes[..split], &bytes[split..]);
+        // The checker saw every store: a poisoned element that was stored to
+        // was computed from the poison, not left unwritten.
+        if let Some(written) = run.written.get(index).filter(|w| !w.is_empty()) {
+            let poison_written = data
+                .values
+                .iter()
+                .enumerate()
+                .filter(|&(i, v)| v.is_none() && written.get(i).copied().unwrap_or(false))
+                .map(|(i, _)| i)
+                .collect();
+            data.poison_written = Some(poison_written);
+        }
+        outputs.push(data);
     }
     outputs
 }

@@ -6,6 +6,7 @@
 
 use crate::source::diag::Located;
 use crate::source::text::SourceText;
+use crate::spec::data::Dtype;
 use crate::spec::model::{Arg, Launch, Spec};
 use naga::{AddressSpace, StorageAccess};
 use std::collections::BTreeMap;
@@ -21,10 +22,10 @@ pub enum Declared {
 pub fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
     let text = &source.text;
     let module = naga::front::wgsl::parse_str(text).map_err(|e| {
-        let line = e
-            .location(text)
-            .map(|l| l.line_number as usize)
-            .unwrap_or(1);
+        let Some(location) = e.location(text) else {
+            return vec![unplaced(source, e.message())];
+        };
+        let line = location.line_number as usize;
         let labels: Vec<String> = e
             .labels()
             .filter(|(_, label)| !label.is_empty())
@@ -54,6 +55,47 @@ pub fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
         vec![source.locate(line, message)]
     })?;
     Ok(module)
+}
+
+/// naga gives some errors no place, among them its recursion limit (an
+/// expression nested about 200 deep, which it reports only as an "internal"
+/// error). Such an error is put where the brackets nest deepest when that
+/// is deep enough to be the cause, else at line 1, saying naga named none.
+fn unplaced(source: &SourceText, message: &str) -> Located {
+    let (depth, line) = deepest_nesting(&source.text);
+    if depth >= NESTING_SUSPECT {
+        source.locate(
+            line,
+            format!(
+                "brackets nest {depth} deep on this line; the WGSL front end (naga) gives up \
+                 past about 200 levels of nesting ({message})"
+            ),
+        )
+    } else {
+        source.locate(1, format!("{message} (naga names no line)"))
+    }
+}
+
+/// Nesting this deep is taken to be why naga failed without a place.
+const NESTING_SUSPECT: usize = 100;
+
+/// The deepest nesting of `(`, `[` and `{`, and the (1-based) line where it is reached.
+fn deepest_nesting(text: &str) -> (usize, usize) {
+    let (mut depth, mut deepest, mut at, mut line) = (0usize, 0usize, 1usize, 1usize);
+    for c in text.chars() {
+        match c {
+            '\n' => line += 1,
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > deepest {
+                    (deepest, at) = (depth, line);
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (deepest, at)
 }
 
 fn mapped_line(source: &SourceText, span: naga::Span) -> usize {
@@ -158,6 +200,23 @@ fn reflect_bindings(
                 )));
             }
         };
+        // An array<i32> over an f32 buffer would read its bits as integers
+        // and show nonsense values: refused, naming both types.
+        let (arg_name, dtype) = match arg {
+            Arg::Buffer(b) => (&b.name, b.dtype),
+            Arg::Scalar { name, dtype, .. } => (name, *dtype),
+        };
+        if let Some(scalar) = element_scalar(module, var.ty)
+            && !matches_dtype(scalar, dtype)
+        {
+            return Err(at(format!(
+                "`{name}` (binding {}) holds {} values, but the spec's `{arg_name}` is {}; declare it with {}",
+                binding.binding,
+                scalar_name(scalar),
+                dtype.name(),
+                dtype.name()
+            )));
+        }
         match (arg, kind) {
             (Arg::Buffer(b), Declared::Storage { read_only }) => {
                 if b.is_output() && read_only {
@@ -184,4 +243,39 @@ fn reflect_bindings(
         declared.insert(binding.binding, kind);
     }
     Ok(declared)
+}
+
+/// The scalar a binding's values are made of: `f32` for `array<f32>`,
+/// `array<vec4<f32>>`, `array<atomic<…>>` and plain scalars alike; None for
+/// anything else (a struct), which is left to the run.
+fn element_scalar(module: &naga::Module, ty: naga::Handle<naga::Type>) -> Option<naga::Scalar> {
+    use naga::TypeInner;
+    match &module.types[ty].inner {
+        TypeInner::Array { base, .. } => element_scalar(module, *base),
+        TypeInner::Scalar(scalar) | TypeInner::Atomic(scalar) => Some(*scalar),
+        TypeInner::Vector { scalar, .. } | TypeInner::Matrix { scalar, .. } => Some(*scalar),
+        _ => None,
+    }
+}
+
+/// Whether WGSL values of `scalar` are the spec's `dtype`.
+fn matches_dtype(scalar: naga::Scalar, dtype: Dtype) -> bool {
+    let want = match dtype {
+        Dtype::F32 => naga::Scalar::F32,
+        Dtype::I32 => naga::Scalar::I32,
+        Dtype::U32 => naga::Scalar::U32,
+    };
+    scalar == want
+}
+
+/// `f32`, `i32`, `u32`, `f16`, … as WGSL writes them.
+fn scalar_name(scalar: naga::Scalar) -> String {
+    let letter = match scalar.kind {
+        naga::ScalarKind::Float => "f",
+        naga::ScalarKind::Sint => "i",
+        naga::ScalarKind::Uint => "u",
+        naga::ScalarKind::Bool => return "bool".into(),
+        _ => return format!("{:?}", scalar.kind).to_lowercase(),
+    };
+    format!("{letter}{}", scalar.width * 8)
 }

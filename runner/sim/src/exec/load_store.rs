@@ -227,7 +227,11 @@ impl<'m> Invocation<'m> {
             ..
         } = shared;
         let Some(Region {
-            name, ty, shadow, ..
+            name,
+            ty,
+            shadow,
+            starts_unwritten,
+            ..
         }) = globals[g].as_mut()
         else {
             return;
@@ -244,6 +248,7 @@ impl<'m> Invocation<'m> {
         };
         let memory = hazard::Memory {
             workgroup: space == Space::Workgroup,
+            starts_unwritten: *starts_unwritten,
             described: space.describe(),
         };
         let end = range.end.min(shadow.len());

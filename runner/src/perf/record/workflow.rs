@@ -315,6 +315,7 @@ mod tests {
             expected: vec![0.0; n],
             wrong: vec![],
             unwritten: (0..n).collect(),
+            from_poison: None,
             out_of_bounds: vec![],
             judged: true,
         };
