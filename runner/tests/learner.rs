@@ -352,10 +352,25 @@ fn watch_follows_saves() -> Result<(), Failed> {
         std::fs::write(&file, p03_wgsl(&book, body))?;
         steps.push(read_until("Ctrl-C stops"));
     }
+    // Deletions are said, not ignored: the file, its folder, the workspace
+    // (after which there is nothing to watch, and the watch ends).
+    std::fs::remove_file(&file)?;
+    steps.push(read_until("was deleted. `runner reset p03_guard`"));
+    std::fs::remove_dir_all(file.parent().unwrap())?;
+    steps.push(read_until("The folder"));
+    std::fs::remove_dir_all(&ws_dir)?;
+    steps.push(read_until("nothing left to watch"));
+    let ended = (0..100).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        child.try_wait().ok().flatten()
+    });
     let _ = child.kill();
     let _ = child.wait();
     if steps.iter().any(|ok| !ok) {
         return Err(format!("watch stopped answering ({steps:?}):\n{seen}").into());
+    }
+    if ended.and_then(|s| s.code()) != Some(1) {
+        return Err(format!("watch went on without its workspace ({ended:?}):\n{seen}").into());
     }
     let checks: Vec<&str> = seen.split("── check ").skip(1).collect();
     assert_eq!(

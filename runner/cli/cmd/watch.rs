@@ -13,6 +13,7 @@ use crate::learner::{Learner, best_lang, check_one, learner_runner};
 use crate::term::{self, dim};
 use anyhow::{Context, Result};
 use clap::Args;
+use notify_debouncer_full::DebouncedEvent;
 use notify_debouncer_full::notify::{EventKind, RecursiveMode};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
@@ -137,6 +138,20 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
                 continue;
             }
         };
+        match deleted(learner, &events) {
+            Some(Deleted::Workspace) => {
+                println!(
+                    "{} was deleted, so there is nothing left to watch. `runner check` or \
+                     `runner watch` creates it again, with fresh copies of the skeletons.",
+                    display_path(&learner.workspace.root)
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+            Some(Deleted::Puzzle(what, id)) => println!(
+                "{what} was deleted. `runner reset {id}` puts the skeleton back; still watching."
+            ),
+            None => {}
+        }
         // The last learner's file written in this batch. Opening a file is an
         // event too (the check's own read would re-trigger it), and editors
         // write temporary files beside the real one: both are ignored.
@@ -163,6 +178,45 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Something the learner deleted under the watch.
+enum Deleted {
+    /// The whole workspace: nothing is left to watch.
+    Workspace,
+    /// A learner's file or a puzzle's folder (its path in words), and the puzzle's id.
+    Puzzle(String, String),
+}
+
+/// What this batch of events deleted, said once: the workspace, else the
+/// last puzzle file or folder removed. Editors that save by replacing a
+/// file remove it and create it again in one batch; that is no deletion.
+fn deleted(learner: &Learner, events: &[DebouncedEvent]) -> Option<Deleted> {
+    let root = &learner.workspace.root;
+    let removed: Vec<&PathBuf> = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Remove(_)))
+        .flat_map(|e| &e.paths)
+        .collect();
+    if removed.is_empty() {
+        return None;
+    }
+    if !root.exists() {
+        return Some(Deleted::Workspace);
+    }
+    removed
+        .into_iter()
+        .rev()
+        .filter(|path| !path.exists())
+        .find_map(|path| {
+            if let Some((puzzle, _)) = learner.workspace.locate(&learner.book, path) {
+                return Some(Deleted::Puzzle(display_path(path), puzzle.id().to_string()));
+            }
+            let id = path.file_name()?.to_str()?;
+            (path.parent() == Some(root.as_path()) && learner.book.find(id).is_ok()).then(|| {
+                Deleted::Puzzle(format!("The folder {}", display_path(path)), id.to_string())
+            })
+        })
 }
 
 /// Checks the current puzzle, prints the report, and moves on after a pass.

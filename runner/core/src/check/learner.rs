@@ -16,6 +16,7 @@ use crate::lang::Lang;
 use crate::run::backend::{BackendError, BackendKind};
 use crate::source::diag::{Located, display_path};
 use crate::source::text::SourceText;
+use crate::spec::data::Values;
 use crate::spec::expr::Constants;
 use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
@@ -352,12 +353,7 @@ impl CheckReport {
                             constants: case.clone(),
                         },
                         run: Some(index),
-                        message: format!(
-                            "Right at the teaching size, wrong at {sizes} (random inputs, checked \
-                             against a CPU reference). Look for a size, a thread count or a block \
-                             count written as a number where the kernel should use `size` or the \
-                             block's dimensions, or for a guard that only holds at the teaching size."
-                        ),
+                        message: stress_only_advice(puzzle, &sizes),
                     });
                 } else {
                     self.summary = "fails at the teaching size".into();
@@ -562,6 +558,42 @@ fn changed(case: &Constants, base: &Constants) -> String {
     parts.join(", ")
 }
 
+/// Why a kernel can be right at the teaching size and wrong at a stress
+/// size. Where a teaching input holds one value in every element (`ones`,
+/// `fill 11`), reading the wrong element of it still gives the right answer,
+/// so an index mistake hides there: that is said first.
+fn stress_only_advice(puzzle: &Puzzle, sizes: &str) -> String {
+    let uniform: Vec<&str> = puzzle
+        .spec
+        .raw
+        .buffers
+        .iter()
+        .filter(|(_, b)| !b.value.output && matches!(b.value.init, Some(Values::Fill(_))))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let head = format!(
+        "Right at the teaching size, wrong at {sizes} (random inputs, checked against a CPU \
+         reference)."
+    );
+    let sizes_advice = "a size, a thread count or a block count written as a number where the \
+                        kernel should use `size` or the block's dimensions, or a guard that only \
+                        holds at the teaching size";
+    match uniform.as_slice() {
+        [] => format!("{head} Look for {sizes_advice}."),
+        names => format!(
+            "{head} At the teaching size every element of {} holds the same value, so reading \
+             the wrong element still gives the right answer there: check each index first (a \
+             local index where the global one belongs, or the other way round), then look for \
+             {sizes_advice}.",
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -655,5 +687,24 @@ mod tests {
             serde_json::to_string(&got).unwrap(),
             r#"[1.5,null,"nan","-inf"]"#
         );
+    }
+
+    #[test]
+    fn stress_only_advice_suspects_indices_where_teaching_inputs_are_uniform() {
+        let book = crate::test_book::book();
+        let mut puzzle = book.find("p1").unwrap().clone();
+        let plain = stress_only_advice(&puzzle, "SIZE=1001");
+        assert!(plain.contains("written as a number"), "{plain}");
+        assert!(!plain.contains("index"), "{plain}");
+        let mut ones = puzzle.spec.raw.buffers["out"].clone();
+        ones.value.output = false;
+        ones.value.init = Some(Values::Fill(1.0));
+        puzzle.spec.raw.buffers.insert("a".into(), ones);
+        let uniform = stress_only_advice(&puzzle, "SIZE=1001");
+        assert!(
+            uniform.contains("every element of `a` holds the same value"),
+            "{uniform}"
+        );
+        assert!(uniform.contains("a local index where the global one belongs"));
     }
 }

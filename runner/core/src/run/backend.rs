@@ -127,7 +127,7 @@ pub enum BackendError {
     #[error("cannot launch: {0}")]
     Launch(String),
     #[error(
-        "the kernel did not finish within {0:?} and was stopped (an endless loop, or a barrier some threads never reach?)"
+        "the kernel did not finish within {0:?} and was stopped (an endless loop, a barrier some threads never reach, or more work than fits in that time?)"
     )]
     Timeout(Duration),
     /// Launches that finish, but not within the limit each: slow, not stuck.

@@ -58,7 +58,9 @@ impl PuzzleSpec {
             text: text.to_string(),
         };
         // Resolve once now so that every mistake surfaces when the chapter
-        // is read; a teaching size too large to set up is refused first.
+        // is read: the sizes as written first, then (before anything is
+        // allocated) whether the teaching size is cheap enough to set up.
+        spec.sized(&Constants::new())?;
         spec.fits(&Constants::new(), TEACHING_MEMORY)
             .map_err(|mut e| {
                 e.message = format!(

@@ -374,5 +374,12 @@ fn malformed_specs_name_their_line() {
         assert!(err.message.contains(message), "{name}: {err}");
         assert_eq!(err.file, Path::new("ch.md"));
         assert!(!err.message.contains("column"), "{name}: {err}");
+        // Advice to keep the teaching size small is for a size too large
+        // to set up, never for a zero or a value past a type's range.
+        assert_eq!(
+            err.message.contains("keep it small"),
+            *name == "teaching size too large to set up",
+            "{name}: {err}"
+        );
     }
 }
