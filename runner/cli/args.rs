@@ -5,6 +5,7 @@ use clap::ValueEnum;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
+use runner::backend::cuda::sanitize::Sanitizer;
 use std::path::PathBuf;
 
 /// `--backend`: where a kernel runs.
@@ -60,6 +61,21 @@ pub fn lang_and_backend(
         ),
         (l, b) => Ok((l.or(b.map(BackendKind::lang)), b)),
     }
+}
+
+/// `--sanitize`: the language and backend become CUDA (naming another is an
+/// error), and compute-sanitizer must be found.
+pub fn sanitizing(
+    (lang, backend): (Option<Lang>, Option<BackendKind>),
+) -> Result<(Option<Lang>, Option<BackendKind>, Sanitizer)> {
+    if lang.is_some_and(|l| l != Lang::Cuda) || backend.is_some_and(|b| b != BackendKind::Cuda) {
+        bail!(
+            "--sanitize runs NVIDIA's compute-sanitizer over CUDA kernels; a WGSL kernel gets \
+             the same checks from the CPU checker (`--backend sim`)"
+        );
+    }
+    let sanitizer = Sanitizer::find().map_err(anyhow::Error::msg)?;
+    Ok((Some(Lang::Cuda), Some(BackendKind::Cuda), sanitizer))
 }
 
 /// A backend that times kernels: the CPU checker's runs say nothing about a GPU.

@@ -21,6 +21,7 @@ const CRATES: &[(&str, &str)] = &[
     ("runner", "runner/src"),
     ("runner_cli", "runner/cli"),
     ("mdbook_puzzles", "preprocessor/src"),
+    ("puzzle_fuzz", "runner/fuzz/src"),
 ];
 
 /// A source file over this many lines (before its tests) is doing too much.

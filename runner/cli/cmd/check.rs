@@ -2,7 +2,7 @@
 //! size, then at the stress sizes, with what is wrong in words; or every
 //! puzzle at once with `--all`.
 
-use crate::args::{BackendArg, LangArg, lang_and_backend};
+use crate::args::{BackendArg, LangArg, lang_and_backend, sanitizing};
 use crate::learner::{Learner, check_one, learner_runner};
 use crate::term::{self, bold};
 use anstyle::AnsiColor;
@@ -47,12 +47,22 @@ pub struct CheckArgs {
     /// Seconds before a kernel that has not finished is reported as hung.
     #[arg(long, default_value_t = 5)]
     timeout: u64,
+    /// CUDA only: run the kernel again under NVIDIA's compute-sanitizer
+    /// (memcheck, racecheck, synccheck, initcheck) and report what it finds
+    /// at your lines; needs compute-sanitizer from the CUDA toolkit.
+    #[arg(long)]
+    sanitize: bool,
 }
 
 pub fn execute(book: Book, workspace: Option<PathBuf>, args: CheckArgs) -> Result<ExitCode> {
-    let (lang, backend) = lang_and_backend(args.lang, args.backend)?;
+    let (mut lang, mut backend) = lang_and_backend(args.lang, args.backend)?;
     let learner = Learner::open(book, workspace)?;
-    let runner = learner_runner(Duration::from_secs(args.timeout));
+    let mut runner = learner_runner(Duration::from_secs(args.timeout));
+    if args.sanitize {
+        let sanitizer;
+        (lang, backend, sanitizer) = sanitizing((lang, backend))?;
+        runner = runner.with_sanitizer(sanitizer);
+    }
     match args.puzzle {
         Some(puzzle) if !args.all => {
             let puzzle = learner.puzzle(&puzzle)?;

@@ -2,7 +2,7 @@
 //! your own) checked against a puzzle's spec, at the teaching size and, with
 //! `--stress`, at every stress size.
 
-use crate::args::BackendArg;
+use crate::args::{BackendArg, sanitizing};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use puzzle_core::chapter::book::Book;
@@ -55,6 +55,11 @@ pub struct RunArgs {
     /// expected values from the CPU reference.
     #[arg(long)]
     stress: bool,
+    /// CUDA only: run the kernel again under NVIDIA's compute-sanitizer
+    /// (memcheck, racecheck, synccheck, initcheck) and report what it finds
+    /// at your lines; needs compute-sanitizer from the CUDA toolkit.
+    #[arg(long)]
+    sanitize: bool,
 }
 
 pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
@@ -74,13 +79,19 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let runner = Runner::new(Settings {
+    let mut runner = Runner::new(Settings {
         timing_samples: args.samples,
         timeout: Duration::from_secs(args.timeout),
         ..Settings::default()
     });
-    let kind = match args.backend {
-        Some(b) => BackendKind::from(b),
+    let mut backend = args.backend.map(BackendKind::from);
+    if args.sanitize {
+        let sanitizer;
+        (_, backend, sanitizer) = sanitizing((file_lang, backend))?;
+        runner = runner.with_sanitizer(sanitizer);
+    }
+    let kind = match backend {
+        Some(b) => b,
         // WGSL falls back to the CPU checker where no GPU adapter exists.
         None => runner.default_backend(file_lang.unwrap_or(Lang::Wgsl)),
     };

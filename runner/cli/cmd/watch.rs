@@ -8,7 +8,7 @@
 //! A kernel that hangs keeps the device busy for good (wgpu cannot cancel
 //! it), so after a hang the watch starts itself afresh in the same terminal.
 
-use crate::args::{BackendArg, LangArg, lang_and_backend};
+use crate::args::{BackendArg, LangArg, lang_and_backend, sanitizing};
 use crate::learner::{Learner, best_lang, check_one, learner_runner};
 use crate::term::{self, dim};
 use anyhow::{Context, Result};
@@ -21,6 +21,7 @@ use puzzle_core::check::learner::Verdict;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::display_path;
+use runner::backend::cuda::sanitize::Sanitizer;
 use runner::learner::order::{learning_order, next_unsolved};
 use runner::learner::render::render;
 use runner::run::runner::Runner;
@@ -46,6 +47,11 @@ pub struct WatchArgs {
     /// Seconds before a kernel that has not finished is reported as hung.
     #[arg(long, default_value_t = 5)]
     timeout: u64,
+    /// CUDA only: run the kernel again under NVIDIA's compute-sanitizer
+    /// (memcheck, racecheck, synccheck, initcheck) and report what it finds
+    /// at your lines; needs compute-sanitizer from the CUDA toolkit.
+    #[arg(long)]
+    sanitize: bool,
     /// Internal: started again after a hang.
     #[arg(long, hide = true)]
     restarted: bool,
@@ -58,10 +64,18 @@ struct Options {
     timeout: Duration,
     /// Started again after a hang: skip the first check, whose report is on screen.
     restarted: bool,
+    /// compute-sanitizer over every CUDA check (`--sanitize`).
+    sanitizer: Option<Sanitizer>,
 }
 
 pub fn execute(book: Book, workspace: Option<PathBuf>, args: WatchArgs) -> Result<ExitCode> {
-    let (lang, backend) = lang_and_backend(args.lang, args.backend)?;
+    let (mut lang, mut backend) = lang_and_backend(args.lang, args.backend)?;
+    let mut sanitizer = None;
+    if args.sanitize {
+        let found;
+        (lang, backend, found) = sanitizing((lang, backend))?;
+        sanitizer = Some(found);
+    }
     let learner = Learner::open(book, workspace)?;
     watch(
         &learner,
@@ -71,6 +85,7 @@ pub fn execute(book: Book, workspace: Option<PathBuf>, args: WatchArgs) -> Resul
             backend,
             timeout: Duration::from_secs(args.timeout),
             restarted: args.restarted,
+            sanitizer,
         },
     )
 }
@@ -83,7 +98,14 @@ struct Current<'b> {
 }
 
 fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
-    let mut runner = learner_runner(options.timeout);
+    let fresh_runner = || {
+        let runner = learner_runner(options.timeout);
+        match &options.sanitizer {
+            Some(s) => runner.with_sanitizer(s.clone()),
+            None => runner,
+        }
+    };
+    let mut runner = fresh_runner();
     let order = learning_order(&learner.book);
     let progress = learner.progress.load().unwrap_or_default();
     let first = match &options.puzzle {
@@ -172,9 +194,9 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
         let started = Instant::now();
         let verdict = run_check(learner, &runner, &mut current, &mut count, Some(started));
         if verdict == Some(Verdict::Hang) {
-            restart_after_hang(learner, &current, options.timeout)?;
+            restart_after_hang(learner, &current, &options)?;
             // Where a process cannot replace itself, a fresh runner opens a new device.
-            runner = learner_runner(options.timeout);
+            runner = fresh_runner();
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -272,7 +294,8 @@ fn run_check<'b>(
 
 /// Replaces this process with a fresh watch on the same puzzle: the hung
 /// kernel's device goes with the old one. Returns only where that is not possible.
-fn restart_after_hang(learner: &Learner, current: &Current, timeout: Duration) -> Result<()> {
+fn restart_after_hang(learner: &Learner, current: &Current, options: &Options) -> Result<()> {
+    let timeout = options.timeout;
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -287,6 +310,7 @@ fn restart_after_hang(learner: &Learner, current: &Current, timeout: Duration) -
             .args(["--lang", &current.lang.to_string()])
             .args(current.backend.map(|b| format!("--backend={b}")))
             .args(["--timeout", &timeout.as_secs().to_string()])
+            .args(options.sanitizer.is_some().then_some("--sanitize"))
             .arg("--restarted")
             .exec();
         eprintln!("warning: could not restart after the hang: {error}");

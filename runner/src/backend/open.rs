@@ -3,15 +3,26 @@
 //! and subgroup size from the environment here, so the core never reads it.
 
 use crate::backend::cuda::backend::CudaBackend;
+use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::wgpu::backend::WgpuBackend;
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
 use puzzle_core::wgsl::checker::{DEFAULT_SUBGROUP, SimBackend};
 
-/// Opens a backend of this kind on this machine.
-pub fn open(kind: BackendKind) -> Result<Box<dyn Backend>, BackendError> {
+/// Opens a backend of this kind on this machine; CUDA runs under
+/// `sanitizer` too where one is given.
+pub fn open(
+    kind: BackendKind,
+    sanitizer: Option<&Sanitizer>,
+) -> Result<Box<dyn Backend>, BackendError> {
     match kind {
         BackendKind::Wgpu => Ok(Box::new(WgpuBackend::open()?)),
-        BackendKind::Cuda => Ok(Box::new(CudaBackend::open()?)),
+        BackendKind::Cuda => {
+            let cuda = CudaBackend::open()?;
+            Ok(Box::new(match sanitizer {
+                Some(s) => cuda.with_sanitizer(s.clone()),
+                None => cuda,
+            }))
+        }
         BackendKind::Sim => Ok(Box::new(checker_from_env())),
     }
 }

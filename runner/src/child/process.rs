@@ -80,7 +80,8 @@ impl ChildError {
 /// One child serving jobs.
 pub struct Worker {
     child: Child,
-    stdin: ChildStdin,
+    /// None once [`Worker::finish`] has closed it.
+    stdin: Option<ChildStdin>,
     replies: Receiver<std::io::Result<Option<wire::Message<serde_json::Value>>>>,
     /// The end of what the child wrote to stderr, for when it dies.
     stderr: Arc<Mutex<String>>,
@@ -91,8 +92,23 @@ const STDERR_KEPT: usize = 4000;
 
 impl Worker {
     pub fn start() -> Result<Worker, ChildError> {
+        Worker::start_under(&[])
+    }
+
+    /// A child started under another program (`wrapper`: its path and
+    /// arguments, followed by the child's own command line), such as
+    /// `compute-sanitizer --tool racecheck`.
+    pub fn start_under(wrapper: &[std::ffi::OsString]) -> Result<Worker, ChildError> {
         let exe = std::env::current_exe().map_err(ChildError::Spawn)?;
-        let mut child = Command::new(exe)
+        let mut command = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(exe);
+                c
+            }
+            None => Command::new(exe),
+        };
+        let mut child = command
             .arg(CHILD_ARG)
             .env(CHILD_ENV, "1")
             .stdin(Stdio::piped())
@@ -136,7 +152,7 @@ impl Worker {
         });
         Ok(Worker {
             child,
-            stdin,
+            stdin: Some(stdin),
             replies,
             stderr,
         })
@@ -151,7 +167,10 @@ impl Worker {
         blobs: &[&[u8]],
         per_launch: Duration,
     ) -> Result<(R, Vec<Vec<u8>>), ChildError> {
-        wire::write(&mut self.stdin, job, blobs).map_err(ChildError::Send)?;
+        let stdin = self.stdin.as_mut().ok_or_else(|| {
+            ChildError::Send(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+        })?;
+        wire::write(stdin, job, blobs).map_err(ChildError::Send)?;
         let mut deadline = Instant::now() + per_launch;
         let mut announced = 0u32;
         let mut launches_done = 0u32;
@@ -184,6 +203,21 @@ impl Worker {
                 ChildReply::Done(result) => return Ok((result, message.blobs)),
             }
         }
+    }
+
+    /// Closes the child's stdin, so that it ends on its own (and a program
+    /// it runs under writes its report), waiting up to `grace` before
+    /// killing it. Whether it ended by itself.
+    pub fn finish(mut self, grace: Duration) -> bool {
+        self.stdin = None;
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
     }
 
     fn kill(&mut self) {

@@ -208,7 +208,7 @@ pub fn serve(request: &BenchRequest) -> Result<BenchReport, String> {
         lines.join("\n")
     })?;
     let puzzle = book.find(&request.puzzle).map_err(|e| e.to_string())?;
-    let backend = open::open(request.backend).map_err(|e| e.to_string())?;
+    let backend = open::open(request.backend, None).map_err(|e| e.to_string())?;
     let options = Options {
         overrides: request.case.clone(),
         samples: request.samples,

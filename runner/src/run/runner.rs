@@ -6,6 +6,7 @@
 //! the book build all run through a [`Runner`], so they cannot disagree
 //! about a result.
 
+use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::open;
 use crate::run::cache::{ResultCache, RunKey};
 use crate::run::memory;
@@ -35,6 +36,8 @@ pub struct Runner {
     wgsl_default: OnceLock<BackendKind>,
     /// The CPU checker with the CPU adapter's subgroup size, for vouching.
     adapter_checker: OnceLock<AdapterChecker>,
+    /// compute-sanitizer over every CUDA run (`--sanitize`).
+    sanitizer: Option<Sanitizer>,
 }
 
 /// The checker that stands behind a CPU adapter's runs: the adapter's
@@ -58,7 +61,14 @@ impl Runner {
             cache: None,
             wgsl_default: OnceLock::new(),
             adapter_checker: OnceLock::new(),
+            sanitizer: None,
         }
+    }
+
+    /// A runner whose CUDA runs are checked by compute-sanitizer too.
+    pub fn with_sanitizer(mut self, sanitizer: Sanitizer) -> Runner {
+        self.sanitizer = Some(sanitizer);
+        self
     }
 
     /// A runner that looks results up in `cache` before running, and stores them after.
@@ -72,7 +82,7 @@ impl Runner {
     /// The backend of this kind, or why it is unavailable.
     pub fn backend(&self, kind: BackendKind) -> Result<&dyn Backend, &BackendError> {
         self.backends[&kind]
-            .get_or_init(|| open::open(kind))
+            .get_or_init(|| open::open(kind, self.sanitizer.as_ref()))
             .as_ref()
             .map(|b| b.as_ref())
     }

@@ -60,6 +60,11 @@ impl Kernel {
         let mut end = None;
         for (i, (line, _)) in source.iter().enumerate() {
             let at = |m: &str| source.locate(i + 1, m.to_string());
+            if line.matches(BEGIN).count() + line.matches(END).count() > 1 {
+                // The rest of a BEGIN line is the size hint the skeleton
+                // shows: a second marker there would show up in it.
+                return Err(at("two markers on one line: put each on a line of its own"));
+            }
             if line.contains(BEGIN) {
                 if begin.is_some() {
                     return Err(at(
@@ -191,6 +196,16 @@ void k(float* out) {
             ("void k() {}\n", 1, "no `// BEGIN PUZZLE`"),
             ("a\n// BEGIN PUZZLE\nb\n", 2, "never closed"),
             ("a\n// END PUZZLE\n", 2, "without a matching"),
+            (
+                "a\n// BEGIN PUZZLE // BEGIN PUZZLE\nb\n// END PUZZLE\n",
+                2,
+                "two markers on one line",
+            ),
+            (
+                "// BEGIN PUZZLE b // END PUZZLE\n",
+                1,
+                "two markers on one line",
+            ),
             (
                 "// BEGIN PUZZLE\n// END PUZZLE\n// BEGIN PUZZLE\n",
                 3,

@@ -17,6 +17,7 @@ pub fn eval(text: &str, constants: &Constants) -> Result<i64, String> {
         tokens: &tokens,
         pos: 0,
         constants,
+        depth: 0,
     };
     let value = parser.sum()?;
     match parser.tokens.get(parser.pos) {
@@ -89,7 +90,13 @@ struct Parser<'a> {
     tokens: &'a [Token],
     pos: usize,
     constants: &'a Constants,
+    /// Parentheses and minus signs open around the current token.
+    depth: usize,
 }
+
+/// How deep parentheses and minus signs may nest: far past any launch
+/// arithmetic, far short of the stack.
+const MAX_DEPTH: usize = 64;
 
 impl Parser<'_> {
     fn next_op(&self, ops: &str) -> Option<char> {
@@ -124,11 +131,23 @@ impl Parser<'_> {
             }
             value = match op {
                 '*' => value.checked_mul(rhs).ok_or("arithmetic overflow")?,
-                '/' => value.div_euclid(rhs),
-                _ => value.rem_euclid(rhs),
+                '/' => value.checked_div_euclid(rhs).ok_or("arithmetic overflow")?,
+                _ => value.checked_rem_euclid(rhs).ok_or("arithmetic overflow")?,
             };
         }
         Ok(value)
+    }
+
+    /// A parenthesis or a minus sign goes one level deeper; a limit keeps
+    /// a pathological expression from exhausting the stack.
+    fn nested(&mut self, f: fn(&mut Self) -> Result<i64, String>) -> Result<i64, String> {
+        if self.depth >= MAX_DEPTH {
+            return Err(format!("nested more than {MAX_DEPTH} deep"));
+        }
+        self.depth += 1;
+        let value = f(self);
+        self.depth -= 1;
+        value
     }
 
     fn atom(&mut self) -> Result<i64, String> {
@@ -145,7 +164,7 @@ impl Parser<'_> {
                 }
             }),
             Some(Token::Op('(')) => {
-                let value = self.sum()?;
+                let value = self.nested(Self::sum)?;
                 match self.tokens.get(self.pos) {
                     Some(Token::Op(')')) => {
                         self.pos += 1;
@@ -154,7 +173,10 @@ impl Parser<'_> {
                     _ => Err("missing `)`".into()),
                 }
             }
-            Some(Token::Op('-')) => Ok(-self.atom()?),
+            Some(Token::Op('-')) => self
+                .nested(Self::atom)?
+                .checked_neg()
+                .ok_or_else(|| "arithmetic overflow".into()),
             Some(other) => Err(format!("unexpected `{other}`")),
             None => Err("expression ends too early".into()),
         }
@@ -197,6 +219,11 @@ mod tests {
             ("SIZE 2", "unexpected `2`"),
             ("2 ^ 3", "unexpected character `^`"),
             ("SIZE +", "ends too early"),
+            ("-(-9223372036854775807 - 1)", "arithmetic overflow"),
+            ("(-9223372036854775807 - 1) / -1", "arithmetic overflow"),
+            ("(-9223372036854775807 - 1) % -1", "arithmetic overflow"),
+            (&"(".repeat(100_000), "nested more than 64 deep"),
+            (&"-".repeat(100_000), "nested more than 64 deep"),
         ];
         for (text, want) in cases {
             let err = eval(text, &consts()).unwrap_err();

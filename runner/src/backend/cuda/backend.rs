@@ -8,6 +8,7 @@ use crate::backend::cuda::launch;
 use crate::backend::cuda::ptx::{
     MAX_STATIC_SHARED, check_params, signature_line, static_shared_bytes,
 };
+use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::cuda::{gpu, nvrtc};
 use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs, without_data};
 use crate::child::process::{self, Pool};
@@ -45,6 +46,8 @@ pub struct CudaBackend {
     compiled: Mutex<HashMap<blake3::Hash, Result<String, Vec<Located>>>>,
     /// The children that launch kernels on the GPU.
     workers: Pool,
+    /// compute-sanitizer, run over every launch that finished (`--sanitize`).
+    sanitizer: Option<Sanitizer>,
 }
 
 impl CudaBackend {
@@ -80,6 +83,7 @@ impl CudaBackend {
                     compiled: Mutex::default(),
                     // One child: a GPU runs one kernel at a time anyway.
                     workers: Pool::new(1),
+                    sanitizer: None,
                 })
             }
             Err(reason) => {
@@ -98,9 +102,17 @@ impl CudaBackend {
                     l2_bytes: None,
                     compiled: Mutex::default(),
                     workers: Pool::new(1),
+                    sanitizer: None,
                 })
             }
         }
+    }
+
+    /// Every run that finishes is run again under compute-sanitizer's tools,
+    /// and what they report fails it, at the kernel's lines.
+    pub fn with_sanitizer(mut self, sanitizer: Sanitizer) -> CudaBackend {
+        self.sanitizer = Some(sanitizer);
+        self
     }
 
     /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
@@ -194,20 +206,32 @@ impl Backend for CudaBackend {
                 Arg::Scalar { .. } => None,
             })
             .collect();
-        let (outcome, blobs) = if process::is_child() {
+        let (outcome, blobs, hazards) = if process::is_child() {
             // Already in a child (a benchmark's): the GPU is this process's own.
-            launch::execute(&request, inputs, &mut |_| {})?
+            let (outcome, blobs) = launch::execute(&request, inputs, &mut |_| {})?;
+            (outcome, blobs, Vec::new())
         } else {
             let attachments: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
             let (reply, blobs): (Result<DeviceOutcome, BackendError>, _) = self
                 .workers
-                .run(&ChildJob::Cuda(request), &attachments, job.timeout)
+                .run(&ChildJob::Cuda(request.clone()), &attachments, job.timeout)
                 .map_err(|e| e.into_backend_error())?;
-            (reply?, blobs)
+            let outcome = reply?;
+            let hazards = match (&self.sanitizer, &outcome) {
+                (Some(sanitizer), DeviceOutcome::Ran(_)) => {
+                    sanitizer.check(&request, &attachments, job.source, job.timeout)?
+                }
+                _ => Vec::new(),
+            };
+            (outcome, blobs, hazards)
         };
         match outcome {
             DeviceOutcome::CompileFailed(errors) => Ok(Outcome::CompileFailed(errors)),
-            DeviceOutcome::Ran(ran) => ran.decode(job.spec, blobs).map(Outcome::Ran),
+            DeviceOutcome::Ran(ran) => {
+                let mut execution = ran.decode(job.spec, blobs)?;
+                execution.hazards.extend(hazards);
+                Ok(Outcome::Ran(execution))
+            }
         }
     }
 }

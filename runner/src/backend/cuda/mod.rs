@@ -5,10 +5,12 @@
 //! - [`ptx`]: what the compiled code says, checked before any launch;
 //! - [`gpu`]: the GPU at hand, probed without launching;
 //! - [`backend`]: the [`puzzle_core::run::backend::Backend`] the engine opens;
-//! - [`launch`]: the child's side: the kernel on the GPU.
+//! - [`launch`]: the child's side: the kernel on the GPU;
+//! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words.
 
 pub mod backend;
 pub mod gpu;
 pub mod launch;
 pub mod nvrtc;
 pub mod ptx;
+pub mod sanitize;

@@ -27,7 +27,12 @@ pub fn compile(source: &SourceText, arch: &'static str) -> Result<String, Vec<Lo
         .main_file()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| "kernel.cu".into());
-    let mut options = vec!["--std=c++17".to_string()];
+    // Line information costs nothing at run time and lets compute-sanitizer
+    // (`--sanitize`) name the line of each hazard.
+    let mut options = vec![
+        "--std=c++17".to_string(),
+        "--generate-line-info".to_string(),
+    ];
     options.extend(
         include_dirs()
             .iter()

@@ -1,0 +1,4 @@
+//! libFuzzer entry for the `spec` target of `puzzle-fuzz`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| puzzle_fuzz::spec(data));

@@ -1,0 +1,207 @@
+//! The fuzz targets on stable, in CI: every committed corpus file first,
+//! then seeded mutations of the corpus for a few seconds a target
+//! (`FUZZ_SECONDS`, default 3; `FUZZ_SEED` picks the mutations). An input
+//! that breaks a target is written to `target/fuzz-finds/` and named in the
+//! failure, ready to be added to the corpus and turned into a unit test.
+//!
+//! The coverage-guided runs use the same targets through cargo-fuzz
+//! (`runner/fuzz/libfuzzer`, see the README there).
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use puzzle_fuzz::TARGETS;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Pieces of the languages the targets read, spliced in by mutations so
+/// that the mutated inputs keep reaching past the first parser.
+const TOKENS: &[&str] = &[
+    "```puzzle\n",
+    "```\n",
+    "```wgsl,puzzle=p\n",
+    "```cuda,puzzle=p\n",
+    "id: p\n",
+    "grid: [",
+    "block: [",
+    "stress:\n  - { SIZE: ",
+    "const: { SIZE: ",
+    "len: SIZE",
+    "SIZE",
+    "TPB",
+    "(",
+    ")",
+    " / ",
+    " % ",
+    "4294967296",
+    "9223372036854775807",
+    "-1",
+    "0",
+    "// BEGIN PUZZLE\n",
+    "// END PUZZLE\n",
+    "{{#include ../kernels/k.wgsl}}",
+    "{{#include part.md}}",
+    "#define SIZE 4\n",
+    "const TPB: u32 = 4u;\n",
+    "\n",
+];
+
+fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+        .collect()
+}
+
+/// Runs `target` on `data`; on a panic, keeps the input and says where.
+fn attempt(name: &str, target: fn(&[u8]), data: &[u8]) -> Result<(), Failed> {
+    if catch_unwind(AssertUnwindSafe(|| target(data))).is_ok() {
+        return Ok(());
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fuzz-finds");
+    std::fs::create_dir_all(&dir)?;
+    let file = dir.join(format!("{name}-{:016x}", fnv(data)));
+    std::fs::write(&file, data)?;
+    Err(format!(
+        "the {name} target failed on {} (kept at {})",
+        preview(data),
+        file.display()
+    )
+    .into())
+}
+
+fn preview(data: &[u8]) -> String {
+    let text = String::from_utf8_lossy(data);
+    let short: String = text.chars().take(200).collect();
+    format!(
+        "{short:?}{}",
+        if text.chars().count() > 200 {
+            "…"
+        } else {
+            ""
+        }
+    )
+}
+
+fn fnv(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf29ce484222325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+/// splitmix64: the mutations are the same for the same seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+/// One to four edits: a byte changed, inserted or removed, a range
+/// repeated or removed, a token spliced in, or a piece of another input.
+fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut data = input.to_vec();
+    for _ in 0..=rng.below(4) {
+        let at = rng.below(data.len() + 1);
+        match rng.below(7) {
+            0 if !data.is_empty() => {
+                let i = rng.below(data.len());
+                data[i] = rng.next() as u8;
+            }
+            1 => data.insert(at, rng.next() as u8),
+            2 if at < data.len() => {
+                data.remove(at);
+            }
+            3 if at < data.len() => {
+                let end = (at + 1 + rng.below(32)).min(data.len());
+                let piece = data[at..end].to_vec();
+                data.splice(at..at, piece);
+            }
+            4 if at < data.len() => {
+                let end = (at + 1 + rng.below(64)).min(data.len());
+                data.drain(at..end);
+            }
+            5 if !other.is_empty() => {
+                let start = rng.below(other.len());
+                let end = (start + 1 + rng.below(128)).min(other.len());
+                data.splice(at..at, other[start..end].iter().copied());
+            }
+            _ => {
+                let token = TOKENS[rng.below(TOKENS.len())].as_bytes();
+                data.splice(at..at, token.iter().copied());
+            }
+        }
+    }
+    data.truncate(64 << 10);
+    data
+}
+
+fn replay(name: &'static str, target: fn(&[u8])) -> Result<(), Failed> {
+    let files = corpus(name);
+    if files.is_empty() {
+        return Err(format!("runner/fuzz/corpus/{name}/ is empty").into());
+    }
+    for (_, data) in &files {
+        attempt(name, target, data)?;
+    }
+    Ok(())
+}
+
+fn mutations(name: &'static str, target: fn(&[u8]), seconds: f64, seed: u64) -> Result<(), Failed> {
+    let files = corpus(name);
+    let mut rng = Rng(seed ^ fnv(name.as_bytes()));
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+    let mut runs = 0u64;
+    while Instant::now() < deadline && !files.is_empty() {
+        let input = &files[rng.below(files.len())].1;
+        let other = &files[rng.below(files.len())].1;
+        let data = mutate(&mut rng, input, other);
+        attempt(name, target, &data)?;
+        runs += 1;
+    }
+    eprintln!("fuzz {name}: {runs} mutated inputs in {seconds} s, seed {seed}");
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let seconds: f64 = std::env::var("FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3.0);
+    let seed: u64 = std::env::var("FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    // Panics are the findings; the hook's backtrace would drown them.
+    std::panic::set_hook(Box::new(|info| eprintln!("fuzz target panicked: {info}")));
+    let mut trials = Vec::new();
+    for (name, target) in TARGETS {
+        trials.push(Trial::test(format!("corpus::{name}"), move || {
+            replay(name, target)
+        }));
+        trials.push(Trial::test(format!("mutations::{name}"), move || {
+            mutations(name, target, seconds, seed)
+        }));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
