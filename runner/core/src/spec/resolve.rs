@@ -48,7 +48,11 @@ impl PuzzleSpec {
             file: file.to_path_buf(),
             first_line,
         };
-        let raw: RawSpec = serde_saphyr::from_str(text).map_err(|e| {
+        // YAML takes a lone carriage return for a line break; the chapter's
+        // lines (and every editor's line numbers here) end at `\n` only. The
+        // CRs are dropped so that a YAML line number is a chapter line.
+        let yaml = text.replace('\r', "");
+        let raw: RawSpec = serde_saphyr::from_str(&yaml).map_err(|e| {
             let line = e.location().map(|l| l.line()).unwrap_or(0);
             origin.at(line, first_sentence(&e.to_string()))
         })?;

@@ -274,6 +274,13 @@ fn flops_are_an_expression_over_the_constants() {
 fn malformed_specs_name_their_line() {
     let cases: &[(&str, &str, usize, &str)] = &[
         ("unknown key", "block: [TPB]", 16, "unknown field `threads`"),
+        // YAML would count each lone CR as a line; the chapter does not.
+        (
+            "lone carriage returns",
+            "block: [TPB]",
+            16,
+            "unknown field `threads`",
+        ),
         (
             "bad constant",
             "grid: [\"(SIZE + TPB - 1) / TPB\"]",
@@ -350,6 +357,7 @@ fn malformed_specs_name_their_line() {
     ];
     let replacement = |name: &str| match name {
         "unknown key" => "block: [TPB]\nthreads: 4",
+        "lone carriage returns" => "block: [TPB]\r\r\r\nthreads: 4",
         "bad constant" => "grid: [BLOCKS]",
         "zero block" => "block: [\"TPB - 4\"]",
         "arg missing" => "args: [out, a, size, b]",
