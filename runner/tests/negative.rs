@@ -15,6 +15,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::text::SourceText;
+use runner::backend::cuda::sanitize::Sanitizer;
 use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -88,6 +89,9 @@ struct Race {
     /// Run the spec's stress cases too (the hazard needs SIZE < TPB, say).
     #[serde(default)]
     stress: bool,
+    /// What compute-sanitizer reports (`racecheck: line 15`), or "nothing: why".
+    #[serde(default)]
+    sanitizer: Option<String>,
 }
 
 /// Runs a race fixture at the teaching size (and the stress sizes where the
@@ -249,13 +253,14 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
     // `out[0] +=` on the poisoned output: NaN. Where the hardware keeps the
     // NaN's payload (x86) it reads as never written; elsewhere as wrong (nan).
     // Either way the report names out[0] and says where a NaN comes from.
-    // In WGSL the CPU checker saw the store, so it says the value was
-    // computed from the poison rather than "never written".
+    // Where the CPU checker judges (lavapipe, sim) it saw the store, so it
+    // says the value was computed from the poison; a GPU says NaN is wrong.
+    // Both name the `+=` that read out[i] first.
     (
         "p10_dot_every_thread_adds.wgsl",
         "p10_dot",
         Status::Fail,
-        "were written, but with a value computed from the poison",
+        "`out[i] += …` reads out[i]",
         None,
     ),
     (
@@ -664,6 +669,13 @@ fn main() {
             }
         }));
     }
+    // What compute-sanitizer reports for each CUDA race, as races.toml
+    // records it: required wherever it and an NVIDIA GPU are present.
+    for race in races() {
+        if let Some(trial) = sanitizer_catches(race) {
+            trials.push(trial);
+        }
+    }
     // How often each race fires here: GPU_PUZZLES_RACE_RUNS=50 to measure
     // (the numbers behind races.toml); skipped otherwise.
     let runs: Option<usize> = std::env::var("GPU_PUZZLES_RACE_RUNS")
@@ -853,6 +865,56 @@ fn run_file_on(
     )?)
 }
 
+/// `race::sanitize::{file}`: `--sanitize` reports the tool races.toml names
+/// for a CUDA race, at the fixture's own file; None where races.toml
+/// records that the tools see nothing. Skipped, by name, without
+/// compute-sanitizer or a GPU.
+fn sanitizer_catches(race: Race) -> Option<Trial> {
+    let recorded = race.sanitizer.clone()?;
+    let tool = recorded.split(':').next()?.trim().to_string();
+    if tool == "nothing" {
+        return None;
+    }
+    let name = format!("race::sanitize::{}", race.file);
+    let sanitizer = match Sanitizer::find() {
+        Ok(s) => s,
+        Err(_) => {
+            return Some(
+                Trial::test(name, || Ok(()))
+                    .with_kind("skipped: no compute-sanitizer here")
+                    .with_ignored_flag(true),
+            );
+        }
+    };
+    Some(trial(name, Lang::Cuda, true, move || {
+        let runner = Runner::new(Settings {
+            timing_samples: 0,
+            ..Settings::default()
+        })
+        .with_sanitizer(sanitizer);
+        let book = load(&root()).map_err(|e| format!("{e:?}"))?;
+        let path = fixtures().join("kernels").join(&race.file);
+        let source = read(&path)?;
+        let report = runner.run_on(
+            BackendKind::Cuda,
+            book.find(&race.puzzle)?,
+            Variant::File,
+            &source,
+            &Case::teaching(),
+        )?;
+        let wanted = format!("compute-sanitizer {tool}");
+        let found = report
+            .diagnostics
+            .iter()
+            .any(|d| d.file == path && d.message.contains(&wanted));
+        if found && report.status == Status::Fail {
+            Ok(())
+        } else {
+            Err(format!("no {wanted} report at {}:\n{}", race.file, report.to_text()).into())
+        }
+    }))
+}
+
 /// `race::sim::{file}`: the simulator fails the race fixture on every run,
 /// with a hazard at the fixture's own file and line, whatever the outputs.
 fn sim_catches(race: &Race) -> Trial {
@@ -864,6 +926,7 @@ fn sim_catches(race: &Race) -> Trial {
             puzzle,
             caught_on: vec![],
             stress,
+            sanitizer: None,
         };
         let report = race_fails(&race, &book, BackendKind::Sim)?
             .ok_or_else(|| format!("{file} passed on sim"))?;

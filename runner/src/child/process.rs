@@ -220,6 +220,11 @@ impl Worker {
         false
     }
 
+    /// Whether the child process is still running.
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -274,6 +279,11 @@ impl Pool {
             .iter()
             .find_map(|s| s.try_lock().ok())
             .unwrap_or_else(|| self.slots[0].lock().unwrap_or_else(|e| e.into_inner()));
+        // A child that ended since its last job (a faulted CUDA context
+        // ends its process) is replaced before it is sent anything.
+        if slot.as_mut().is_some_and(|w| !w.alive()) {
+            *slot = None;
+        }
         let worker = match slot.as_mut() {
             Some(worker) => worker,
             None => slot.insert(Worker::start()?),

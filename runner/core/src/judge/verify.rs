@@ -363,7 +363,8 @@ pub fn check_sample(
     problems
 }
 
-fn close(got: f64, want: f64) -> bool {
+/// Whether `got` equals `want` within [`TOLERANCE`].
+pub fn close(got: f64, want: f64) -> bool {
     (got - want).abs() <= TOLERANCE * (1.0 + want.abs())
 }
 

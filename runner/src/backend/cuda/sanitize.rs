@@ -204,8 +204,9 @@ fn words(report: &Report, tool: &str, file: &str) -> (Option<usize>, String) {
         };
         format!(
             "data race: a thread {first} shared memory here, and another thread {second} the \
-             same element {there}; no __syncthreads() lies between the two accesses, so either \
-             may come first (compute-sanitizer racecheck)"
+             same element {there}; no barrier lies between the two accesses (__syncthreads() for \
+             the block, __syncwarp() within a warp), so either may come first \
+             (compute-sanitizer racecheck)"
         )
     } else if head.starts_with("Invalid") {
         let lower = head.to_lowercase();
