@@ -80,6 +80,11 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
 const BAIL_CASES: &[(&str, &str)] = &[
     ("compile_error", "chapter.md:27: expected"),
     ("skeleton_passes", "skeleton of `fx` already passes"),
+    // "does not pass" names the kernel's first line (line 20, under its fence).
+    (
+        "wrong_solution",
+        "does not pass: tests/fixtures/wrong_solution/src/chapter.md:20:",
+    ),
     ("wrong_solution", "4 of 4 elements of `out` are wrong"),
     ("malformed_spec", "chapter.md:7: unknown field `grd`"),
 ];
