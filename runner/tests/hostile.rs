@@ -401,10 +401,7 @@ fn cases() -> Vec<Case> {
             args: vec!["run", "h", "--backend", "sim"],
             limit: 5,
             code: 2,
-            says: vec![
-                "ch.md:21:",
-                "devices allow at most 32768 bytes per workgroup",
-            ],
+            says: vec!["ch.md:21:", "devices allow at most 32 KiB per workgroup"],
             never: vec!["PASS"],
             ..Case::default()
         },
@@ -414,7 +411,7 @@ fn cases() -> Vec<Case> {
             args: vec!["run", "h", "--backend", "sim"],
             limit: 5,
             code: 2,
-            says: vec!["devices allow at most 32768 bytes per workgroup"],
+            says: vec!["devices allow at most 32 KiB per workgroup"],
             never: vec!["PASS"],
             ..Case::default()
         },

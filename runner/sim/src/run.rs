@@ -114,11 +114,12 @@ fn check_limits(
                 if workgroup_leaves.saturating_mul(4) > config.max_workgroup_bytes {
                     return Err(Error::Limit {
                         what: format!(
-                            "the kernel declares {} bytes of workgroup memory (`{}` alone is \
-                             {bytes}); devices allow at most {} bytes per workgroup",
-                            workgroup_leaves.saturating_mul(4),
+                            "the kernel declares {} of workgroup memory (`{}` alone is {}); \
+                             devices allow at most {} per workgroup",
+                            in_binary_units(workgroup_leaves.saturating_mul(4)),
                             var.name.as_deref().unwrap_or("a variable"),
-                            config.max_workgroup_bytes
+                            in_binary_units(bytes),
+                            in_binary_units(config.max_workgroup_bytes)
                         ),
                         span: Some(module.global_variables.get_span(handle)),
                     });
@@ -247,6 +248,19 @@ fn bind(prog: &Program, bindings: &[Binding]) -> Result<Vec<Option<Region>>, Err
         globals.push(region);
     }
     Ok(globals)
+}
+
+/// Bytes in the largest binary unit that divides them (`32 KiB`, `1 GiB`),
+/// else in bytes: memory limits are powers of two, and so are most arrays.
+fn in_binary_units(bytes: u64) -> String {
+    let units = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    units
+        .iter()
+        .find(|(_, shift)| bytes >= 1 << shift && bytes.is_multiple_of(1 << shift))
+        .map_or_else(
+            || format!("{bytes} bytes"),
+            |(unit, shift)| format!("{} {unit}", bytes >> shift),
+        )
 }
 
 #[cfg(test)]
@@ -415,5 +429,18 @@ mod tests {
         )
         .expect_err("refused");
         assert!(got.to_string().contains("not vec3"), "{got}");
+    }
+
+    #[test]
+    fn limits_read_in_binary_units() {
+        for (bytes, words) in [
+            (32768, "32 KiB"),
+            (1 << 30, "1 GiB"),
+            (65536, "64 KiB"),
+            (12, "12 bytes"),
+            (1536, "1536 bytes"),
+        ] {
+            assert_eq!(in_binary_units(bytes), words);
+        }
     }
 }
