@@ -74,10 +74,14 @@ impl ResultCache {
     pub fn get(&self, key: &RunKey) -> Option<RunReport> {
         let digest = key.digest();
         let text = std::fs::read_to_string(self.dir.join(format!("{digest}.json"))).ok()?;
+        // The report's JSON is checked as it lies in the file, then parsed:
+        // writing it out again to compare would cost a warm build more than
+        // reading it.
         let entry: Entry = serde_json::from_str(&text).ok()?;
-        let report = serde_json::to_string(&entry.report).ok()?;
-        let genuine = entry.key == digest && entry.checksum == checksum(&digest, &report);
-        (genuine && entry.report.holds_up()).then_some(entry.report)
+        let genuine =
+            entry.key == digest && entry.checksum == checksum(&digest, entry.report.get());
+        let report: RunReport = serde_json::from_str(entry.report.get()).ok()?;
+        (genuine && report.holds_up()).then_some(report)
     }
 
     /// Stores a report; failures to write only cost a rerun next time.
@@ -86,10 +90,13 @@ impl ResultCache {
         let Ok(json) = serde_json::to_string(report) else {
             return;
         };
+        let Ok(raw) = serde_json::value::RawValue::from_string(json) else {
+            return;
+        };
         let entry = Entry {
-            checksum: checksum(&digest, &json),
+            checksum: checksum(&digest, raw.get()),
             key: digest.clone(),
-            report: report.clone(),
+            report: raw,
         };
         if let Ok(text) = serde_json::to_string(&entry) {
             let _ = crate::atomic_file::write(
@@ -128,9 +135,10 @@ impl ResultCache {
 struct Entry {
     /// The digest of the key it was stored under.
     key: String,
-    /// blake3 of the key and the report's JSON.
+    /// blake3 of the key and the report's JSON, as written.
     checksum: String,
-    report: RunReport,
+    /// The report's JSON, kept as text so that it is hashed as it lies.
+    report: Box<serde_json::value::RawValue>,
 }
 
 fn checksum(key: &str, report: &str) -> String {

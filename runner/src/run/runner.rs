@@ -34,18 +34,44 @@ pub struct Runner {
     cache: Option<ResultCache>,
     /// Where WGSL runs here by default, once known.
     wgsl_default: OnceLock<BackendKind>,
-    /// The CPU checker with the CPU adapter's subgroup size, for vouching.
-    adapter_checker: OnceLock<AdapterChecker>,
+    /// The CPU checker that stands behind a CPU adapter's runs, with the
+    /// adapter's subgroup size where it has one fixed size, so a kernel
+    /// written for it (lavapipe's 8) is judged as it ran.
+    adapter_checker: OnceLock<Box<dyn Backend>>,
+    /// What the WGSL adapter is, once known.
+    adapter_facts: OnceLock<AdapterFacts>,
     /// compute-sanitizer over every CUDA run (`--sanitize`).
     sanitizer: Option<Sanitizer>,
 }
 
-/// The checker that stands behind a CPU adapter's runs: the adapter's
-/// subgroup size where it has one fixed size, so a kernel written for it
-/// (lavapipe's 8) is judged as it ran.
-struct AdapterChecker {
-    backend: Box<dyn Backend>,
+/// What the engine needs to know of the WGSL adapter: whether it is a CPU
+/// (whose runs the checker must vouch for) and its one subgroup size, if it
+/// has one. Kept in the cache as `cpu=true subgroup=8`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct AdapterFacts {
+    cpu: bool,
     subgroup: Option<u32>,
+}
+
+impl std::fmt::Display for AdapterFacts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let subgroup = self.subgroup.map(|n| n.to_string()).unwrap_or_default();
+        write!(f, "cpu={} subgroup={subgroup}", self.cpu)
+    }
+}
+
+impl AdapterFacts {
+    /// As written by `Display`; anything else reads as "not a CPU".
+    fn parse(text: &str) -> AdapterFacts {
+        let field = |name: &str| {
+            text.split_whitespace()
+                .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))
+        };
+        AdapterFacts {
+            cpu: field("cpu") == Some("true"),
+            subgroup: field("subgroup").and_then(|n| n.parse().ok()),
+        }
+    }
 }
 
 impl Runner {
@@ -61,6 +87,7 @@ impl Runner {
             cache: None,
             wgsl_default: OnceLock::new(),
             adapter_checker: OnceLock::new(),
+            adapter_facts: OnceLock::new(),
             sanitizer: None,
         }
     }
@@ -159,9 +186,17 @@ impl Runner {
             return Ok(report);
         }
         let checked = if vouch {
-            let checker = self.adapter_checker();
-            let backend = Ok(checker.backend.as_ref());
-            self.run_once_with(backend, checker.subgroup, puzzle, variant, source, case)?
+            let open = || Ok(self.adapter_checker());
+            let subgroup = self.adapter().subgroup;
+            self.run_once_with(
+                BackendKind::Sim,
+                open,
+                subgroup,
+                puzzle,
+                variant,
+                source,
+                case,
+            )?
         } else {
             self.run_once(BackendKind::Sim, puzzle, variant, source, case)?
         };
@@ -175,31 +210,43 @@ impl Runner {
         })
     }
 
-    /// The checker for a CPU adapter's runs (see [`AdapterChecker`]).
-    fn adapter_checker(&self) -> &AdapterChecker {
-        self.adapter_checker.get_or_init(|| {
-            let subgroup = self
-                .backend(BackendKind::Wgpu)
-                .ok()
-                .and_then(|b| b.subgroup_size());
-            let checker = open::checker_from_env();
-            match subgroup {
-                Some(n) => AdapterChecker {
-                    backend: Box::new(checker.with_subgroup_size(n)),
-                    subgroup: Some(n),
-                },
-                None => AdapterChecker {
-                    backend: Box::new(checker),
-                    subgroup: None,
-                },
-            }
-        })
+    /// The checker for a CPU adapter's runs.
+    fn adapter_checker(&self) -> &dyn Backend {
+        self.adapter_checker
+            .get_or_init(|| {
+                let checker = open::checker_from_env();
+                Box::new(match self.adapter().subgroup {
+                    Some(n) => checker.with_subgroup_size(n),
+                    None => checker,
+                })
+            })
+            .as_ref()
     }
 
     /// Whether wgpu runs on a CPU (Mesa's lavapipe) here.
     fn on_cpu_adapter(&self) -> bool {
-        self.backend(BackendKind::Wgpu)
-            .is_ok_and(|b| b.device().kind == "CPU")
+        self.adapter().cpu
+    }
+
+    /// What the WGSL adapter is. Finding out opens wgpu; with a cache, the
+    /// answer is kept there (like [`Runner::default_backend`]'s), so a warm
+    /// build opens no device.
+    fn adapter(&self) -> AdapterFacts {
+        *self.adapter_facts.get_or_init(|| {
+            let find = || match self.backend(BackendKind::Wgpu) {
+                Ok(b) => AdapterFacts {
+                    cpu: b.device().kind == "CPU",
+                    subgroup: b.subgroup_size(),
+                }
+                .to_string(),
+                Err(_) => AdapterFacts::default().to_string(),
+            };
+            let known = match &self.cache {
+                Some(cache) => cache.remembered("the WGSL adapter: a CPU? its subgroup size", find),
+                None => find(),
+            };
+            AdapterFacts::parse(&known)
+        })
     }
 
     /// The teaching size, then (with `stress`) each stress case, on `kind`,
@@ -227,26 +274,25 @@ impl Runner {
         source: &SourceText,
         case: &Case,
     ) -> Result<RunReport, Located> {
-        let backend = self.backend(kind).map_err(|e| (kind, e));
-        self.run_once_with(backend, None, puzzle, variant, source, case)
+        let open = || self.backend(kind);
+        self.run_once_with(kind, open, None, puzzle, variant, source, case)
     }
 
-    /// One run on `backend` (or the reason its kind is unavailable),
-    /// through the cache; `subgroup` is the checker's subgroup size where it
-    /// is not the default.
-    fn run_once_with(
-        &self,
-        backend: Result<&dyn Backend, (BackendKind, &BackendError)>,
+    /// One run on a backend of `kind`, through the cache: `open` gives the
+    /// backend (or the reason it is unavailable) and is called only on a
+    /// miss, so a warm build opens no device and loads no compiler.
+    /// `subgroup` is the checker's subgroup size where it is not the default.
+    #[allow(clippy::too_many_arguments)]
+    fn run_once_with<'r>(
+        &'r self,
+        kind: BackendKind,
+        open: impl FnOnce() -> Result<&'r dyn Backend, &'r BackendError>,
         subgroup: Option<u32>,
         puzzle: &Puzzle,
         variant: Variant,
         source: &SourceText,
         case: &Case,
     ) -> Result<RunReport, Located> {
-        let kind = match &backend {
-            Ok(b) => b.kind(),
-            Err((kind, _)) => *kind,
-        };
         let settings = self.settings.for_variant(variant);
         let key = RunKey {
             backend: kind,
@@ -271,9 +317,9 @@ impl Runner {
                 );
             }
         }
-        let report = match backend {
+        let report = match open() {
             Ok(backend) => execute::run_case(backend, puzzle, variant, source, case, &settings)?,
-            Err((_, error)) => {
+            Err(error) => {
                 let spec = execute::resolve(&puzzle.spec, case, self.settings.memory)?;
                 RunReport::new(&spec, kind.lang(), variant, kind, None, Err(error.clone()))
             }
@@ -359,5 +405,31 @@ fn vouched(gpu: RunReport, checker: RunReport) -> RunReport {
             });
             report
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What is remembered of the adapter reads back as it was written;
+    /// anything else (an old or damaged fact) reads as "not a CPU".
+    #[test]
+    fn adapter_facts_round_trip_table() {
+        let cases = [
+            AdapterFacts {
+                cpu: true,
+                subgroup: Some(8),
+            },
+            AdapterFacts {
+                cpu: false,
+                subgroup: Some(32),
+            },
+            AdapterFacts::default(),
+        ];
+        for facts in cases {
+            assert_eq!(AdapterFacts::parse(&facts.to_string()), facts);
+        }
+        assert_eq!(AdapterFacts::parse("wgpu"), AdapterFacts::default());
     }
 }

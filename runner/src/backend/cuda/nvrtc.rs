@@ -231,15 +231,43 @@ fn wheel_lib_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
-/// The folder of a Python package, asked of the `python3` that pip installed into.
+/// The NVIDIA wheels the engine may use: NVRTC, CCCL's headers, the CUDA
+/// runtime's headers.
+const WHEELS: [&str; 3] = [
+    "nvidia.cuda_nvrtc",
+    "nvidia.cuda_cccl",
+    "nvidia.cuda_runtime",
+];
+
+/// The folder of one of [`WHEELS`], asked of the `python3` that pip
+/// installed into. One interpreter answers for all of them, once a process:
+/// starting Python costs about 0.1 s.
 pub fn python_package_dir(package: &str) -> Option<PathBuf> {
-    let script = format!("import {package} as m; print(list(m.__path__)[0])");
-    let output = std::process::Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .ok()?;
-    let dir = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
-    (output.status.success() && dir.is_dir()).then_some(dir)
+    static DIRS: OnceLock<Vec<Option<PathBuf>>> = OnceLock::new();
+    let dirs = DIRS.get_or_init(|| {
+        // One line per package: its folder, or nothing where it is absent.
+        let script = format!(
+            "import importlib\nfor name in {WHEELS:?}:\n    try:\n        print(list(importlib.import_module(name).__path__)[0])\n    except Exception:\n        print()\n"
+        );
+        let output = std::process::Command::new("python3")
+            .args(["-c", &script])
+            .output();
+        let text = output
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .unwrap_or_default();
+        let mut lines = text.lines();
+        WHEELS
+            .iter()
+            .map(|_| {
+                let dir = PathBuf::from(lines.next().unwrap_or_default().trim());
+                (!dir.as_os_str().is_empty() && dir.is_dir()).then_some(dir)
+            })
+            .collect()
+    });
+    let index = WHEELS.iter().position(|w| *w == package)?;
+    dirs.get(index)?.clone()
 }
 
 #[cfg(test)]
