@@ -120,8 +120,8 @@ impl Default for Case {
     }
 }
 
-/// What no output may ever contain: a panic, or a verdict of success for a
-/// case built to fail.
+/// What no output may ever contain: a panic, or an allocation that
+/// aborted the process. (Each case names the verdicts it must not show.)
 const NEVER_ANYWHERE: [&str; 3] = ["panicked", "RUST_BACKTRACE", "memory allocation"];
 
 /// Seconds allowed past a case's limit: process start, adapter discovery,
