@@ -29,6 +29,19 @@ static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     })
 });
 
+/// A runner whose CUDA runs go through compute-sanitizer too, where it is
+/// found: one for every `race::sanitize::*` trial, so NVRTC loads once.
+static SANITIZED: LazyLock<Option<Runner>> = LazyLock::new(|| {
+    let sanitizer = Sanitizer::find().ok()?;
+    Some(
+        Runner::new(Settings {
+            timing_samples: 0,
+            ..Settings::default()
+        })
+        .with_sanitizer(sanitizer),
+    )
+});
+
 /// The book: this checkout, or `GPU_PUZZLES_BOOK` where the binary runs away
 /// from it (the GPU machine gets a copy at another path).
 fn root() -> PathBuf {
@@ -876,22 +889,14 @@ fn sanitizer_catches(race: Race) -> Option<Trial> {
         return None;
     }
     let name = format!("race::sanitize::{}", race.file);
-    let sanitizer = match Sanitizer::find() {
-        Ok(s) => s,
-        Err(_) => {
-            return Some(
-                Trial::test(name, || Ok(()))
-                    .with_kind("skipped: no compute-sanitizer here")
-                    .with_ignored_flag(true),
-            );
-        }
+    let Some(runner) = SANITIZED.as_ref() else {
+        return Some(
+            Trial::test(name, || Ok(()))
+                .with_kind("skipped: no compute-sanitizer here")
+                .with_ignored_flag(true),
+        );
     };
     Some(trial(name, Lang::Cuda, true, move || {
-        let runner = Runner::new(Settings {
-            timing_samples: 0,
-            ..Settings::default()
-        })
-        .with_sanitizer(sanitizer);
         let book = load(&root()).map_err(|e| format!("{e:?}"))?;
         let path = fixtures().join("kernels").join(&race.file);
         let source = read(&path)?;

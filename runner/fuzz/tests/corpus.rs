@@ -1,6 +1,7 @@
-//! The fuzz targets on stable, in CI: every committed corpus file first,
-//! then seeded mutations of the corpus for a few seconds a target
-//! (`FUZZ_SECONDS`, default 3; `FUZZ_SEED` picks the mutations). An input
+//! The fuzz targets on stable, in CI: every seed first (the committed corpus
+//! and the book's own chapters, specs and kernels), then seeded mutations of
+//! them for a few seconds a target (`FUZZ_SECONDS`, default 3; `FUZZ_SEED`
+//! picks the mutations). An input
 //! that breaks a target is written to `target/fuzz-finds/` and named in the
 //! failure, ready to be added to the corpus and turned into a unit test.
 //!
@@ -8,6 +9,7 @@
 //! (`runner/fuzz/libfuzzer`, see the README there).
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use puzzle_core::chapter::extract::{BlockKind, blocks};
 use puzzle_fuzz::TARGETS;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -45,18 +47,90 @@ const TOKENS: &[&str] = &[
     "\n",
 ];
 
+/// The committed inputs of a target (hand-written seeds and past finds),
+/// then the seeds the book itself gives.
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpus")
         .join(target);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
+    let mut seeds: Vec<(PathBuf, Vec<u8>)> = files_under(&dir, &[])
         .into_iter()
         .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
-        .collect()
+        .collect();
+    seeds.extend(book_seeds(target));
+    seeds
+}
+
+/// The book is the best seed, read where it lies rather than copied into
+/// the corpus: its chapters, the spec blocks in them, and its kernels (for
+/// `constants`, behind the four bytes that target reads as SIZE: 4).
+fn book_seeds(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let read = |paths: Vec<PathBuf>| -> Vec<(PathBuf, Vec<u8>)> {
+        paths
+            .into_iter()
+            .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+            .collect()
+    };
+    let chapters = || read(files_under(&root.join("src"), &["md"]));
+    let kernels = || read(files_under(&root.join("kernels"), &["wgsl", "cu"]));
+    match target {
+        "chapter" => chapters(),
+        "spec" => chapters()
+            .into_iter()
+            .flat_map(|(path, text)| {
+                let text = String::from_utf8_lossy(&text).into_owned();
+                let found = blocks(&text, &path).unwrap_or_default();
+                found
+                    .into_iter()
+                    .filter(|b| b.kind == BlockKind::Puzzle)
+                    .map(move |b| (path.clone(), b.body.into_bytes()))
+            })
+            .collect(),
+        "cut" => kernels(),
+        "constants" => kernels()
+            .into_iter()
+            .map(|(path, text)| (path, [&4i32.to_le_bytes()[..], &text].concat()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Files under `dir`, recursively, sorted; with `extensions`, only those.
+fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if extensions.is_empty()
+                || path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| extensions.contains(&e))
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// With `FUZZ_SEEDS_OUT=DIR`, every target's seeds are written to
+/// `DIR/<target>/`, for cargo-fuzz to start from (libFuzzer reads a folder,
+/// not the book).
+fn export_seeds(out: &Path) -> std::io::Result<()> {
+    for (name, _) in TARGETS {
+        let dir = out.join(name);
+        std::fs::create_dir_all(&dir)?;
+        for (i, (_, data)) in corpus(name).iter().enumerate() {
+            std::fs::write(dir.join(format!("seed-{i:04}")), data)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs `target` on `data`; on a panic, keeps the input and says where.
@@ -158,7 +232,7 @@ fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
 fn replay(name: &'static str, target: fn(&[u8])) -> Result<(), Failed> {
     let files = corpus(name);
     if files.is_empty() {
-        return Err(format!("runner/fuzz/corpus/{name}/ is empty").into());
+        return Err(format!("no seeds for {name}: runner/fuzz/corpus/{name}/ is empty").into());
     }
     for (_, data) in &files {
         attempt(name, target, data)?;
@@ -194,6 +268,13 @@ fn main() {
         .unwrap_or(1);
     // Panics are the findings; the hook's backtrace would drown them.
     std::panic::set_hook(Box::new(|info| eprintln!("fuzz target panicked: {info}")));
+    if let Some(out) = std::env::var_os("FUZZ_SEEDS_OUT") {
+        if let Err(e) = export_seeds(Path::new(&out)) {
+            eprintln!("cannot write the seeds: {e}");
+            std::process::exit(1);
+        }
+        eprintln!("seeds written to {}", Path::new(&out).display());
+    }
     let mut trials = Vec::new();
     for (name, target) in TARGETS {
         trials.push(Trial::test(format!("corpus::{name}"), move || {
