@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod math;
+pub mod progress;
 pub mod render;
 pub mod roofline;
 
@@ -53,6 +54,8 @@ pub struct Session {
     book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, Vec<Located>>>,
     /// The files chapters may include: those inside the book.
     files: BookFiles,
+    /// Kernel sections checked so far, said on stderr in a long build.
+    progress: std::sync::OnceLock<progress::Progress>,
 }
 
 impl Session {
@@ -70,7 +73,19 @@ impl Session {
             files: BookFiles::new(&root),
             root,
             book: std::sync::OnceLock::new(),
+            progress: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Counts a checked kernel section against every section of the book.
+    fn checked(&self, puzzle: &Puzzle, lang: Lang) {
+        let progress = self.progress.get_or_init(|| {
+            let total = self
+                .loaded()
+                .map_or(0, |book| book.puzzles.iter().map(|p| p.kernels.len()).sum());
+            progress::Progress::new(total)
+        });
+        progress.checked(&format!("{}, {}", puzzle.id(), lang.label()));
     }
 
     /// The puzzles of the chapter at `file`, in the order it declares them.
@@ -148,7 +163,21 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
     } else {
         Runner::new(settings)
     };
-    let mut session = Session::new(runner, config.on_failure, recordings, ctx.root.clone());
+    // Under `mdbook serve` a failed build leaves the old page in the browser
+    // with nothing to say so: there, a failure is shown in the page it is on
+    // (and printed), whatever `on-failure` says; `mdbook build` still bails.
+    let serving = ctx
+        .config
+        .get::<String>("output.html.live-reload-endpoint")
+        .ok()
+        .flatten()
+        .is_some();
+    let on_failure = if serving {
+        OnFailure::Continue
+    } else {
+        config.on_failure
+    };
+    let mut session = Session::new(runner, on_failure, recordings, ctx.root.clone());
     session.baselines = baselines;
     let src = ctx.root.join(&ctx.config.book.src);
     let mut chapters = Vec::new();
@@ -264,8 +293,9 @@ pub fn process_chapter(
         let text = match &block.kind {
             BlockKind::Puzzle => {
                 let p = next_puzzle.next().expect("counted above");
+                let first = std::ptr::eq(p, &puzzles[0]);
                 match p.spec.resolve(&Default::default()) {
-                    Ok(spec) => render::puzzle_block(&spec, &p.spec.raw.hints),
+                    Ok(spec) => render::puzzle_block(&spec, &p.spec.raw.hints, first),
                     Err(e) => render::failure(&e.to_string()),
                 }
             }
@@ -294,8 +324,9 @@ pub fn process_chapter(
                         if session.on_failure == OnFailure::Bail {
                             bail!("{problem}");
                         }
-                        problems.push(problem.clone());
-                        format!("{}{text}", render::failure(&problem))
+                        // The box is inside the kernel's own section (`text`).
+                        problems.push(problem);
+                        text
                     }
                 }
             }
@@ -306,6 +337,9 @@ pub fn process_chapter(
     for (range, text) in replacements.into_iter().rev() {
         out.replace_range(range, &text);
     }
+    if !problems.is_empty() {
+        out = format!("{}{out}", render::page_banner(problems.len()));
+    }
     Ok((out, problems))
 }
 
@@ -315,7 +349,9 @@ pub fn process_chapter(
 /// page says so).
 fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Option<String>) {
     let run = |variant| session.runner.run(puzzle, lang, variant);
-    let (skeleton, solution) = match (run(Variant::Skeleton), run(Variant::Solution)) {
+    let runs = (run(Variant::Skeleton), run(Variant::Solution));
+    session.checked(puzzle, lang);
+    let (skeleton, solution) = match runs {
         (Ok(skeleton), Ok(solution)) => (skeleton, solution),
         (Err(e), _) | (_, Err(e)) => return (String::new(), Some(e.to_string())),
     };
@@ -354,18 +390,34 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
         .main_file()
         .map(display_relative)
         .unwrap_or_default();
+    let copy = format!(
+        "{}/{}/{}",
+        runner::learner::workspace::DIR,
+        puzzle.id(),
+        runner::learner::workspace::file_name(puzzle, lang)
+    );
     let (skeleton_code, solution_code) = (kernel.skeleton().text, kernel.solution().text);
     let shown = |code, local, variant| render::Shown {
         code,
         local,
         recorded: store::lookup(&session.recordings, puzzle, lang, variant),
     };
+    // Shown inside the section whenever the build goes on past it.
+    let shown_problem = problem.as_deref().map(|p| match p.strip_prefix("the ") {
+        Some(rest) => format!("The {rest}"),
+        None => p.to_string(),
+    });
     let text = render::kernel_block(
         lang,
-        &file,
+        render::KernelFiles {
+            solution: &file,
+            copy: &copy,
+            puzzle: puzzle.id(),
+        },
         &kernel.hint,
         shown(&skeleton_code, &skeleton, Variant::Skeleton),
         shown(&solution_code, &solution, Variant::Solution),
+        shown_problem.as_deref(),
     );
     (text, problem)
 }

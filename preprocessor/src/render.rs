@@ -5,10 +5,12 @@
 //! without a GPU.
 
 use puzzle_core::chapter::extract::BlockKind;
-use puzzle_core::judge::format::{format_values, format_values_short};
+use puzzle_core::judge::format::format_values;
 use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::judge::verify::close;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
+use puzzle_core::quantity::{si, thousands};
 use puzzle_core::spec::model::{Arg, Spec};
 use runner::perf::record::schema::{Recorded, Recording};
 use std::fmt::Write;
@@ -27,8 +29,31 @@ fn dims(d: [u32; 3]) -> String {
     format!("{} × {} × {}", d[0], d[1], d[2])
 }
 
-/// Replaces a ```puzzle block: what is launched, on what data, and the tips.
-pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
+/// How outputs are judged, said once on each page that judges any.
+pub fn tolerance_note() -> String {
+    format!(
+        "<p class=\"puzzle-tolerance\">How outputs are judged on this page: an element passes \
+         when it is within 10<sup>−5</sup> × (1 + |expected|) of the expected value, that is \
+         to about five significant digits (the tolerance is {}). Floating-point additions done \
+         in another order round differently, so a sum of millions of terms may differ from the \
+         CPU's in its last digits and still be right; an element never written, or written \
+         with a wrong value, is far outside it.</p>\n",
+        puzzle_core::judge::verify::TOLERANCE
+    )
+}
+
+/// A count in a spec table: `1,024`, or `137.4 G (137,438,953,472)` past a million.
+fn count(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{} ({})", si(n as f64), thousands(n))
+    } else {
+        thousands(n)
+    }
+}
+
+/// Replaces a ```puzzle block: what is launched, on what data, and the tips;
+/// the first on a page also says how its outputs are judged.
+pub fn puzzle_block(spec: &Spec, hints: &[String], first_on_page: bool) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-config\">\n");
     let _ = writeln!(md, "| {} | |\n| --- | --- |", spec.title);
@@ -101,10 +126,11 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
     if let Some(flops) = spec.flops {
         // Computed from the spec, never typed in: the FLOPs expression and the buffers' sizes.
         let bytes = spec.min_bytes();
-        let _ = writeln!(md, "| floating-point operations | {flops} |");
+        let _ = writeln!(md, "| floating-point operations | {} |", count(flops));
         let _ = writeln!(
             md,
-            "| fewest bytes moved (inputs read once, outputs written once) | {bytes} |"
+            "| fewest bytes moved (inputs read once, outputs written once) | {} |",
+            count(bytes)
         );
         let _ = writeln!(
             md,
@@ -113,6 +139,9 @@ pub fn puzzle_block(spec: &Spec, hints: &[String]) -> String {
         );
     }
     let _ = writeln!(md, "\n</div>\n");
+    if first_on_page && spec.outputs().next().is_some() {
+        md.push_str(&tolerance_note());
+    }
     if !hints.is_empty() {
         let _ = writeln!(
             md,
@@ -134,13 +163,25 @@ pub struct Shown<'a> {
     pub recorded: Vec<Recorded<'a>>,
 }
 
-/// Replaces a kernel block: the skeleton with what it prints, then the solution, collapsed.
+/// Where a kernel block's code lives, for its heading.
+pub struct KernelFiles<'a> {
+    /// The book's solution, `kernels/p01_map/add_10.cu`.
+    pub solution: &'a str,
+    /// The learner's copy, `.learner/p01_map/add_10.cu`.
+    pub copy: &'a str,
+    pub puzzle: &'a str,
+}
+
+/// Replaces a kernel block: the skeleton with what it prints here (GPU
+/// recordings of it folded away: a skeleton fails the same way everywhere),
+/// then the solution, collapsed, with every result.
 pub fn kernel_block(
     lang: Lang,
-    file: &str,
+    files: KernelFiles,
     hint: &str,
     skeleton: Shown,
     solution: Shown,
+    problem: Option<&str>,
 ) -> String {
     let class = highlight_class(lang);
     let mut md = String::new();
@@ -148,27 +189,59 @@ pub fn kernel_block(
     let hint = if hint.is_empty() {
         String::new()
     } else {
-        format!(", {hint}")
+        format!(" ({hint})")
     };
     let _ = writeln!(
         md,
-        "**{} — code to complete** (`{file}`{hint})\n",
-        lang.label()
+        "**{} — code to complete**{hint}: your copy is `{}`; check it with \
+         `runner check {} --lang {lang}`.\n",
+        lang.label(),
+        files.copy,
+        files.puzzle,
     );
+    if let Some(problem) = problem {
+        md.push_str(&check_failed(problem));
+    }
     let _ = writeln!(md, "```{class}\n{}```\n", skeleton.code);
     let _ = writeln!(md, "What you see before solving:\n");
     md.push_str(&result(skeleton.local));
-    md.push_str(&recorded_results(&skeleton.recorded));
+    if !skeleton.recorded.is_empty() {
+        let _ = writeln!(
+            md,
+            "<details class=\"puzzle-recorded-runs\">\n<summary>The same skeleton on {}</summary>\n",
+            recorded_devices(&skeleton.recorded)
+        );
+        md.push_str(&recorded_results(&skeleton.recorded));
+        let _ = writeln!(md, "</details>\n");
+    }
     let _ = writeln!(
         md,
-        "<details class=\"puzzle-solution\">\n<summary>{} solution</summary>\n",
-        lang.label()
+        "<details class=\"puzzle-solution\">\n<summary>{} solution (<code>{}</code>)</summary>\n",
+        lang.label(),
+        escape(files.solution)
     );
     let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
     md.push_str(&result(solution.local));
     md.push_str(&recorded_results(&solution.recorded));
     let _ = writeln!(md, "</details>\n\n</div>\n");
     md
+}
+
+/// "NVIDIA H100 80GB HBM3 and NVIDIA H200".
+fn recorded_devices(recorded: &[Recorded]) -> String {
+    let names: Vec<String> = recorded
+        .iter()
+        .map(|r| match r {
+            Recorded::Current { recording, .. } | Recorded::Stale { recording } => {
+                escape(&recording.device.name)
+            }
+        })
+        .collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// Results kept from real GPUs, labelled as recorded; stale ones say so instead of showing numbers.
@@ -235,18 +308,14 @@ pub fn result(report: &RunReport) -> String {
     if !report.checks.is_empty() {
         let _ = writeln!(md, "```text");
         for check in report.checks.iter().filter(|c| c.judged) {
-            let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
             let label = format!("{}:", check.name);
             let width = label.len().max(9);
             // Long buffers (Part III's 16,384 elements) show their head and
-            // tail; the verdict below names any wrong index.
-            let _ = writeln!(md, "{label:width$} {}", format_values_short(&check.got));
-            let _ = writeln!(
-                md,
-                "{:width$} {}",
-                "expected:",
-                format_values_short(&expected)
-            );
+            // tail, whether run here or recorded; the verdict below names any
+            // wrong index.
+            let (got, expected) = check.shown_values();
+            let _ = writeln!(md, "{label:width$} {got}");
+            let _ = writeln!(md, "{:width$} {expected}", "expected:");
         }
         let _ = writeln!(md, "```\n");
     }
@@ -255,7 +324,9 @@ pub fn result(report: &RunReport) -> String {
         (Status::Fail, Variant::Skeleton) => ("✘", "fails, as expected before you solve it"),
         (Status::Fail, _) => ("✘", "fails"),
         (Status::CompileError, _) => ("✘", "does not compile"),
-        (Status::Compiled, _) => ("✔", "compiles"),
+        // Compiled but not run proves nothing about the output: the CLI's
+        // neutral mark, not a pass.
+        (Status::Compiled, _) => ("–", "compiles"),
         (Status::Unavailable, _) => ("–", "not run here"),
         (Status::Error, _) => ("✘", "could not run"),
     };
@@ -268,6 +339,29 @@ pub fn result(report: &RunReport) -> String {
     );
     if let Some(timing) = &report.timing {
         let _ = write!(md, " · kernel time {}", escape(&timing.describe()));
+    }
+    let rounded: usize = report
+        .checks
+        .iter()
+        .filter(|c| c.judged)
+        .map(|c| {
+            c.got
+                .iter()
+                .zip(&c.expected)
+                .filter(|(g, e)| g.is_some_and(|g| g != **e && close(g, **e)))
+                .count()
+        })
+        .sum();
+    if rounded > 0 && report.status == Status::Pass {
+        let _ = write!(
+            md,
+            " · {} from the expected value in the last digits, within the tolerance",
+            if rounded == 1 {
+                "1 element differs".to_string()
+            } else {
+                format!("{rounded} elements differ")
+            }
+        );
     }
     // Why it was not run (or what failed around it) reads as a sentence, not as output.
     if let Some(message) = &report.message {
@@ -309,10 +403,33 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Shown in place of a block when `on-failure = "continue"` and the block could not be processed.
+/// Shown in place of a block when `on-failure = "continue"` (or under
+/// `mdbook serve`) and the block could not be processed: a spec that does not
+/// resolve, a roofline block that names no puzzle.
 pub fn failure(message: &str) -> String {
+    failure_box("This block could not be processed", message)
+}
+
+/// A kernel that was run and judged wrong (a solution that fails, a
+/// skeleton that passes), shown inside its language's section.
+pub fn check_failed(message: &str) -> String {
+    failure_box("This kernel failed the book's check", message)
+}
+
+fn failure_box(heading: &str, message: &str) -> String {
+    format!("<div class=\"puzzle-error\">\n\n**{heading}:**\n\n```text\n{message}\n```\n\n</div>\n")
+}
+
+/// On top of a page with a failure: the reader may be looking anywhere on it.
+pub fn page_banner(failures: usize) -> String {
+    let what = if failures == 1 {
+        "a problem".to_string()
+    } else {
+        format!("{failures} problems")
+    };
     format!(
-        "<div class=\"puzzle-error\">\n\n**This puzzle could not be checked:**\n\n```text\n{message}\n```\n\n</div>\n"
+        "<div class=\"puzzle-error puzzle-banner\">\n\n**The book's check found {what} on \
+         this page**, shown in a red box below. `mdbook build` fails until it is fixed.\n\n</div>\n\n"
     )
 }
 

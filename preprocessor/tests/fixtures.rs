@@ -438,6 +438,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             name: "add_ten".into(),
             constants: [("SIZE".to_string(), 65536)].into(),
             flops: 65536,
+            bytes: None,
             timing: puzzle_core::run::timing::Timing {
                 median_ms: report.timing.median_ms * times,
                 ..report.timing.clone()

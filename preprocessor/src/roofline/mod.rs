@@ -1,6 +1,6 @@
 //! A ```roofline block: several puzzles' recorded GPU runs placed under that
 //! GPU's measured ceilings, as a table and an SVG chart, followed by the same
-//! kernels under the datasheet peaks of the seeds' worked examples.
+//! kernels under the datasheet peaks of the sources' worked examples.
 //!
 //! ```yaml
 //! title: Matrix multiplication, four ways
@@ -36,15 +36,15 @@ pub mod verdicts;
 use baseline::baseline_section;
 use block::{RooflineBlock, Sizes};
 use puzzle_core::chapter::book::Book;
-use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::spec::model::Spec;
+use puzzle_core::quantity::thousands;
 use rows::{NOT_BENCHMARKED, Row, row, shown};
 use runner::perf::baseline::Baseline;
-use runner::perf::chart::{self, Point, Roofs};
+use runner::perf::calibrate::{Ceilings, Traffic};
+use runner::perf::chart::{self, MemoryRoof, Point, Roofs};
 use runner::perf::record::schema::Recording;
 use runner::perf::roofline::{self, DATASHEETS};
 use std::fmt::Write;
-use table::table_row;
+use table::{rate, table_row};
 use verdicts::{speedup_line, target_verdict};
 
 /// The block's Markdown/HTML, or a message naming what is wrong with it.
@@ -55,15 +55,9 @@ pub fn render(
     baselines: &[Baseline],
 ) -> Result<String, String> {
     let block = RooflineBlock::parse(yaml)?;
-    let mut puzzles = Vec::new();
     let mut shown_rows = Vec::new();
     for id in &block.puzzles {
         let puzzle = book.find(id).map_err(|e| e.to_string())?;
-        let teaching = puzzle
-            .spec
-            .resolve(&Default::default())
-            .map_err(|e| e.to_string())?;
-        puzzles.push((puzzle, teaching));
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
     let mut md = String::new();
@@ -100,32 +94,22 @@ pub fn render(
         };
         let _ = writeln!(
             md,
-            "**{} on {device}**, recorded {} {at}. Ceilings measured by \
-             `runner calibrate` on that GPU: {:.0} GB/s streaming, {:.0} GFLOP/s FP32, an empty \
-             kernel {:.1} µs{}.\n",
+            "**{} on {device}**, recorded {} {at}. {}\n",
             block.title,
             recording.date,
-            ceilings.bandwidth_gb_s.value,
-            ceilings.fp32_gflop_s.value,
-            ceilings.launch_us.value,
-            roofline::datasheet_for(device)
-                .map(|d| format!(
-                    " (datasheet: {:.0} GB/s, {:.0} GFLOP/s)",
-                    d.bandwidth_gb_s, d.fp32_gflop_s
-                ))
-                .unwrap_or_default()
+            ceilings_sentence(ceilings, device, baselines)
         );
-        let (sizes_head, sizes_rule, extra_head, extra_rule) = match block.sizes {
-            Sizes::Teaching => ("", "", "", ""),
-            Sizes::Bench => (" sizes |", " --- |", " output |", " --- |"),
-        };
         let _ = writeln!(
             md,
-            "| kernel |{sizes_head} FLOPs | fewest bytes | FLOP/byte | median time | GB/s | GFLOP/s | bound | % of roof |{extra_head}\n\
-             | --- |{sizes_rule} ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |{extra_rule}"
+            "<div class=\"puzzle-table\">\n\n{}",
+            table::header(block.sizes == Sizes::Bench)
         );
         for row in &rows {
             let _ = writeln!(md, "{}", table_row(row));
+        }
+        let _ = writeln!(md, "\n</div>\n");
+        for wrong in table::wrong_outputs(&rows) {
+            let _ = writeln!(md, "\n{wrong}");
         }
         for target in &block.targets {
             let _ = writeln!(md, "\n{}", target_verdict(target, &rows));
@@ -144,42 +128,23 @@ pub fn render(
             .iter()
             .filter_map(|r| r.placement.as_ref().ok())
             .filter(|p| p.launch_bound == Some(true))
-            .map(|p| p.elements.to_string())
+            .map(|p| thousands(p.elements as u64))
             .collect();
         if !elements.is_empty() {
             let _ = writeln!(
                 md,
-                "\nLaunch-bound: at these sizes (largest buffers of {} elements) each time is within \
+                "\nLaunch-bound: at these sizes (largest buffers of {} {}) each time is within \
                  {} empty-kernel launches, so the percentages measure the launch, not the kernel.\n",
                 elements.join(", "),
+                if elements == ["1"] {
+                    "element"
+                } else {
+                    "elements"
+                },
                 roofline::LAUNCH_BOUND_FACTOR
             );
         }
-        let points: Vec<Point> = rows
-            .iter()
-            .filter_map(|r| {
-                let p = r.placement.as_ref().ok()?;
-                Some(Point {
-                    label: match &r.sizes {
-                        Some(sizes) if !r.headline => format!("{} ({sizes})", r.id),
-                        _ => r.id.clone(),
-                    },
-                    intensity: roofline::intensity(r.flops?, r.bytes),
-                    gflop_s: p.achieved_gflop_s?,
-                })
-            })
-            .collect();
-        let roofs = Roofs {
-            bandwidth_gb_s: ceilings.bandwidth_gb_s.value,
-            fp32_gflop_s: ceilings.fp32_gflop_s.value,
-            label: format!(
-                "{device}, ceilings measured by runner calibrate on {}",
-                ceilings.date
-            ),
-        };
-        let svg = chart::roofline_svg(&format!("{} — {device}", block.title), &roofs, &points)
-            .map_err(|e| e.to_string())?;
-        let _ = writeln!(md, "\n<figure class=\"puzzle-chart\">\n{svg}\n</figure>\n");
+        md.push_str(&chart_figure(&block, device, ceilings, &rows)?);
     }
     if charted == 0 {
         let _ = writeln!(
@@ -189,48 +154,186 @@ pub fn render(
             block.lang.label()
         );
     }
-    md.push_str(&datasheet_table(&puzzles));
+    md.push_str(&datasheet_table(&shown_rows, block.sizes));
     let _ = writeln!(md, "</div>\n");
     Ok(md)
 }
 
+/// "Ceilings measured by `runner calibrate` on that GPU: …", with PyTorch's
+/// own streams on the same GPU where they were timed.
+fn ceilings_sentence(ceilings: &Ceilings, device: &str, baselines: &[Baseline]) -> String {
+    let mut streams = vec![format!("copy {}", gb(ceilings.bandwidth_gb_s.value))];
+    for (name, m) in [
+        ("read-only", &ceilings.read_gb_s),
+        ("write-only", &ceilings.write_gb_s),
+    ] {
+        if let Some(m) = m {
+            streams.push(format!("{name} {}", gb(m.value)));
+        }
+    }
+    let mut text = format!(
+        "Ceilings measured by `runner calibrate` on that GPU: memory {}; FP32 {} GFLOP/s; \
+         an empty kernel {:.1} µs.",
+        streams.join(", "),
+        rate(ceilings.fp32_gflop_s.value),
+        ceilings.launch_us.value
+    );
+    if let Some(torch) = baselines
+        .iter()
+        .find(|b| b.device == device && b.cases.iter().any(|c| c.bytes.is_some()))
+    {
+        let cases: Vec<String> = torch
+            .cases
+            .iter()
+            .filter_map(|c| Some(format!("{} {}", c.name, gb(c.gb_s()?))))
+            .collect();
+        let _ = write!(
+            text,
+            " {} on the same GPU, {}: {}.",
+            torch.library,
+            torch.date,
+            cases.join(", ")
+        );
+    }
+    if let Some(d) = roofline::datasheet_for(device) {
+        let _ = write!(
+            text,
+            " Datasheet: {} GB/s, {} GFLOP/s.",
+            rate(d.bandwidth_gb_s),
+            rate(d.fp32_gflop_s)
+        );
+    }
+    text
+}
+
+fn gb(value: f64) -> String {
+    format!("{} GB/s", rate(value))
+}
+
+/// The chart and its legend: each kernel's number, name and figures, and
+/// the roofs drawn.
+fn chart_figure(
+    block: &RooflineBlock,
+    device: &str,
+    ceilings: &Ceilings,
+    rows: &[Row],
+) -> Result<String, String> {
+    let mut points = Vec::new();
+    let mut legend = String::new();
+    let mut traffics = Vec::new();
+    for r in rows {
+        let Ok(p) = &r.placement else { continue };
+        let (Some(flops), Some(gflop_s)) = (r.flops, p.achieved_gflop_s) else {
+            continue;
+        };
+        if let Some(t) = p.binding.as_ref().and_then(|b| b.traffic) {
+            if !traffics.contains(&t) {
+                traffics.push(t);
+            }
+        }
+        points.push(Point {
+            intensity: roofline::intensity(flops, r.bytes),
+            gflop_s,
+        });
+        let sizes = match &r.sizes {
+            Some(sizes) if !r.headline => format!(" ({sizes})"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            legend,
+            "<li><code>{}</code>{sizes}: {} FLOP/byte, {} GFLOP/s</li>",
+            r.id,
+            rate(roofline::intensity(flops, r.bytes)),
+            rate(gflop_s)
+        );
+    }
+    if traffics.is_empty() {
+        traffics.push(Traffic::ReadWrite);
+    }
+    let memory: Vec<MemoryRoof> = traffics
+        .iter()
+        .map(|&t| {
+            let (gb_s, measured) = ceilings.memory_roof(t);
+            MemoryRoof {
+                name: measured.label().to_string(),
+                gb_s,
+            }
+        })
+        .collect();
+    let roofs_legend: Vec<String> = memory
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            format!(
+                "<span style=\"color:{}\">▬</span> memory roof ({} stream) {}",
+                chart::memory_colour(i),
+                m.name,
+                gb(m.gb_s)
+            )
+        })
+        .chain(std::iter::once(format!(
+            "<span style=\"color:#3f86d6\">▬</span> compute roof {} GFLOP/s",
+            rate(ceilings.fp32_gflop_s.value)
+        )))
+        .collect();
+    let roofs = Roofs {
+        memory,
+        fp32_gflop_s: ceilings.fp32_gflop_s.value,
+        label: format!(
+            "{device}, ceilings measured by runner calibrate on {}",
+            ceilings.date
+        ),
+    };
+    let svg = chart::roofline_svg(&format!("{} — {device}", block.title), &roofs, &points)
+        .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "\n<figure class=\"puzzle-chart\">\n{svg}\n<figcaption>{}<ol>\n{legend}</ol></figcaption>\n</figure>\n\n",
+        roofs_legend.join(" · ")
+    ))
+}
+
 /// What the datasheet roofs (the GPUs the book is recorded on, and the
-/// sources' worked examples) allow these kernels at their teaching sizes.
-fn datasheet_table(puzzles: &[(&Puzzle, Spec)]) -> String {
+/// sources' worked examples) allow these kernels at the sizes the block
+/// shows: the teaching sizes, or each benchmark size.
+fn datasheet_table(rows: &[rows::Shown], sizes: Sizes) -> String {
     let mut md = String::new();
+    let at = match sizes {
+        Sizes::Teaching => "their teaching sizes",
+        Sizes::Bench => "the benchmark sizes above",
+    };
     let _ = writeln!(
         md,
-        "What the datasheet roofs allow these kernels at their teaching sizes (attainable GFLOP/s = min(peak, intensity × bandwidth)):\n"
+        "What the datasheet roofs allow these kernels at {at}, in GFLOP/s (attainable = \
+         min(peak, intensity × bandwidth), with the fewest bytes):\n"
     );
+    let shown: Vec<&rows::Shown> = rows.iter().filter(|r| r.spec.flops.is_some()).collect();
     let mut header = "| device | GB/s | GFLOP/s | ridge (FLOP/byte) |".to_string();
     let mut rule = "| --- | ---: | ---: | ---: |".to_string();
-    for (puzzle, _) in puzzles {
-        header.push_str(&format!(" `{}` |", puzzle.id()));
+    for r in &shown {
+        let sizes = match &r.case {
+            Some(case) if !r.headline => format!(" ({})", rows::case_text(case)),
+            _ => String::new(),
+        };
+        header.push_str(&format!(" `{}`{sizes} |", r.puzzle.id()));
         rule.push_str(" ---: |");
     }
-    let _ = writeln!(md, "{header}\n{rule}");
+    let _ = writeln!(md, "<div class=\"puzzle-table\">\n\n{header}\n{rule}");
     for sheet in DATASHEETS {
         let mut line = format!(
-            "| {} | {:.0} | {:.0} | {:.1} |",
+            "| {} | {} | {} | {:.1} |",
             sheet.name,
-            sheet.bandwidth_gb_s,
-            sheet.fp32_gflop_s,
+            rate(sheet.bandwidth_gb_s),
+            rate(sheet.fp32_gflop_s),
             sheet.ridge_point()
         );
-        for (_, spec) in puzzles {
-            let cell = spec
-                .flops
-                .map(|f| {
-                    format!(
-                        "{:.1}",
-                        sheet.attainable(roofline::intensity(f, spec.min_bytes()))
-                    )
-                })
-                .unwrap_or_else(|| "–".into());
+        for r in &shown {
+            let f = r.spec.flops.unwrap_or_default();
+            let cell = rate(sheet.attainable(roofline::intensity(f, r.spec.min_bytes())));
             line.push_str(&format!(" {cell} |"));
         }
         let _ = writeln!(md, "{line}");
     }
+    let _ = writeln!(md, "\n</div>\n");
     let sources: Vec<String> = DATASHEETS
         .iter()
         .map(|d| format!("{}: {}", d.name, d.source))

@@ -1,19 +1,61 @@
-//! One row of a roofline table, formatted for the page.
+//! A roofline block's table: what was measured first (time, GB/s, GFLOP/s,
+//! share of the roof), then what the spec says (sizes, FLOPs, bytes), with
+//! large counts in decimal units, so the columns a reader came for are the
+//! ones on screen.
 
 use crate::roofline::rows::Row;
+use puzzle_core::quantity::si;
 use puzzle_core::run::timing::format_ms;
+use runner::perf::bench::Checked;
 use runner::perf::roofline::{self, Roof};
 
 fn dash() -> String {
     "–".into()
 }
 
-/// The sizes column, present at bench sizes only.
-fn sizes_cell(row: &Row) -> String {
-    row.sizes
-        .as_ref()
-        .map(|s| format!(" {s} |"))
-        .unwrap_or_default()
+/// The header and alignment rows; `bench` adds the sizes and output columns.
+pub fn header(bench: bool) -> String {
+    let (sizes, sizes_rule, output, output_rule) = if bench {
+        (" sizes |", " --- |", " output |", " --- |")
+    } else {
+        ("", "", "", "")
+    };
+    format!(
+        "| kernel | median time | GB/s | GFLOP/s | % of roof | bound |{sizes} FLOPs | fewest bytes | FLOP/byte |{output}\n\
+         | --- | ---: | ---: | ---: | ---: | --- |{sizes_rule} ---: | ---: | ---: |{output_rule}"
+    )
+}
+
+/// A rate with the digits that matter: `45,688`, `98.2`, `3.14`, `0.00690`.
+pub fn rate(v: f64) -> String {
+    if v >= 1000.0 {
+        puzzle_core::quantity::thousands(v.round() as u64)
+    } else if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else if v >= 1.0 {
+        format!("{v:.2}")
+    } else if v > 0.0 {
+        // Three significant digits.
+        let digits = (2.0 - v.log10().floor()) as usize;
+        format!("{v:.digits$}")
+    } else {
+        "0".into()
+    }
+}
+
+/// The output column: a mark, with the detail (a sample's size, the
+/// problems) kept short; the full problems follow the table.
+fn output_cell(checked: &Checked) -> String {
+    match checked {
+        Checked::Passed => "✔".into(),
+        Checked::Failed(_) => "✘ wrong".into(),
+        Checked::Skipped(_) => "not checked".into(),
+        Checked::Sampled { outputs, of } => {
+            format!("✔ {} of {}", si(*outputs as f64), si(*of as f64))
+        }
+    }
 }
 
 pub fn table_row(row: &Row) -> String {
@@ -21,47 +63,95 @@ pub fn table_row(row: &Row) -> String {
         .flops
         .map(|f| format!("{:.3}", roofline::intensity(f, row.bytes)))
         .unwrap_or_else(dash);
-    let flops = row.flops.map(|f| f.to_string()).unwrap_or_else(dash);
+    let flops = row.flops.map(|f| si(f as f64)).unwrap_or_else(dash);
+    let spec_cells = format!(
+        "{} {flops} | {} | {intensity} |",
+        row.sizes
+            .as_ref()
+            .map(|s| format!(" {s} |"))
+            .unwrap_or_default(),
+        si(row.bytes as f64)
+    );
+    let output = row
+        .bench
+        .as_ref()
+        .map(|b| format!(" {} |", output_cell(&b.checked)))
+        .unwrap_or_default();
     let p = match &row.placement {
         Ok(p) => p,
         Err(why) => {
-            let cells = if row.sizes.is_some() { 5 } else { 4 };
-            return format!(
-                "| `{}` |{} {flops} | {} | {intensity} | {why} |{}",
-                row.id,
-                sizes_cell(row),
-                row.bytes,
-                " |".repeat(cells)
-            );
+            // A bench row without a benchmark leaves its output cell empty.
+            let output = if row.sizes.is_some() { " |" } else { "" };
+            return format!("| `{}` | {why} | | | | |{spec_cells}{output}", row.id);
         }
     };
     let b = p.binding.as_ref();
     let bound = match (b.map(|b| b.roof), p.launch_bound) {
         (_, Some(true)) => "launch".to_string(),
-        (Some(Roof::Memory), _) => "memory".into(),
+        (Some(Roof::Memory), _) => match b.and_then(|b| b.traffic) {
+            Some(t) => format!("memory ({})", t.label()),
+            None => "memory".into(),
+        },
         (Some(Roof::Compute), _) => "compute".into(),
         (None, _) => dash(),
     };
-    // Benchmarks are large enough for one decimal; teaching sizes need four.
-    let digits = if row.bench.is_some() { 1 } else { 4 };
     let mut time = format_ms(p.median_ms);
     if let Some(bench) = &row.bench {
         time.push_str(&format!(" ± {:.1}%", bench.timing.spread_pct()));
     }
-    let mut line = format!(
-        "| `{}` |{} {flops} | {} | {intensity} | {time} | {:.digits$} | {} | {bound} | {} |",
+    format!(
+        "| `{}` | {time} | {} | {} | {} | {bound} |{spec_cells}{output}",
         row.id,
-        sizes_cell(row),
-        row.bytes,
-        p.achieved_gb_s,
-        p.achieved_gflop_s
-            .map(|g| format!("{g:.digits$}"))
-            .unwrap_or_else(dash),
-        b.map(|b| format!("{:.digits$}%", b.percent))
-            .unwrap_or_else(dash),
-    );
-    if let Some(bench) = &row.bench {
-        line.push_str(&format!(" {} |", bench.checked.summary()));
+        rate(p.achieved_gb_s),
+        p.achieved_gflop_s.map(rate).unwrap_or_else(dash),
+        b.map(|b| format!("{:.1}%", b.percent)).unwrap_or_else(dash),
+    )
+}
+
+/// The problems of benchmarks whose output was wrong, for under the table.
+pub fn wrong_outputs(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|r| {
+            let Checked::Failed(problems) = &r.bench.as_ref()?.checked else {
+                return None;
+            };
+            Some(format!(
+                "`{}` at {}: WRONG: {}",
+                r.id,
+                r.sizes.as_deref().unwrap_or("the teaching size"),
+                problems.join("; ")
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_table() {
+        for (v, text) in [
+            (45688.2, "45,688"),
+            (3910.8, "3,911"),
+            (162.0, "162"),
+            (98.24, "98.2"),
+            (3.14159, "3.14"),
+            (0.0069, "0.00690"),
+            (0.2003, "0.200"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(rate(v), text, "{v}");
+        }
     }
-    line
+
+    #[test]
+    fn header_and_rows_have_the_same_columns() {
+        let cells = |line: &str| line.matches('|').count();
+        for bench in [false, true] {
+            let header = header(bench);
+            let mut lines = header.lines();
+            assert_eq!(cells(lines.next().unwrap()), cells(lines.next().unwrap()));
+        }
+    }
 }

@@ -83,7 +83,7 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
             };
             let sheet = roofline::datasheet_for(&device.name);
             println!(
-                "  streaming bandwidth: {:>10.1} GB/s   ({}; {} bytes a launch){}",
+                "  copy bandwidth:      {:>10.1} GB/s   (read + write; {}; {} bytes a launch){}",
                 ceilings.bandwidth_gb_s.value,
                 spread(&ceilings.bandwidth_gb_s),
                 ceilings.stream_bytes,
@@ -91,6 +91,14 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
                     .map(|d| format!("   datasheet: {:.0} GB/s", d.bandwidth_gb_s))
                     .unwrap_or_default()
             );
+            for (what, measured) in [
+                ("read-only bandwidth: ", &ceilings.read_gb_s),
+                ("write-only bandwidth:", &ceilings.write_gb_s),
+            ] {
+                if let Some(m) = measured {
+                    println!("  {what}{:>10.1} GB/s   ({})", m.value, spread(m));
+                }
+            }
             println!(
                 "  FP32 FMA rate:       {:>10.1} GFLOP/s ({}){}",
                 ceilings.fp32_gflop_s.value,
@@ -105,8 +113,8 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
                 spread(&ceilings.launch_us)
             );
             println!(
-                "  ridge point:         {:>10.2} FLOP/byte",
-                ceilings.ridge_point()
+                "  ridge point:         {:>10.2} FLOP/byte (under the copy's roof)",
+                ceilings.ridge_point(calibrate::Traffic::ReadWrite)
             );
         }
         if save {

@@ -37,7 +37,12 @@ pub struct BaselineCase {
     pub name: String,
     /// The spec constants this case corresponds to, e.g. SIZE = 4096.
     pub constants: Constants,
+    /// Floating-point operations (a matrix product); 0 for a stream.
+    #[serde(default)]
     pub flops: u64,
+    /// Bytes moved, read plus written (a stream: PyTorch's copy, sum, fill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
     pub timing: Timing,
     /// Largest |library − FP64| / max |FP64| over the checked outputs.
     pub max_relative_error: f64,
@@ -46,6 +51,11 @@ pub struct BaselineCase {
 impl BaselineCase {
     pub fn gflop_s(&self) -> f64 {
         self.flops as f64 / (self.timing.median_ms * 1e6)
+    }
+
+    /// GB/s of a stream, by the bytes it moved.
+    pub fn gb_s(&self) -> Option<f64> {
+        self.bytes.map(|b| b as f64 / (self.timing.median_ms * 1e6))
     }
 
     /// Whether a benchmark case with `constants` ran at this case's size:

@@ -1,7 +1,10 @@
 //! `runner calibrate`: the ceilings of the device at hand, measured with the
 //! same backends and timers as the book's kernels.
 //!
-//! - streaming bandwidth: a large copy, counting bytes read plus bytes written;
+//! - streaming bandwidth, three ways, because a kernel that only reads can
+//!   go faster than a copy: a large copy (bytes read plus bytes written), a
+//!   large read (a sum per thread) and a large write (one value stored
+//!   everywhere); each kernel is then placed under the one its traffic matches;
 //! - FP32 rate: independent chains of fused multiply-adds (2 FLOPs each);
 //! - launch overhead: an empty kernel, device-timed like any other.
 //!
@@ -37,8 +40,14 @@ pub struct Measured {
 /// What `runner calibrate` measured on one device (stored with its recorded results).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ceilings {
-    /// Bytes read plus bytes written per second, in GB/s (10⁹ bytes).
+    /// A copy's bytes read plus bytes written per second, in GB/s (10⁹ bytes).
     pub bandwidth_gb_s: Measured,
+    /// A read-only stream's bytes per second (absent from older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_gb_s: Option<Measured>,
+    /// A write-only stream's bytes per second (absent from older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_gb_s: Option<Measured>,
     /// FP32 operations per second, in GFLOP/s (an FMA counts as 2).
     pub fp32_gflop_s: Measured,
     /// Device time of an empty kernel, in µs: the floor under every launch.
@@ -49,10 +58,62 @@ pub struct Ceilings {
     pub date: String,
 }
 
+/// How a kernel moves its bytes, by the fewest it must read and write: the
+/// memory roof it sits under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Traffic {
+    /// Under a tenth of the bytes are written (a reduction, a dot product).
+    Read,
+    /// Under a tenth of the bytes are read (a fill).
+    Write,
+    /// Both in earnest (a copy, a scan, a transpose, a matrix product).
+    ReadWrite,
+}
+
+impl Traffic {
+    /// The traffic of a kernel that must read `read` and write `written` bytes.
+    pub fn of(read: u64, written: u64) -> Traffic {
+        let total = (read + written).max(1);
+        if written * 10 < total {
+            Traffic::Read
+        } else if read * 10 < total {
+            Traffic::Write
+        } else {
+            Traffic::ReadWrite
+        }
+    }
+
+    /// "read-only", as the pages name the roof.
+    pub fn label(self) -> &'static str {
+        match self {
+            Traffic::Read => "read-only",
+            Traffic::Write => "write-only",
+            Traffic::ReadWrite => "copy",
+        }
+    }
+}
+
 impl Ceilings {
-    /// Arithmetic intensity (FLOP/byte) where the two roofs meet.
-    pub fn ridge_point(&self) -> f64 {
-        self.fp32_gflop_s.value / self.bandwidth_gb_s.value
+    /// The memory roof for `traffic`, in GB/s, and the traffic it was
+    /// measured with: a recording from before the read and write streams were
+    /// measured has the copy's alone.
+    pub fn memory_roof(&self, traffic: Traffic) -> (f64, Traffic) {
+        let measured = match traffic {
+            Traffic::Read => self.read_gb_s.as_ref(),
+            Traffic::Write => self.write_gb_s.as_ref(),
+            Traffic::ReadWrite => None,
+        };
+        match measured {
+            Some(m) => (m.value, traffic),
+            None => (self.bandwidth_gb_s.value, Traffic::ReadWrite),
+        }
+    }
+
+    /// Arithmetic intensity (FLOP/byte) where the compute roof meets the
+    /// memory roof for `traffic`.
+    pub fn ridge_point(&self, traffic: Traffic) -> f64 {
+        self.fp32_gflop_s.value / self.memory_roof(traffic).0
     }
 }
 
@@ -75,6 +136,9 @@ fn sizes(backend: &dyn Backend) -> Sizes {
         fma_iterations: if gpu { 1024 } else { 256 },
     }
 }
+
+/// Threads of each streaming launch: 4,096 blocks of 256.
+const STREAM_THREADS: usize = 4096 * 256;
 
 fn buffer(name: &str, len: usize, init: Option<f64>) -> Arg {
     Arg::Buffer(Buffer {
@@ -153,7 +217,7 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
     let vectors = (size.stream_floats / 4) as u32;
     let stream = spec(
         "stream_copy",
-        4096,
+        (STREAM_THREADS / 256) as u32,
         256,
         vec![
             buffer("out", size.stream_floats, None),
@@ -164,6 +228,18 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
     );
     let stream_bytes = 2 * 4 * size.stream_floats as u64;
     let copy = timed(&stream)?;
+    let mut stream = stream;
+    stream.launches[0].kernel = "stream_read".into();
+    let read = timed(&stream)?;
+    // Every thread stores one float.
+    let read_bytes = 4 * (size.stream_floats + STREAM_THREADS) as u64;
+    stream.launches[0].kernel = "stream_write".into();
+    let write = timed(&stream)?;
+    let write_bytes = 4 * size.stream_floats as u64;
+    let gb_s = |bytes: u64, timing: Timing| Measured {
+        value: bytes as f64 / (timing.median_ms * 1e-3) / 1e9,
+        timing,
+    };
 
     let fma = spec(
         "fma_chains",
@@ -195,10 +271,9 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
     let launch = timed(&empty)?;
 
     Ok(Ceilings {
-        bandwidth_gb_s: Measured {
-            value: stream_bytes as f64 / (copy.median_ms * 1e-3) / 1e9,
-            timing: copy,
-        },
+        bandwidth_gb_s: gb_s(stream_bytes, copy),
+        read_gb_s: Some(gb_s(read_bytes, read)),
+        write_gb_s: Some(gb_s(write_bytes, write)),
         fp32_gflop_s: Measured {
             value: fma_flops / (arithmetic.median_ms * 1e-3) / 1e9,
             timing: arithmetic,

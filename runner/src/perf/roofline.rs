@@ -7,7 +7,7 @@
 //! Datasheet peaks (the seeds' worked examples among them) are kept apart and
 //! always labelled as such.
 
-use crate::perf::calibrate::Ceilings;
+use crate::perf::calibrate::{Ceilings, Traffic};
 use puzzle_core::spec::model::Spec;
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,10 @@ pub struct Binding {
     pub ceiling: f64,
     /// Achieved as a share of that ceiling, in percent.
     pub percent: f64,
+    /// Which stream measured a memory roof: the one whose bytes move like
+    /// the kernel's (absent from placements stored before there were three).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<Traffic>,
 }
 
 /// One timed kernel placed on the roofline.
@@ -59,29 +63,48 @@ pub fn intensity(flops: u64, bytes: u64) -> f64 {
     flops as f64 / bytes.max(1) as f64
 }
 
-/// Places a run of `spec` that took `median_ms` under `ceilings`.
+/// How `spec` must move its bytes: each input read once, each output written once.
+pub fn traffic(spec: &Spec) -> Traffic {
+    let bytes = |b: &puzzle_core::spec::model::Buffer| (b.len() * b.dtype.size()) as u64;
+    let (mut read, mut written) = (0, 0);
+    for b in spec.buffers().filter(|b| !b.scratch) {
+        if b.is_output() {
+            written += bytes(b);
+        } else {
+            read += bytes(b);
+        }
+    }
+    Traffic::of(read, written)
+}
+
+/// Places a run of `spec` that took `median_ms` under `ceilings`: below its
+/// ridge point under the memory roof its traffic matches, above it under the
+/// FP32 roof.
 pub fn place(spec: &Spec, median_ms: f64, ceilings: Option<&Ceilings>) -> Placement {
     let seconds = median_ms * 1e-3;
     let min_bytes = spec.min_bytes();
     let achieved_gb_s = min_bytes as f64 / seconds / 1e9;
     let achieved_gflop_s = spec.flops.map(|f| f as f64 / seconds / 1e9);
+    let traffic = traffic(spec);
     let binding = ceilings.map(|c| {
         let compute_bound = spec
             .flops
-            .is_some_and(|f| intensity(f, min_bytes) >= c.ridge_point());
+            .is_some_and(|f| intensity(f, min_bytes) >= c.ridge_point(traffic));
         if compute_bound {
             let ceiling = c.fp32_gflop_s.value;
             Binding {
                 roof: Roof::Compute,
                 ceiling,
                 percent: 100.0 * achieved_gflop_s.unwrap_or(0.0) / ceiling,
+                traffic: None,
             }
         } else {
-            let ceiling = c.bandwidth_gb_s.value;
+            let (ceiling, measured) = c.memory_roof(traffic);
             Binding {
                 roof: Roof::Memory,
                 ceiling,
                 percent: 100.0 * achieved_gb_s / ceiling,
+                traffic: Some(measured),
             }
         }
     });
@@ -118,8 +141,12 @@ impl Placement {
                 Roof::Memory => ("memory", "GB/s"),
                 Roof::Compute => ("compute", "GFLOP/s"),
             };
+            let of = b
+                .traffic
+                .map(|t| format!(" ({} stream)", t.label()))
+                .unwrap_or_default();
             lines.push(format!(
-                "{roof}-bound: {:.1}% of the measured {:.1} {unit}",
+                "{roof}-bound: {:.1}% of the measured {:.1} {unit}{of}",
                 b.percent, b.ceiling
             ));
         } else {
@@ -127,8 +154,8 @@ impl Placement {
         }
         if self.launch_bound == Some(true) {
             lines.push(format!(
-                "launch-bound: {} elements; the time is mostly the cost of a launch",
-                self.elements
+                "launch-bound: {}; the time is mostly the cost of a launch",
+                puzzle_core::quantity::plural(self.elements, "element")
             ));
         }
         lines
@@ -213,6 +240,8 @@ mod tests {
     fn ceilings() -> Ceilings {
         Ceilings {
             bandwidth_gb_s: measured(1000.0),
+            read_gb_s: Some(measured(1250.0)),
+            write_gb_s: Some(measured(800.0)),
             fp32_gflop_s: measured(10_000.0),
             launch_us: measured(3.0),
             stream_bytes: 0,
@@ -265,6 +294,30 @@ mod tests {
             assert_eq!(p.launch_bound, Some(launch_bound), "{flops:?}");
         }
         assert_eq!(place(&spec(4, None), 1.0, None).binding, None);
+    }
+
+    /// Each kernel is measured against the stream that moves bytes like it.
+    #[test]
+    fn memory_roof_follows_traffic() {
+        let cases = [
+            // (bytes read, bytes written, traffic, roof in GB/s)
+            (1 << 20, 4, Traffic::Read, 1250.0),
+            (4, 1 << 20, Traffic::Write, 800.0),
+            (1 << 20, 1 << 20, Traffic::ReadWrite, 1000.0),
+            (2 << 20, 1 << 20, Traffic::ReadWrite, 1000.0),
+            (10 << 20, 1 << 20, Traffic::Read, 1250.0),
+        ];
+        for (read, written, traffic, roof) in cases {
+            let t = Traffic::of(read, written);
+            assert_eq!(t, traffic, "{read} read, {written} written");
+            assert_eq!(ceilings().memory_roof(t), (roof, traffic));
+        }
+        // A recording from before the three streams: the copy stands in, and says so.
+        let old = Ceilings {
+            read_gb_s: None,
+            ..ceilings()
+        };
+        assert_eq!(old.memory_roof(Traffic::Read), (1000.0, Traffic::ReadWrite));
     }
 
     /// The seeds' worked examples, recomputed from their stated peaks.

@@ -239,6 +239,7 @@ mod tests {
             from_poison: None,
             out_of_bounds: vec![],
             judged: true,
+            abridged: None,
         };
         RunReport {
             puzzle: "p".into(),

@@ -21,23 +21,37 @@ pub fn format_values(values: &[Option<f64>]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// Buffers longer than this are shown by their first [`HEAD`] and last [`TAIL`] values.
+pub const LONG: usize = 64;
+pub const HEAD: usize = 24;
+pub const TAIL: usize = 8;
+
 /// Like [`format_values`], but a long buffer (a stress run's thousand
 /// elements) shows its head and tail only; the problems list the wrong indices.
 pub fn format_values_short(values: &[Option<f64>]) -> String {
-    const LONG: usize = 64;
-    const HEAD: usize = 24;
-    const TAIL: usize = 8;
     if values.len() <= LONG {
         return format_values(values);
     }
-    let head = format_values(&values[..HEAD]);
-    let tail = format_values(&values[values.len() - TAIL..]);
+    let mut kept = values[..HEAD].to_vec();
+    kept.extend_from_slice(&values[values.len() - TAIL..]);
+    format_head_tail(&kept, values.len() - HEAD - TAIL)
+}
+
+/// `[0.0, …, 23.0, … 68 more …, 92.0, …, 99.0] (100 values)`: `kept` holds
+/// the head and the tail, with `left_out` values between them.
+pub fn format_head_tail(kept: &[Option<f64>], left_out: usize) -> String {
+    if left_out == 0 {
+        return format_values(kept);
+    }
+    let split = kept.len().saturating_sub(TAIL);
+    let head = format_values(&kept[..split]);
+    let tail = format_values(&kept[split..]);
     format!(
         "{}, … {} more …, {} ({} values)",
         head.trim_end_matches(']'),
-        values.len() - HEAD - TAIL,
+        left_out,
         tail.trim_start_matches('['),
-        values.len()
+        kept.len() + left_out
     )
 }
 

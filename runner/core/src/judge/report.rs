@@ -1,7 +1,6 @@
 //! The result of checking one kernel: what every front end (CLI, tests,
 //! preprocessor, JSON) shows, built once from a backend's outcome.
 
-use crate::judge::format::format_values_short;
 use crate::judge::verify::{self, BufferCheck};
 use crate::kernel::cut::Variant;
 use crate::lang::Lang;
@@ -303,14 +302,9 @@ impl RunReport {
         for check in self.checks.iter().filter(|c| c.judged) {
             let label = format!("{}:", check.name);
             let width = label.len().max("expected:".len());
-            let _ = writeln!(text, "{label:width$} {}", format_values_short(&check.got));
-            let expected: Vec<Option<f64>> = check.expected.iter().copied().map(Some).collect();
-            let _ = writeln!(
-                text,
-                "{:width$} {}",
-                "expected:",
-                format_values_short(&expected)
-            );
+            let (got, expected) = check.shown_values();
+            let _ = writeln!(text, "{label:width$} {got}");
+            let _ = writeln!(text, "{:width$} {expected}", "expected:");
         }
         let _ = writeln!(
             text,

@@ -4,7 +4,7 @@
 //! as unwritten rather than compared; a write into a buffer's guard band is
 //! reported as out of bounds, by buffer and index.
 
-use crate::judge::format::format_value;
+use crate::judge::format::{HEAD, LONG, TAIL, format_head_tail, format_value, format_values_short};
 use crate::run::outcome::OutputData;
 use crate::spec::model::{Buffer, Spec};
 use serde::{Deserialize, Serialize};
@@ -33,6 +33,25 @@ pub struct BufferCheck {
     /// False for an input or scratch buffer, whose guard bands alone are checked.
     #[serde(default = "yes")]
     pub judged: bool,
+    /// Set when the lists above keep only part of the buffer (a recording):
+    /// see [`BufferCheck::abridge`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abridged: Option<Abridged>,
+}
+
+/// What an abridged check left out, so that it still reads like the whole:
+/// `got` and `expected` keep the first [`HEAD`] and last [`TAIL`] values, the
+/// index lists their first entries, and this keeps the exact counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Abridged {
+    /// Values left out between the head and the tail.
+    pub left_out: usize,
+    pub wrong: usize,
+    pub unwritten: usize,
+    pub from_poison: usize,
+    pub out_of_bounds: usize,
+    /// The first wrong element's value and expected value, wherever it lies.
+    pub first_wrong: Option<(Option<f64>, f64)>,
 }
 
 fn yes() -> bool {
@@ -64,6 +83,90 @@ impl BufferCheck {
         self.shape.iter().product()
     }
 
+    /// Keeps the head and tail of a long buffer's values and the first
+    /// `listed` entries of each index list, with exact counts of the rest: a
+    /// recording of a 16,384-element output then shows what a local run shows
+    /// (head, tail, total, how many are wrong) in a few hundred bytes.
+    pub fn abridge(&mut self, listed: usize) {
+        let long = self.got.len() > LONG || self.expected.len() > LONG;
+        let lists = [
+            self.wrong.len(),
+            self.unwritten.len(),
+            self.from_poison.as_ref().map_or(0, Vec::len),
+            self.out_of_bounds.len(),
+        ];
+        if self.abridged.is_some() || (!long && lists.iter().all(|&n| n <= listed)) {
+            return;
+        }
+        let first_wrong = self.wrong.first().map(|&i| {
+            let got = self.got.get(i).copied().flatten();
+            (got, self.expected.get(i).copied().unwrap_or(f64::NAN))
+        });
+        let left_out = if long {
+            let left_out = self.got.len().saturating_sub(HEAD + TAIL);
+            head_and_tail(&mut self.got);
+            head_and_tail(&mut self.expected);
+            left_out
+        } else {
+            0
+        };
+        let [wrong, unwritten, from_poison, out_of_bounds] = lists;
+        self.wrong.truncate(listed);
+        self.unwritten.truncate(listed);
+        if let Some(list) = &mut self.from_poison {
+            list.truncate(listed);
+        }
+        self.out_of_bounds.truncate(listed);
+        self.abridged = Some(Abridged {
+            left_out,
+            wrong,
+            unwritten,
+            from_poison,
+            out_of_bounds,
+            first_wrong,
+        });
+    }
+
+    /// Elements never written, counted in full even where the list was abridged.
+    pub fn unwritten_count(&self) -> usize {
+        self.abridged
+            .as_ref()
+            .map_or(self.unwritten.len(), |a| a.unwritten)
+    }
+
+    fn wrong_count(&self) -> usize {
+        self.abridged.as_ref().map_or(self.wrong.len(), |a| a.wrong)
+    }
+
+    fn from_poison_count(&self) -> usize {
+        self.abridged.as_ref().map_or_else(
+            || self.from_poison.as_ref().map_or(0, Vec::len),
+            |a| a.from_poison,
+        )
+    }
+
+    fn out_of_bounds_count(&self) -> usize {
+        self.abridged
+            .as_ref()
+            .map_or(self.out_of_bounds.len(), |a| a.out_of_bounds)
+    }
+
+    /// The values as they are shown: `[0.0, 1.0, …, 99.0] (100 values)` for a
+    /// long buffer, whole or abridged alike.
+    pub fn shown_values(&self) -> (String, String) {
+        let expected: Vec<Option<f64>> = self.expected.iter().copied().map(Some).collect();
+        match &self.abridged {
+            Some(a) if a.left_out > 0 => (
+                format_head_tail(&self.got, a.left_out),
+                format_head_tail(&expected, a.left_out),
+            ),
+            _ => (
+                format_values_short(&self.got),
+                format_values_short(&expected),
+            ),
+        }
+    }
+
     /// Elements never written, and the usual reasons.
     pub fn unwritten_problem(&self) -> Option<String> {
         if self.unwritten.is_empty() {
@@ -71,10 +174,10 @@ impl BufferCheck {
         }
         let head = format!(
             "{} of {} elements of `{}` were never written: {}.",
-            self.unwritten.len(),
+            self.unwritten_count(),
             self.len(),
             self.name,
-            self.indices(&self.unwritten)
+            self.indices(&self.unwritten, self.unwritten_count())
         );
         let why = if self.from_poison.is_some() {
             // The checker saw every store: nothing was stored to these.
@@ -98,26 +201,19 @@ impl BufferCheck {
              they started with, so they still hold it: {}. Something read an element before \
              anything set it (`out[i] += …` reads out[i] first; outputs start as NaN, and NaN \
              plus anything is NaN), or read past the end of an input (guard bands hold poison too)",
-            elements.len(),
+            self.from_poison_count(),
             self.len(),
             self.name,
-            self.indices(elements)
+            self.indices(elements, self.from_poison_count())
         ))
     }
 
     /// Elements written with the wrong value, the first one spelled out.
     pub fn wrong_problem(&self) -> Option<String> {
         let &first = self.wrong.first()?;
-        // A recording keeps no values of a long buffer, only which elements were wrong.
-        let (Some(got), Some(want)) = (self.got.get(first), self.expected.get(first)) else {
-            return Some(format!(
-                "{} of {} elements of `{}` are wrong: {} (the recording keeps no values of a \
-                 buffer this long)",
-                self.wrong.len(),
-                self.len(),
-                self.name,
-                self.indices(&self.wrong)
-            ));
+        let (got, want) = match &self.abridged {
+            Some(a) => a.first_wrong?,
+            None => (*self.got.get(first)?, *self.expected.get(first)?),
         };
         let got = got.unwrap_or_default();
         // GPUs replace a NaN's payload with their own, so a value computed from
@@ -131,13 +227,13 @@ impl BufferCheck {
         };
         Some(format!(
             "{} of {} elements of `{}` are wrong: {} (first: {} is {}, expected {}){why}",
-            self.wrong.len(),
+            self.wrong_count(),
             self.len(),
             self.name,
-            self.indices(&self.wrong),
+            self.indices(&self.wrong, self.wrong_count()),
             self.index(first),
             format_value(got),
-            format_value(*want)
+            format_value(want)
         ))
     }
 
@@ -148,7 +244,9 @@ impl BufferCheck {
                 "out-of-bounds write: `{}` has {} elements, but something wrote index {}",
                 self.name,
                 self.len(),
-                list(&self.out_of_bounds, |i| i.to_string())
+                list(&self.out_of_bounds, self.out_of_bounds_count(), |i| {
+                    i.to_string()
+                })
             )
         })
     }
@@ -175,16 +273,26 @@ impl BufferCheck {
         format!("{}[{}]", self.name, coords.join(", "))
     }
 
-    fn indices(&self, flat: &[usize]) -> String {
-        list(flat, |i| self.index(i))
+    /// The first few of `flat`, which stands for `count` elements in all.
+    fn indices(&self, flat: &[usize], count: usize) -> String {
+        list(flat, count, |i| self.index(i))
     }
 }
 
-fn list<T: Copy>(items: &[T], show: impl Fn(T) -> String) -> String {
+/// Keeps the first [`HEAD`] and the last [`TAIL`] of `values`.
+fn head_and_tail<T: Copy>(values: &mut Vec<T>) {
+    if values.len() > HEAD + TAIL {
+        values.drain(HEAD..values.len() - TAIL);
+    }
+}
+
+/// The first few of `items`, which stand for `count` in all.
+fn list<T: Copy>(items: &[T], count: usize, show: impl Fn(T) -> String) -> String {
     const SHOWN: usize = 8;
     let mut text: Vec<String> = items.iter().take(SHOWN).map(|&i| show(i)).collect();
-    if items.len() > SHOWN {
-        text.push(format!("… {} more", items.len() - SHOWN));
+    let count = count.max(items.len());
+    if count > text.len() {
+        text.push(format!("… {} more", count - text.len()));
     }
     text.join(", ")
 }
@@ -228,6 +336,7 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
                 from_poison: None,
                 out_of_bounds: data.out_of_bounds.clone(),
                 judged: false,
+                abridged: None,
             })
         })
 }
@@ -246,6 +355,7 @@ fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
         from_poison,
         out_of_bounds: data.out_of_bounds.clone(),
         judged: true,
+        abridged: None,
     }
 }
 
@@ -285,6 +395,10 @@ impl BufferCheck {
     /// values say: a stored check (a cached result) that was edited, or
     /// that belongs to other values, does not hold up.
     pub fn holds_up(&self) -> bool {
+        // Only a recording is abridged; a stored whole result never is.
+        if self.abridged.is_some() {
+            return false;
+        }
         if !self.judged {
             return self.got.is_empty() && self.expected.is_empty();
         }
@@ -319,6 +433,7 @@ pub fn check_sample(
         from_poison: None,
         out_of_bounds: data.map(|d| d.out_of_bounds.clone()).unwrap_or_default(),
         judged: true,
+        abridged: None,
     };
     let mut problems = Vec::new();
     for &(i, want) in sample {

@@ -40,14 +40,36 @@ impl std::error::Error for Located {}
 
 /// Shows a path relative to the current directory when it lies below it, so
 /// messages stay short and clickable in a terminal.
+/// `src/fundamentals/../../kernels/x.cu` is shown as `kernels/x.cu`: a
+/// chapter's include is resolved from the chapter's folder, but a reader
+/// looks for the file from the book's root.
 pub fn display_path(path: &Path) -> String {
+    let path = lexically_normal(path);
     let relative = std::env::current_dir()
         .ok()
         .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
-    relative
-        .unwrap_or_else(|| path.to_path_buf())
-        .display()
-        .to_string()
+    relative.unwrap_or(path).display().to_string()
+}
+
+/// `a/b/../c` as `a/c`, without asking the file system (the path may name a
+/// chapter's virtual file). A `..` with nothing left to drop is kept.
+fn lexically_normal(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -87,6 +109,22 @@ impl LineIndex {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn paths_are_shown_without_dot_dot() {
+        for (path, shown) in [
+            (
+                "src/fundamentals/../../kernels/p03/add.cu",
+                "kernels/p03/add.cu",
+            ),
+            ("./kernels/x.cu", "kernels/x.cu"),
+            ("../outside.cu", "../outside.cu"),
+            ("/a/../b.cu", "/b.cu"),
+        ] {
+            assert_eq!(display_path(Path::new(path)), shown, "{path}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -73,7 +73,7 @@ impl SimBackend {
     /// The settings that change results are part of the device label (and so of cache keys).
     fn label(&mut self) {
         self.info.api = format!(
-            "naga, schedule seed {}, subgroups of {}",
+            "naga, interleaving {}, subgroups of {}",
             self.seed, self.subgroup_size
         );
     }

@@ -12,6 +12,33 @@ extern "C" __global__ void stream_copy(float* out, const float* in, unsigned int
     }
 }
 
+// Reading only: every thread sums its 16-byte vectors, grid-stride, and
+// stores one float, so the bytes written are a fraction of a percent of those
+// read. A reduction or a dot product moves bytes this way.
+extern "C" __global__ void stream_read(float* out, const float* in, unsigned int vectors) {
+    const float4* src = reinterpret_cast<const float4*>(in);
+    unsigned int stride = gridDim.x * blockDim.x;
+    unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (unsigned int i = first; i < vectors; i += stride) {
+        float4 v = src[i];
+        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+    }
+    out[first] = (sum.x + sum.y) + (sum.z + sum.w);
+}
+
+// Writing only: every thread stores 16-byte vectors, grid-stride, and reads
+// nothing but one value to store.
+extern "C" __global__ void stream_write(float* out, const float* in, unsigned int vectors) {
+    float4* dst = reinterpret_cast<float4*>(out);
+    float v = in[0];
+    float4 value = make_float4(v, v, v, v);
+    unsigned int stride = gridDim.x * blockDim.x;
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+        dst[i] = value;
+    }
+}
+
 // Arithmetic: eight independent FMA chains per thread keep every FP32 pipe
 // busy, four steps of each per iteration (32 FMAs) so loop bookkeeping stays
 // negligible; the sum is stored so the compiler cannot drop the work.

@@ -17,6 +17,34 @@ fn stream_copy(
     }
 }
 
+// Reading only: each invocation sums its vectors, grid-stride, and stores one
+// float, a fraction of a percent of the bytes read.
+@compute @workgroup_size(256)
+fn stream_read(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let stride = groups.x * 256u;
+    var sum = vec4<f32>(0.0);
+    for (var i = gid.x; i < count; i += stride) {
+        sum += src[i];
+    }
+    out[gid.x / 4u][gid.x % 4u] = (sum.x + sum.y) + (sum.z + sum.w);
+}
+
+// Writing only: 16-byte stores, grid-stride, of one value read once.
+@compute @workgroup_size(256)
+fn stream_write(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let stride = groups.x * 256u;
+    let value = vec4<f32>(src[0].x);
+    for (var i = gid.x; i < count; i += stride) {
+        out[i] = value;
+    }
+}
+
 // Arithmetic: eight independent FMA chains per invocation, four steps of each
 // per iteration (32 FMAs, written out: naga bounds every loop with a counter,
 // which would otherwise cost as much as the work). The sum is stored so the

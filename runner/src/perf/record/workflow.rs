@@ -188,23 +188,16 @@ fn is_chosen(only: &[String], id: &str) -> bool {
     only.is_empty() || only.iter().any(|o| o == id)
 }
 
-/// Buffers longer than this keep no values in a recording.
-const RECORDED_VALUES: usize = 64;
+/// Index lists in a recording keep this many entries, with exact counts.
+const RECORDED_INDICES: usize = 64;
 
-/// A report as a recording keeps it: every verdict, message, shape and time,
-/// but no output values or index lists beyond [`RECORDED_VALUES`]. A page
-/// shows a recorded run's time and status, never its values (those come from
-/// the run on the machine building the book), and the performance chapters'
-/// 16,384-element outputs would otherwise make each file megabytes.
+/// A report as a recording keeps it: every verdict, message, shape, time and
+/// count, and of a long output its head and tail (what a page shows of a
+/// local run too). The performance chapters' 16,384-element outputs would
+/// otherwise make each file megabytes.
 fn slim(mut report: RunReport) -> RunReport {
     for check in &mut report.checks {
-        if check.got.len() > RECORDED_VALUES {
-            check.got.clear();
-            check.expected.clear();
-        }
-        check.wrong.truncate(RECORDED_VALUES);
-        check.unwritten.truncate(RECORDED_VALUES);
-        check.out_of_bounds.truncate(RECORDED_VALUES);
+        check.abridge(RECORDED_INDICES);
     }
     report
 }
@@ -307,35 +300,52 @@ mod tests {
     use super::*;
 
     #[test]
-    fn recordings_keep_small_outputs_only() {
-        let check = |n: usize| puzzle_core::judge::verify::BufferCheck {
+    fn recordings_keep_head_tail_and_counts() {
+        let check = |n: usize, unwritten: usize| puzzle_core::judge::verify::BufferCheck {
             name: "out".into(),
             shape: vec![n],
-            got: vec![None; n],
-            expected: vec![0.0; n],
+            got: (0..n)
+                .map(|i| (i >= unwritten).then_some(i as f64))
+                .collect(),
+            expected: (0..n).map(|i| i as f64).collect(),
             wrong: vec![],
-            unwritten: (0..n).collect(),
+            unwritten: (0..unwritten).collect(),
             from_poison: None,
             out_of_bounds: vec![],
             judged: true,
+            abridged: None,
         };
         let mut report: RunReport =
             serde_json::from_str(r#"{"puzzle":"p","lang":"wgsl","variant":"solution","backend":"wgpu","device":null,"status":"fail","diagnostics":[],"message":null,"timing":null,"checks":[]}"#)
                 .unwrap();
-        report.checks = vec![check(8), check(1000)];
+        let whole = [check(8, 8), check(1000, 192)];
+        report.checks = whole.to_vec();
         let slim = slim(report);
         let (small, large) = (&slim.checks[0], &slim.checks[1]);
-        assert_eq!((small.got.len(), small.unwritten.len()), (8, 8));
-        assert_eq!((large.got.len(), large.expected.len()), (0, 0));
-        assert_eq!(large.shape, [1000]);
-        assert_eq!(large.unwritten.len(), RECORDED_VALUES);
+        // A short output is kept whole.
+        assert_eq!(small, &whole[0]);
+        // A long one reads as the whole does: same values shown, same problems.
+        assert_eq!(large.shown_values(), whole[1].shown_values());
+        assert_eq!(large.problems(), whole[1].problems());
+        assert!(
+            large.problems()[0].starts_with("192 of 1000 elements"),
+            "{:?}",
+            large.problems()
+        );
+        assert!(large.got.len() < 64 && large.unwritten.len() <= RECORDED_INDICES);
         assert!(!large.passed(), "the verdict survives");
-        // A slimmed buffer with wrong elements still says so, without its values.
-        let mut wrong = large.clone();
+        // The first wrong value is kept even when it lies in the part left out.
+        let mut wrong = whole[1].clone();
         wrong.unwritten.clear();
-        wrong.wrong = vec![3, 4];
-        let problems = wrong.problems();
-        assert!(problems[0].contains("2 of 1000 elements"), "{problems:?}");
-        assert!(problems[0].contains("keeps no values"), "{problems:?}");
+        wrong.got = (0..1000).map(|i| Some(i as f64)).collect();
+        wrong.got[500] = Some(-1.0);
+        wrong.wrong = vec![500];
+        let want = wrong.problems();
+        wrong.abridge(RECORDED_INDICES);
+        assert_eq!(wrong.problems(), want);
+        assert!(
+            want[0].contains("first: out[500] is -1.0, expected 500.0"),
+            "{want:?}"
+        );
     }
 }
