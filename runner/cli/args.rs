@@ -6,7 +6,8 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use runner::backend::cuda::sanitize::Sanitizer;
-use std::path::PathBuf;
+use runner::book::load::DiscoverError;
+use std::path::{Path, PathBuf};
 
 /// `--backend`: where a kernel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -90,12 +91,27 @@ pub fn timing_backend(backend: BackendArg, command: &str) -> Result<BackendKind>
     Ok(kind)
 }
 
-/// The book at `dir`, or the one that holds the current folder.
+/// Where the book is when `--book` does not say and no book holds the
+/// current folder: `bin/runner` (and the `runner` that `.ci/setup` puts on
+/// the PATH) sets it to its checkout, so `runner` works from any folder.
+pub const BOOK_ENV: &str = "GPU_PUZZLES_BOOK";
+
+/// The book's folder: `--book`, else the book that holds `cwd`, else `fallback` ([`BOOK_ENV`]).
+pub fn book_dir(flag: Option<PathBuf>, cwd: &Path, fallback: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(dir) = flag {
+        return Ok(dir);
+    }
+    match (runner::book::load::discover(cwd), fallback) {
+        (Ok(found), _) => Ok(found),
+        (Err(DiscoverError::NoBook(_)), Some(dir)) if !dir.as_os_str().is_empty() => Ok(dir),
+        (Err(e), _) => Err(e.into()),
+    }
+}
+
+/// The book at `dir`, or the one that holds the current folder, or [`BOOK_ENV`]'s.
 pub fn load_book(dir: Option<PathBuf>) -> Result<Book> {
-    let root = match dir {
-        Some(dir) => dir,
-        None => runner::book::load::discover(&std::env::current_dir()?)?,
-    };
+    let fallback = std::env::var_os(BOOK_ENV).map(PathBuf::from);
+    let root = book_dir(dir, &std::env::current_dir()?, fallback)?;
     runner::book::load::load(&root).map_err(|errors| {
         let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
         anyhow::anyhow!(
@@ -109,6 +125,76 @@ pub fn load_book(dir: Option<PathBuf>) -> Result<Book> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (case, --book, the current folder, GPU_PUZZLES_BOOK, the book or the error's words)
+    #[test]
+    fn book_dir_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("book");
+        let inside = book.join("src/deep");
+        let outside = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(book.join("book.toml"), "[book]\n").unwrap();
+        let other = dir.path().join("other");
+        let book = book.canonicalize().unwrap();
+        type Case<'a> = (
+            &'a str,
+            Option<&'a Path>,
+            &'a Path,
+            Option<&'a Path>,
+            Result<&'a Path, &'a str>,
+        );
+        let cases: [Case; 5] = [
+            (
+                "--book wins",
+                Some(&other),
+                &inside,
+                Some(&other),
+                Ok(&other),
+            ),
+            (
+                "the book around the folder",
+                None,
+                &inside,
+                Some(&other),
+                Ok(&book),
+            ),
+            (
+                "no book around: the fallback",
+                None,
+                &outside,
+                Some(&other),
+                Ok(&other),
+            ),
+            (
+                "no book, no fallback",
+                None,
+                &outside,
+                None,
+                Err("no book.toml in"),
+            ),
+            (
+                "an empty fallback is none",
+                None,
+                &outside,
+                Some(Path::new("")),
+                Err("--book DIR"),
+            ),
+        ];
+        for (name, flag, cwd, fallback, want) in cases {
+            let got = book_dir(
+                flag.map(Path::to_path_buf),
+                cwd,
+                fallback.map(Path::to_path_buf),
+            );
+            match (got, want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{name}"),
+                (Err(got), Err(words)) => assert!(got.to_string().contains(words), "{name}: {got}"),
+                (got, want) => panic!("{name}: {got:?}, not {want:?}"),
+            }
+        }
+    }
 
     /// (--lang, --backend, the language and backend, or the error's words)
     #[test]

@@ -12,12 +12,13 @@ use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::display_path;
 use runner::book::load::BookFiles;
 use runner::learner::check::check;
+use runner::learner::default_lang::Facts;
 use runner::learner::order::{learning_order, next_unsolved};
 use runner::learner::progress::{Mark, ProgressFile, Saved};
 use runner::learner::workspace::Workspace;
 use runner::run::runner::Runner;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// What every learner's command works on.
 pub struct Learner {
@@ -103,38 +104,51 @@ pub fn learner_runner(timeout: Duration) -> Runner {
     })
 }
 
-/// The language to check `puzzle` in when the learner did not say: among
-/// the languages this machine can run, the learner's most recently saved
-/// copy (WGSL on a tie); if none can run, the most recently saved copy.
-pub fn best_lang(learner: &Learner, runner: &Runner, puzzle: &Puzzle) -> Result<Lang> {
-    let langs: Vec<Lang> = [Lang::Wgsl, Lang::Cuda]
-        .into_iter()
-        .filter(|&l| puzzle.kernel(l).is_some())
+/// The language to work in when the learner did not say, by the one rule
+/// of [`runner::learner::default_lang`]: for `puzzle`, or, before a puzzle
+/// is chosen (`runner watch` with none named), for the whole workspace.
+pub fn default_lang(learner: &Learner, runner: &Runner, puzzle: Option<&Puzzle>) -> Result<Lang> {
+    let offered: Vec<Lang> = match puzzle {
+        Some(p) => Lang::ALL
+            .into_iter()
+            .filter(|&l| p.kernel(l).is_some())
+            .collect(),
+        None => Lang::ALL.to_vec(),
+    };
+    // WGSL "runs" on the CPU checker where there is no GPU adapter, as a check would run it.
+    let runnable = offered
+        .iter()
+        .copied()
+        .filter(|&l| {
+            runner
+                .backend(runner.default_backend(l))
+                .is_ok_and(|b| b.runs_kernels())
+        })
         .collect();
-    let runs = |l: Lang| {
-        runner
-            .backend(BackendKind::for_lang(l))
-            .is_ok_and(|b| b.runs_kernels())
-    };
-    let saved = |l: Lang| {
-        std::fs::metadata(learner.workspace.file(puzzle, l))
-            .and_then(|m| m.modified())
-            .unwrap_or(SystemTime::UNIX_EPOCH)
-    };
-    let runnable: Vec<Lang> = langs.iter().copied().filter(|&l| runs(l)).collect();
-    let pool = if runnable.is_empty() {
-        &langs
+    let changed_here = puzzle.map_or(Vec::new(), |p| {
+        offered
+            .iter()
+            .filter_map(|&l| Some((l, learner.workspace.changed_at(p, l)?)))
+            .collect()
+    });
+    // The rest of the workspace matters only when this puzzle has no change:
+    // a change of its own decides, or, in a language that cannot run here,
+    // leaves only the other. So `check --all` reads it for untouched puzzles only.
+    let changed_last = if changed_here.is_empty() {
+        learner.workspace.changed_last(&learner.book)
     } else {
-        &runnable
+        None
     };
-    // Later saves win; a tie (both untouched) keeps the first, WGSL.
-    let mut best: Option<Lang> = None;
-    for &l in pool {
-        if best.is_none_or(|b| saved(l) > saved(b) + Duration::from_secs(1)) {
-            best = Some(l);
-        }
-    }
-    best.with_context(|| format!("`{}` has no kernel to complete", puzzle.id()))
+    let facts = Facts {
+        offered,
+        runnable,
+        changed_here,
+        changed_last,
+    };
+    runner::learner::default_lang::default_lang(&facts).with_context(|| match puzzle {
+        Some(p) => format!("`{}` has no kernel to complete", p.id()),
+        None => "the book has no kernel to complete".to_string(),
+    })
 }
 
 /// Checks one puzzle's learner's file, records the verdict, and says what comes next.
@@ -150,7 +164,7 @@ pub fn check_one(
 ) -> Result<CheckReport> {
     let lang = match lang {
         Some(l) => l,
-        None => best_lang(learner, runner, puzzle)?,
+        None => default_lang(learner, runner, Some(puzzle))?,
     };
     if let Err(e) = puzzle.require_kernel(lang) {
         bail!("{}", e.message);

@@ -1,5 +1,5 @@
 //! The learner's loop, end to end on the real book: `runner check` (text and
-//! JSON), `hint`, `progress`, `reset` and `watch`, each in a workspace of
+//! JSON), `hint`, `progress`, `reset`, `list` and `watch`, each in a workspace of
 //! its own in a temporary folder.
 //!
 //! Checks that need WGSL to run are skipped, by name and with the reason,
@@ -302,6 +302,54 @@ fn cuda_says_what_it_can_do_here() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `runner list` and `runner progress` show the puzzles in one order, the
+/// book's (chapters as SUMMARY.md lists them, puzzles as their chapter
+/// declares them; not by id, which puts p11_conv_2d first), and `progress`
+/// explains its marks under the table.
+fn list_and_progress_follow_the_book() -> Result<(), Failed> {
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let reading: Vec<&str> = runner::learner::order::learning_order(&book)
+        .iter()
+        .map(|p| p.id())
+        .collect();
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join(".learner");
+    let (code, list, err) = cli(&ws, &["list"], &[]);
+    assert_eq!(code, 0, "{err}");
+    let listed: Vec<&str> = list
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(listed, reading, "{list}");
+    let at = |id: &str| listed.iter().position(|&l| l == id);
+    assert!(
+        at("p11_conv_simple") < at("p11_conv_2d") && at("p11_conv_2d").is_some(),
+        "the chapter's order, not the ids': {list}"
+    );
+    let (code, progress, err) = cli(&ws, &["progress"], &[]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = progress
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|id| book.find(id).is_ok())
+        .collect();
+    assert_eq!(rows, reading, "{progress}");
+    let last_row = progress
+        .lines()
+        .position(|l| l.starts_with(reading[reading.len() - 1]));
+    let legend = progress
+        .lines()
+        .nth(last_row.unwrap_or(0) + 1)
+        .unwrap_or_default();
+    for mark in ["✔ passes", "✘ fails", "compiles", "· ", "– ", "tips"] {
+        assert!(
+            legend.contains(mark),
+            "{mark:?} not in the legend under the table:\n{progress}"
+        );
+    }
+    Ok(())
+}
+
 /// `runner watch`, piped: every save is checked, and a pass moves on.
 fn watch_follows_saves() -> Result<(), Failed> {
     let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
@@ -414,6 +462,10 @@ fn main() {
                 .with_ignored_flag(true),
         })
         .collect();
+    trials.push(Trial::test(
+        "cli::list_and_progress_follow_the_book",
+        list_and_progress_follow_the_book,
+    ));
     trials.push(Trial::test(
         "cli::cuda_says_what_it_can_do_here",
         cuda_says_what_it_can_do_here,

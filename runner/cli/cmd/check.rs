@@ -34,7 +34,8 @@ pub struct CheckArgs {
     /// Every puzzle, in reading order, with a progress bar.
     #[arg(long, conflicts_with = "puzzle")]
     all: bool,
-    /// Default: the language this machine runs whose copy you saved last.
+    /// Default: of the languages this machine runs, that of the copy you
+    /// changed last (this puzzle's, else any puzzle's); WGSL before any change.
     #[arg(long, value_enum)]
     lang: Option<LangArg>,
     /// Where to run it (default: the backend that runs the language here);

@@ -18,20 +18,76 @@ pub fn execute(book: Book, workspace: Option<PathBuf>) -> Result<ExitCode> {
     progress(&Learner::open(book, workspace)?)
 }
 
+/// What a cell of the table shows for one puzzle in one language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cell {
+    Pass,
+    Fail,
+    Compiles,
+    Unchecked,
+    NoKernel,
+}
+
+impl Cell {
+    /// Every cell, in the order the legend explains them.
+    const ALL: [Cell; 5] = [
+        Cell::Pass,
+        Cell::Fail,
+        Cell::Compiles,
+        Cell::Unchecked,
+        Cell::NoKernel,
+    ];
+
+    fn of(has_kernel: bool, mark: Option<Mark>) -> Cell {
+        match (has_kernel, mark) {
+            (false, _) => Cell::NoKernel,
+            (true, Some(Mark::Pass)) => Cell::Pass,
+            (true, Some(Mark::Fail)) => Cell::Fail,
+            (true, Some(Mark::Compiles)) => Cell::Compiles,
+            (true, None) => Cell::Unchecked,
+        }
+    }
+
+    /// (the mark, its colour, what it means in the legend)
+    fn looks(self) -> (&'static str, Option<AnsiColor>, &'static str) {
+        match self {
+            Cell::Pass => ("✔ passes", Some(AnsiColor::Green), "your last check passed"),
+            Cell::Fail => ("✘ fails", Some(AnsiColor::Red), "it failed"),
+            Cell::Compiles => (
+                "compiles",
+                Some(AnsiColor::Yellow),
+                "compiled, not run (no NVIDIA GPU here)",
+            ),
+            Cell::Unchecked => ("·", None, "not checked yet"),
+            Cell::NoKernel => ("–", None, "no kernel in that language"),
+        }
+    }
+}
+
+/// One line under the table: every mark it can show, and the tips column.
+fn legend() -> String {
+    let marks: Vec<String> = Cell::ALL
+        .iter()
+        .map(|c| {
+            let (mark, _, meaning) = c.looks();
+            // A word is followed by a colon; a lone symbol reads without one.
+            let colon = if mark.chars().any(char::is_alphabetic) {
+                ":"
+            } else {
+                ""
+            };
+            format!("{mark}{colon} {meaning}")
+        })
+        .collect();
+    format!("{}; tips: shown/all", marks.join("; "))
+}
+
 /// `runner progress`: which puzzles pass, in which language.
 fn progress(learner: &Learner) -> Result<ExitCode> {
     let progress = learner.progress.load()?;
     let cell = |p: &Puzzle, lang: Lang| -> (String, usize) {
-        let (text, colour) = if p.kernel(lang).is_none() {
-            ("–", None)
-        } else {
-            match progress.mark(p.id(), lang) {
-                Some(Mark::Pass) => ("✔ passes", Some(AnsiColor::Green)),
-                Some(Mark::Fail) => ("✘ fails", Some(AnsiColor::Red)),
-                Some(Mark::Compiles) => ("compiles", Some(AnsiColor::Yellow)),
-                None => ("·", None),
-            }
-        };
+        let (text, colour, _) =
+            Cell::of(p.kernel(lang).is_some(), progress.mark(p.id(), lang)).looks();
         let width = text.chars().count();
         let styled = colour.map_or(text.to_string(), |c| bold(c, text));
         (styled, width)
@@ -40,10 +96,17 @@ fn progress(learner: &Learner) -> Result<ExitCode> {
         format!("{text}{}", " ".repeat(to.saturating_sub(width)))
     };
     let order = learning_order(&learner.book);
+    // Wide enough for the longest id, so every row lines up.
+    let id_width = order
+        .iter()
+        .map(|p| p.id().len())
+        .max()
+        .unwrap_or(0)
+        .max(22);
     let mut text = format!(
         "{}\n",
         dim(&format!(
-            "{:<22} {:<36} {:<10} {:<10} tips",
+            "{:<id_width$} {:<36} {:<10} {:<10} tips",
             "puzzle", "title", "WGSL", "CUDA C"
         ))
     );
@@ -51,7 +114,7 @@ fn progress(learner: &Learner) -> Result<ExitCode> {
         let hints = p.spec.raw.hints.len();
         let _ = writeln!(
             text,
-            "{:<22} {:<36} {} {} {}/{hints}",
+            "{:<id_width$} {:<36} {} {} {}/{hints}",
             p.id(),
             truncate(p.title(), 36),
             pad(cell(p, Lang::Wgsl), 10),
@@ -59,6 +122,7 @@ fn progress(learner: &Learner) -> Result<ExitCode> {
             progress.hints_shown(p.id()),
         );
     }
+    let _ = writeln!(text, "{}", dim(&legend()));
     for lang in [Lang::Wgsl, Lang::Cuda] {
         let with_kernel = order.iter().filter(|p| p.kernel(lang).is_some()).count();
         let solved = order
@@ -85,5 +149,44 @@ fn truncate(text: &str, width: usize) -> String {
     } else {
         let cut: String = text.chars().take(width - 1).collect();
         format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever a cell can show, the legend explains: every kernel state
+    /// (none, or each verdict a check records) gives a mark named in it.
+    #[test]
+    fn the_legend_names_every_mark_the_table_can_show() {
+        let legend = legend();
+        assert!(!legend.contains('\n'), "one line: {legend}");
+        let marks = [
+            None,
+            Some(Mark::Pass),
+            Some(Mark::Fail),
+            Some(Mark::Compiles),
+        ];
+        let mut seen = Vec::new();
+        for has_kernel in [true, false] {
+            for mark in marks {
+                let cell = Cell::of(has_kernel, mark);
+                let (text, _, meaning) = cell.looks();
+                assert!(
+                    legend.contains(&format!("{text}: {meaning}"))
+                        || legend.contains(&format!("{text} {meaning}")),
+                    "{cell:?} ({text:?}) is not explained in: {legend}"
+                );
+                seen.push(cell);
+            }
+        }
+        for cell in Cell::ALL {
+            assert!(
+                seen.contains(&cell),
+                "{cell:?} can never be shown, yet is explained"
+            );
+        }
+        assert!(legend.contains("tips: "), "{legend}");
     }
 }

@@ -9,7 +9,7 @@
 //! it), so after a hang the watch starts itself afresh in the same terminal.
 
 use crate::args::{BackendArg, LangArg, lang_and_backend, sanitizing};
-use crate::learner::{Learner, best_lang, check_one, learner_runner};
+use crate::learner::{Learner, check_one, default_lang, learner_runner};
 use crate::term::{self, dim};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -108,12 +108,24 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
     let mut runner = fresh_runner();
     let order = learning_order(&learner.book);
     let progress = learner.progress.load().unwrap_or_default();
-    let first = match &options.puzzle {
-        Some(id) => learner.puzzle(id)?,
+    // A named puzzle: the language as `check` would take it. None named: the
+    // workspace's language, and its first unsolved puzzle.
+    let (first, lang) = match &options.puzzle {
+        Some(id) => {
+            let puzzle = learner.puzzle(id)?;
+            let lang = match options.lang {
+                Some(l) => l,
+                None => default_lang(learner, &runner, Some(puzzle))?,
+            };
+            (puzzle, lang)
+        }
         None => {
-            let lang = options.lang.unwrap_or(Lang::Wgsl);
+            let lang = match options.lang {
+                Some(l) => l,
+                None => default_lang(learner, &runner, None)?,
+            };
             match next_unsolved(&order, None, lang, |id| progress.solved(id, lang)) {
-                Some(p) => p,
+                Some(p) => (p, lang),
                 None => {
                     println!(
                         "Every puzzle with a {} kernel is solved. Name one to watch it anyway: `runner watch p03_guard`.",
@@ -123,10 +135,6 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
                 }
             }
         }
-    };
-    let lang = match options.lang {
-        Some(l) => l,
-        None => best_lang(learner, &runner, first)?,
     };
     let mut current = Current {
         puzzle: first,

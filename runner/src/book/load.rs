@@ -17,7 +17,7 @@ pub enum DiscoverError {
         source: std::io::Error,
     },
     #[error(
-        "no book.toml in {0} or above it: run this inside the GPU Puzzles checkout, or pass --book DIR"
+        "no book.toml in {0} or above it: run this inside the GPU Puzzles checkout, pass --book DIR, or set GPU_PUZZLES_BOOK=DIR"
     )]
     NoBook(PathBuf),
 }

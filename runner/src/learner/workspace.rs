@@ -10,6 +10,7 @@ use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 /// The folder, relative to the book, that holds the learner's copies.
 pub const DIR: &str = ".learner";
@@ -79,6 +80,36 @@ impl Workspace {
         std::fs::create_dir_all(path.parent().unwrap_or(&self.root))?;
         std::fs::write(&path, skeleton)?;
         Ok(backup)
+    }
+
+    /// When the learner last saved their copy of `puzzle` in `lang`, if it
+    /// differs from the skeleton (a missing, unreadable or untouched copy,
+    /// or one reset, is `None`: the workspace wrote it, not the learner).
+    pub fn changed_at(&self, puzzle: &Puzzle, lang: Lang) -> Option<SystemTime> {
+        let kernel = puzzle.kernel(lang)?;
+        let path = self.file(puzzle, lang);
+        let at = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
+        let text = std::fs::read(&path).ok()?;
+        (text != kernel.skeleton().text.as_bytes()).then_some(at)
+    }
+
+    /// The language of the changed copy the learner saved last, of any puzzle.
+    pub fn changed_last(&self, book: &Book) -> Option<Lang> {
+        // Newest first, so usually only one file is read.
+        let mut copies: Vec<(SystemTime, &Puzzle, Lang)> = book
+            .puzzles
+            .iter()
+            .flat_map(|p| p.kernels.keys().map(move |&l| (p, l)))
+            .filter_map(|(p, l)| {
+                let at = std::fs::metadata(self.file(p, l)).and_then(|m| m.modified());
+                Some((at.ok()?, p, l))
+            })
+            .collect();
+        copies.sort_by_key(|&(at, _, _)| std::cmp::Reverse(at));
+        copies
+            .into_iter()
+            .find(|&(_, p, l)| self.changed_at(p, l).is_some())
+            .map(|(_, _, l)| l)
     }
 
     /// The puzzle and language whose learner's file `path` is, if it is one
@@ -204,6 +235,82 @@ pub(crate) mod tests {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), skeleton);
         assert_eq!(std::fs::read_to_string(&backup).unwrap(), "attempt");
         assert!(backup.ends_with("p1/k.cu.bak"));
+    }
+
+    /// Only the learner's own changes count: fresh copies, and copies
+    /// reset to the skeleton, are not "saved last", whatever their dates.
+    #[test]
+    fn changed_copies_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = book(dir.path());
+        let ws = Workspace::new(&book, None);
+        ws.ensure(&book).unwrap();
+        let p1 = book.find("p1").unwrap();
+        let p2 = book.find("p2").unwrap();
+        let set = |puzzle, lang, text: &str, seconds: u64| {
+            let file = ws.file(puzzle, lang);
+            std::fs::write(&file, text).unwrap();
+            let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+            std::fs::File::options()
+                .write(true)
+                .open(&file)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        };
+        let skeleton = |puzzle: &Puzzle, lang| puzzle.kernel(lang).unwrap().skeleton().text;
+        assert_eq!(ws.changed_at(p1, Lang::Cuda), None, "fresh copy");
+        assert_eq!(ws.changed_last(&book), None, "nothing changed yet");
+        // (step, file changed, text, second, changed_last after it)
+        let steps: [(&str, &Puzzle, Lang, &str, u64, Option<Lang>); 4] = [
+            (
+                "edit p1 in CUDA",
+                p1,
+                Lang::Cuda,
+                "mine",
+                100,
+                Some(Lang::Cuda),
+            ),
+            (
+                "edit p2 in WGSL, later",
+                p2,
+                Lang::Wgsl,
+                "mine",
+                200,
+                Some(Lang::Wgsl),
+            ),
+            (
+                "p1's WGSL touched but unchanged, latest",
+                p1,
+                Lang::Wgsl,
+                &skeleton(p1, Lang::Wgsl),
+                300,
+                Some(Lang::Wgsl),
+            ),
+            (
+                "p2 reset to its skeleton",
+                p2,
+                Lang::Wgsl,
+                &skeleton(p2, Lang::Wgsl),
+                400,
+                Some(Lang::Cuda),
+            ),
+        ];
+        for (step, puzzle, lang, text, second, want) in steps {
+            set(puzzle, lang, text, second);
+            assert_eq!(ws.changed_last(&book), want, "{step}");
+        }
+        let at = ws
+            .changed_at(p1, Lang::Cuda)
+            .expect("p1's CUDA copy changed");
+        assert_eq!(
+            at.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs(),
+            100
+        );
+        assert_eq!(ws.changed_at(p1, Lang::Wgsl), None);
+        std::fs::remove_file(ws.file(p1, Lang::Cuda)).unwrap();
+        assert_eq!(ws.changed_at(p1, Lang::Cuda), None, "missing copy");
+        assert_eq!(ws.changed_last(&book), None);
     }
 
     #[test]
