@@ -9,7 +9,8 @@ Three operations over FP32 buffers of FLOATS elements, each timed like
 `runner bench` times a kernel (warm-up calls, then CUDA events around each of
 50 calls, the median):
   copy   out.copy_(src)          bytes read + bytes written
-  read   torch.sum(src)          bytes read (the one-element result is noise)
+  read   torch.sum(src)          bytes read (the one-element result is noise;
+                                 FP32, checked to 1e-5 of the exact total)
   write  out.fill_(1.0)          bytes written
 Each result is checked (the copy equals its source, the sum equals the known
 total, the fill holds the value), so a fast wrong answer cannot stand.
@@ -62,9 +63,9 @@ copy = timed(lambda: out.copy_(src))
 copy_error = (out - src).abs().max().item()
 cases.append(("copy", copy, 8 * floats, copy_error))
 
-result = torch.empty((), device="cuda", dtype=torch.float64)
-read = timed(lambda: torch.sum(src, dtype=torch.float64, out=result))
-cases.append(("read", read, 4 * floats, abs(result.item() - total) / total))
+sums = []
+read = timed(lambda: sums.append(torch.sum(src)))
+cases.append(("read", read, 4 * floats, abs(sums[-1].item() - total) / total))
 
 write = timed(lambda: out.fill_(1.0))
 cases.append(("write", write, 4 * floats, (out - 1.0).abs().max().item()))
@@ -86,7 +87,7 @@ report = {
         for name, timing, nbytes, error in cases
     ],
 }
-bad = [c["name"] for c in report["cases"] if c["max_relative_error"] > 1e-6]
+bad = [c["name"] for c in report["cases"] if c["max_relative_error"] > 1e-5]
 if bad:
     sys.exit(f"PyTorch's {', '.join(bad)} gave a wrong result on {device}: not recorded")
 os.makedirs("results/baselines", exist_ok=True)

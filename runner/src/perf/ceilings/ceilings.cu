@@ -2,29 +2,47 @@
 // kernels are timed. Compiled with NVRTC and launched by `runner calibrate`.
 
 // Streaming: every thread copies 16-byte vectors, grid-stride, so the whole
-// buffer moves once per launch (bytes read + bytes written).
+// buffer moves once per launch (bytes read + bytes written). Four loads are
+// issued before the four stores, so each thread keeps several requests in
+// flight: with one at a time, latency rather than bandwidth would set the
+// pace, and a kernel written with more care would pass this roof.
 extern "C" __global__ void stream_copy(float* out, const float* in, unsigned int vectors) {
     const float4* src = reinterpret_cast<const float4*>(in);
     float4* dst = reinterpret_cast<float4*>(out);
     unsigned int stride = gridDim.x * blockDim.x;
-    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < vectors; i += 4 * stride) {
+        float4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        dst[i] = a; dst[i + stride] = b; dst[i + 2 * stride] = c; dst[i + 3 * stride] = d;
+    }
+    for (; i < vectors; i += stride) {
         dst[i] = src[i];
     }
 }
 
-// Reading only: every thread sums its 16-byte vectors, grid-stride, and
-// stores one float, so the bytes written are a fraction of a percent of those
-// read. A reduction or a dot product moves bytes this way.
+// Reading only: every thread sums its 16-byte vectors, grid-stride, four
+// loads in flight, and stores one float, so the bytes written are a fraction
+// of a percent of those read. A reduction or a dot product moves bytes so.
 extern "C" __global__ void stream_read(float* out, const float* in, unsigned int vectors) {
     const float4* src = reinterpret_cast<const float4*>(in);
     unsigned int stride = gridDim.x * blockDim.x;
     unsigned int first = blockIdx.x * blockDim.x + threadIdx.x;
-    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (unsigned int i = first; i < vectors; i += stride) {
-        float4 v = src[i];
-        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
+    float4 s0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f), s1 = s0, s2 = s0, s3 = s0;
+    unsigned int i = first;
+    for (; i + 3 * stride < vectors; i += 4 * stride) {
+        float4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        s0.x += a.x; s0.y += a.y; s0.z += a.z; s0.w += a.w;
+        s1.x += b.x; s1.y += b.y; s1.z += b.z; s1.w += b.w;
+        s2.x += c.x; s2.y += c.y; s2.z += c.z; s2.w += c.w;
+        s3.x += d.x; s3.y += d.y; s3.z += d.z; s3.w += d.w;
     }
-    out[first] = (sum.x + sum.y) + (sum.z + sum.w);
+    for (; i < vectors; i += stride) {
+        float4 a = src[i];
+        s0.x += a.x; s0.y += a.y; s0.z += a.z; s0.w += a.w;
+    }
+    float sum = (s0.x + s0.y + s0.z + s0.w) + (s1.x + s1.y + s1.z + s1.w)
+              + (s2.x + s2.y + s2.z + s2.w) + (s3.x + s3.y + s3.z + s3.w);
+    out[first] = sum;
 }
 
 // Writing only: every thread stores 16-byte vectors, grid-stride, and reads

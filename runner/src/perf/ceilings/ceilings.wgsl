@@ -5,30 +5,53 @@
 @group(0) @binding(1) var<storage, read> src: array<vec4<f32>>;
 @group(0) @binding(2) var<uniform> count: u32;
 
-// Streaming: 16-byte vectors, grid-stride, so the buffer moves once per launch.
+// Streaming: 16-byte vectors, grid-stride, so the buffer moves once per
+// launch; four loads before four stores keep several requests in flight.
 @compute @workgroup_size(256)
 fn stream_copy(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let stride = groups.x * 256u;
-    for (var i = gid.x; i < count; i += stride) {
+    var i = gid.x;
+    for (; i + 3u * stride < count; i += 4u * stride) {
+        let a = src[i];
+        let b = src[i + stride];
+        let c = src[i + 2u * stride];
+        let d = src[i + 3u * stride];
+        out[i] = a;
+        out[i + stride] = b;
+        out[i + 2u * stride] = c;
+        out[i + 3u * stride] = d;
+    }
+    for (; i < count; i += stride) {
         out[i] = src[i];
     }
 }
 
-// Reading only: each invocation sums its vectors, grid-stride, and stores one
-// float, a fraction of a percent of the bytes read.
+// Reading only: each invocation sums its vectors, grid-stride, four loads in
+// flight, and stores one float, a fraction of a percent of the bytes read.
 @compute @workgroup_size(256)
 fn stream_read(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
     let stride = groups.x * 256u;
-    var sum = vec4<f32>(0.0);
-    for (var i = gid.x; i < count; i += stride) {
-        sum += src[i];
+    var s0 = vec4<f32>(0.0);
+    var s1 = vec4<f32>(0.0);
+    var s2 = vec4<f32>(0.0);
+    var s3 = vec4<f32>(0.0);
+    var i = gid.x;
+    for (; i + 3u * stride < count; i += 4u * stride) {
+        s0 += src[i];
+        s1 += src[i + stride];
+        s2 += src[i + 2u * stride];
+        s3 += src[i + 3u * stride];
     }
+    for (; i < count; i += stride) {
+        s0 += src[i];
+    }
+    let sum = (s0 + s1) + (s2 + s3);
     out[gid.x / 4u][gid.x % 4u] = (sum.x + sum.y) + (sum.z + sum.w);
 }
 
