@@ -30,6 +30,10 @@ pub struct RecordArgs {
     /// Record only these backends (comma-separated: cuda, wgpu).
     #[arg(long, value_delimiter = ',', value_enum)]
     backend: Vec<BackendArg>,
+    /// Record the teaching-size runs only, keeping the benchmarks already in
+    /// the file (each is shown only while its kernel and spec are unchanged).
+    #[arg(long)]
+    runs_only: bool,
 }
 
 pub fn execute(book: &Book, args: RecordArgs) -> Result<ExitCode> {
@@ -46,14 +50,24 @@ pub fn execute(book: &Book, args: RecordArgs) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| book.root.join(record::RESULTS_DIR));
     let mut say = |event: Progress| eprintln!("record: {event}");
-    let written = workflow::record(book, &runner, &dir, &args.only, &backends, &mut say)?;
+    let keep_benches = args.runs_only;
+    let written = workflow::record(
+        book,
+        &runner,
+        &dir,
+        (&args.only, keep_benches),
+        &backends,
+        &mut say,
+    )?;
     if written.is_empty() {
         bail!("no GPU here runs kernels: nothing recorded");
     }
     // Every backend of this process closes before the benchmarks run,
     // each alone on the GPU (see record_benches).
     drop(runner);
-    workflow::record_benches(book, &written, &args.only, &mut say)?;
+    if !args.runs_only {
+        workflow::record_benches(book, &written, &args.only, &mut say)?;
+    }
     for path in written {
         println!("wrote {}", path.display());
     }

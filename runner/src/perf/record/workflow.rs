@@ -89,13 +89,14 @@ impl fmt::Display for Progress<'_> {
 
 /// Runs every puzzle (or those in `only`, keeping the file's other entries) on
 /// every backend that runs kernels here (or those in `backends`), and writes
-/// a file per device. The benchmarks come after, from [`record_benches`],
+/// a file per device; `keep_benches` keeps the file's benchmarks of those
+/// puzzles too. The benchmarks come after, from [`record_benches`],
 /// once the caller has closed every backend of this process.
 pub fn record(
     book: &Book,
     runner: &Runner,
     dir: &Path,
-    only: &[String],
+    (only, keep_benches): (&[String], bool),
     backends: &[BackendKind],
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<PathBuf>, RecordError> {
@@ -141,7 +142,7 @@ pub fn record(
                     .collect(),
                 old.benches
                     .into_iter()
-                    .filter(|e| !is_chosen(only, &e.puzzle))
+                    .filter(|e| keep_benches || !is_chosen(only, &e.puzzle))
                     .collect(),
             ),
             _ => (Vec::new(), Vec::new()),
