@@ -286,17 +286,18 @@ fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
         .iter()
         .map(|c| c.shape.iter().product::<usize>())
         .max()?;
+    let elements = puzzle_core::quantity::plural(elements, "element");
     let empty = ceilings.launch_us.value;
     let ratio = runner::perf::roofline::launches(timing.median_ms, ceilings);
     Some(if ratio < runner::perf::roofline::LAUNCH_BOUND_FACTOR {
         format!(
-            "Launch-bound: {elements} elements. An empty kernel takes {empty:.1} µs on this GPU, so this time \
-             ({:.1}× that) measures the launch, not the kernel.",
+            "Launch-bound: an output of {elements}. An empty kernel takes {empty:.1} µs on this GPU, \
+             so this time ({:.1}× that) measures the launch, not the kernel.",
             ratio
         )
     } else {
         format!(
-            "{:.1}× the {empty:.1} µs of an empty kernel on this GPU ({elements} elements).",
+            "{:.1}× the {empty:.1} µs of an empty kernel on this GPU (an output of {elements}).",
             ratio
         )
     })

@@ -61,7 +61,10 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
         "// FILL ME IN (roughly 1 line)",
         "out:      [·, ·, ·, ·]",
         "<strong>FAIL</strong>: fails, as expected before you solve it",
-        "<summary>WGSL solution</summary>",
+        "<summary>WGSL solution (<code>",
+        // The heading names the learner's copy and the command that checks it.
+        "your copy is `.learner/fx/",
+        "check it with `runner check fx --lang wgsl`",
         "out[lid.x] = a[lid.x] + 1.0;",
         "out:      [1.0, 2.0, 3.0, 4.0]",
         "<strong>PASS</strong>: passes",
@@ -108,10 +111,24 @@ fn continue_renders_the_problem_into_the_page() {
         let (content, file) = chapter(case);
         let (page, problems) = process_chapter(&content, &file, &keep_going).unwrap();
         assert_eq!(problems.len(), 1, "{case}: {problems:?}");
-        assert!(
-            page.contains("This puzzle could not be checked"),
-            "{case}:\n{page}"
-        );
+        let boxed = [
+            "This kernel failed the book's check",
+            "This block could not be processed",
+        ];
+        assert!(boxed.iter().any(|b| page.contains(b)), "{case}:\n{page}");
+        // A kernel's failure stands inside its own language's section, under
+        // a banner at the top of the page, where a reader may be looking.
+        if let Some(at) = page.find("This kernel failed the book's check") {
+            let section = page.find("puzzle-kernel puzzle-wgsl").unwrap_or(usize::MAX);
+            assert!(
+                section < at,
+                "{case}: the box is outside its section:\n{page}"
+            );
+            assert!(
+                page.starts_with("<div class=\"puzzle-error puzzle-banner\">"),
+                "{case}: no banner on top:\n{page}"
+            );
+        }
         assert!(
             page.contains(message),
             "{case}: the page lacks {message:?}:\n{page}"
@@ -262,7 +279,7 @@ fn roofline_blocks_chart_recorded_runs() {
         "{page}"
     );
     assert!(
-        page.contains("| NVIDIA A100 | 1555 | 19500 | 12.5 |"),
+        page.contains("| NVIDIA A100 | 1,555 | 19,500 | 12.5 |"),
         "{page}"
     );
 
@@ -290,6 +307,8 @@ fn roofline_blocks_chart_recorded_runs() {
         runner_version: "0.1.0".into(),
         ceilings: Some(calibrate::Ceilings {
             bandwidth_gb_s: measured(1000.0),
+            read_gb_s: Some(measured(1100.0)),
+            write_gb_s: Some(measured(900.0)),
             fp32_gflop_s: measured(20_000.0),
             launch_us: measured(2.0),
             stream_bytes: 1 << 30,
@@ -308,12 +327,16 @@ fn roofline_blocks_chart_recorded_runs() {
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     for text in [
         "**Fixture kernels on NVIDIA Imaginary 9000**",
-        "1000 GB/s streaming, 20000 GFLOP/s FP32",
-        "| `fx` | 4 | 32 | 0.125 |",
+        // Each roof with what set it: the copy stream, as fx reads and writes alike.
+        "memory copy 1,000 GB/s (`runner calibrate`'s copy stream, through WGSL)",
+        "FP32 20,000 GFLOP/s",
+        // What was measured first, then the spec's counts.
+        "| 4 | 32 | 0.125 |",
         "<svg",
-        "memory roof 1000 GB/s",
+        "memory roof (copy) 1,000 GB/s",
+        "<li><code>fx</code>: 0.125 FLOP/byte",
         // Recorded times are set against the recorded empty-kernel time.
-        "the 2.0 µs of an empty kernel on this GPU (4 elements)",
+        "the 2.0 µs of an empty kernel on this GPU (an output of 4 elements)",
     ] {
         assert!(page.contains(text), "missing {text:?}:\n{page}");
     }
@@ -369,6 +392,8 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             runner_version: "0.1.0".into(),
             ceilings: Some(calibrate::Ceilings {
                 bandwidth_gb_s: measured(bandwidth),
+                read_gb_s: None,
+                write_gb_s: None,
                 fp32_gflop_s: measured(1e9),
                 launch_us: measured(1e-6),
                 stream_bytes: 1 << 30,
@@ -392,9 +417,8 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             1e-9,
             &solution,
             &[
-                "| `fx` | SIZE=2^16 | 65536 | 524288 | 0.125 |",
-                "✔ matches the CPU reference",
-                "| `fx` | SIZE=2^20 | 1048576 | 8388608 | 0.125 | not benchmarked on this GPU |",
+                "| SIZE=2^16 | 65.5 k | 524.3 k | 0.125 | ✔ |",
+                "| `fx` | not benchmarked on this GPU | | | | | SIZE=2^20 | 1.0 M | 8.4 M | 0.125 | |",
                 "puzzle-target met",
                 "Speed-up of <code>fx</code> over <code>fx</code> (the ratio of their median times): 1.00× at SIZE=2^16",
                 "<svg",

@@ -29,6 +29,7 @@
 
 pub mod baseline;
 pub mod block;
+pub mod roofs;
 pub mod rows;
 pub mod table;
 pub mod verdicts;
@@ -67,9 +68,11 @@ pub fn render(
         .iter()
         .filter(|r| r.device.backend.lang() == block.lang)
     {
-        let Some(ceilings) = &recording.ceilings else {
+        let Some((ceilings, best, compute)) = roofs::best_ceilings(recording, recordings, book)
+        else {
             continue;
         };
+        let ceilings = &ceilings;
         let rows: Vec<Row> = shown_rows
             .iter()
             .map(|shown| row(shown, &block, recording, ceilings))
@@ -97,7 +100,7 @@ pub fn render(
             "**{} on {device}**, recorded {} {at}. {}\n",
             block.title,
             recording.date,
-            ceilings_sentence(ceilings, device, baselines)
+            ceilings_sentence(ceilings, (&best, &compute), device, baselines)
         );
         let _ = writeln!(
             md,
@@ -159,23 +162,25 @@ pub fn render(
     Ok(md)
 }
 
-/// "Ceilings measured by `runner calibrate` on that GPU: …", with PyTorch's
-/// own streams on the same GPU where they were timed.
-fn ceilings_sentence(ceilings: &Ceilings, device: &str, baselines: &[Baseline]) -> String {
-    let mut streams = vec![format!("copy {}", gb(ceilings.bandwidth_gb_s.value))];
-    for (name, m) in [
-        ("read-only", &ceilings.read_gb_s),
-        ("write-only", &ceilings.write_gb_s),
-    ] {
-        if let Some(m) = m {
-            streams.push(format!("{name} {}", gb(m.value)));
-        }
-    }
+/// The roofs of one GPU in words: each memory roof with what set it, the
+/// FP32 rate and the launch cost `runner calibrate` measured, PyTorch's own
+/// streams on the same GPU where they were timed, and the datasheet.
+fn ceilings_sentence(
+    ceilings: &Ceilings,
+    (best, compute): (&[roofs::Best], &roofs::BestCompute),
+    device: &str,
+    baselines: &[Baseline],
+) -> String {
+    let memory: Vec<String> = best
+        .iter()
+        .map(|b| format!("{} {} ({})", b.traffic.label(), gb(b.gb_s), b.from))
+        .collect();
     let mut text = format!(
-        "Ceilings measured by `runner calibrate` on that GPU: memory {}; FP32 {} GFLOP/s; \
-         an empty kernel {:.1} µs.",
-        streams.join(", "),
-        rate(ceilings.fp32_gflop_s.value),
+        "Roofs, each the fastest of its kind measured on this GPU through either API: \
+         memory {}; FP32 {} GFLOP/s ({}). An empty kernel takes {:.1} µs.",
+        memory.join("; "),
+        rate(compute.gflop_s),
+        compute.from,
         ceilings.launch_us.value
     );
     if let Some(torch) = baselines
@@ -189,7 +194,7 @@ fn ceilings_sentence(ceilings: &Ceilings, device: &str, baselines: &[Baseline]) 
             .collect();
         let _ = write!(
             text,
-            " {} on the same GPU, {}: {}.",
+            " For comparison, {} on the same GPU, {}: {}.",
             torch.library,
             torch.date,
             cases.join(", ")
@@ -226,10 +231,10 @@ fn chart_figure(
         let (Some(flops), Some(gflop_s)) = (r.flops, p.achieved_gflop_s) else {
             continue;
         };
-        if let Some(t) = p.binding.as_ref().and_then(|b| b.traffic) {
-            if !traffics.contains(&t) {
-                traffics.push(t);
-            }
+        if let Some(t) = p.binding.as_ref().and_then(|b| b.traffic)
+            && !traffics.contains(&t)
+        {
+            traffics.push(t);
         }
         points.push(Point {
             intensity: roofline::intensity(flops, r.bytes),
@@ -265,7 +270,7 @@ fn chart_figure(
         .enumerate()
         .map(|(i, m)| {
             format!(
-                "<span style=\"color:{}\">▬</span> memory roof ({} stream) {}",
+                "<span style=\"color:{}\">▬</span> memory roof ({}) {}",
                 chart::memory_colour(i),
                 m.name,
                 gb(m.gb_s)

@@ -138,7 +138,7 @@ impl BufferCheck {
         self.abridged.as_ref().map_or(self.wrong.len(), |a| a.wrong)
     }
 
-    fn from_poison_count(&self) -> usize {
+    fn poisoned_write_count(&self) -> usize {
         self.abridged.as_ref().map_or_else(
             || self.from_poison.as_ref().map_or(0, Vec::len),
             |a| a.from_poison,
@@ -201,10 +201,10 @@ impl BufferCheck {
              they started with, so they still hold it: {}. Something read an element before \
              anything set it (`out[i] += …` reads out[i] first; outputs start as NaN, and NaN \
              plus anything is NaN), or read past the end of an input (guard bands hold poison too)",
-            self.from_poison_count(),
+            self.poisoned_write_count(),
             self.len(),
             self.name,
-            self.indices(elements, self.from_poison_count())
+            self.indices(elements, self.poisoned_write_count())
         ))
     }
 

@@ -1,0 +1,160 @@
+//! The memory roofs a page draws for one GPU: for each kind of traffic
+//! (read-only, write-only, copy), the fastest that traffic was ever measured
+//! on that GPU, by `runner calibrate`'s streams or by one of the book's own
+//! benchmarks, through either backend.
+//!
+//! A roof a kernel passes is not a roof. `runner calibrate`'s streams are
+//! simple, and a kernel written with more care (more loads in flight, a grid
+//! sized to the GPU) can move bytes faster: the H100's CUDA read stream gave
+//! 2,940 GB/s while the book's vectorized reduction read 2,945 through
+//! Vulkan. So each roof is the best figure measured for that traffic on that
+//! GPU, and the page names where it came from: an empirical roofline, the
+//! way the Empirical Roofline Toolkit takes the best of many kernels. Memory
+//! is the same whichever API reads it, so both backends' figures count. The
+//! FP32 roof is taken the same way: Vulkan's FMA chains, as naga compiles
+//! them, reach a seventh of what the same GPU's CUDA chains do, and the
+//! book's WGSL matrix product runs past them.
+
+use puzzle_core::chapter::book::Book;
+use runner::perf::calibrate::{Ceilings, Traffic};
+use runner::perf::record::schema::Recording;
+use runner::perf::record::store;
+use runner::perf::roofline;
+
+/// The fastest figure for one kind of traffic, and what gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Best {
+    pub traffic: Traffic,
+    pub gb_s: f64,
+    /// "runner calibrate's read-only stream (CUDA)", "`p17_reduce_vec4` at SIZE=2^28 (Vulkan)".
+    pub from: String,
+}
+
+/// The fastest FP32 rate measured on a GPU, and what gave it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestCompute {
+    pub gflop_s: f64,
+    pub from: String,
+}
+
+/// `recording`'s ceilings with each memory roof raised to the best figure
+/// for its traffic among every recording of the same GPU, and what each came from.
+pub fn best_ceilings(
+    recording: &Recording,
+    all: &[Recording],
+    book: &Book,
+) -> Option<(Ceilings, Vec<Best>, BestCompute)> {
+    let mut ceilings = recording.ceilings.clone()?;
+    let mut best: Vec<Best> = Vec::new();
+    let mut compute = BestCompute {
+        gflop_s: 0.0,
+        from: String::new(),
+    };
+    let mut offer_compute = |gflop_s: f64, from: String| {
+        if gflop_s > compute.gflop_s {
+            compute = BestCompute { gflop_s, from };
+        }
+    };
+    let mut offer = |traffic: Traffic, gb_s: f64, from: String| match best
+        .iter_mut()
+        .find(|b| b.traffic == traffic)
+    {
+        Some(b) if b.gb_s >= gb_s => {}
+        Some(b) => {
+            *b = Best {
+                traffic,
+                gb_s,
+                from,
+            }
+        }
+        None => best.push(Best {
+            traffic,
+            gb_s,
+            from,
+        }),
+    };
+    for other in all
+        .iter()
+        .filter(|r| r.device.name == recording.device.name)
+    {
+        let api = match other.device.backend.lang() {
+            puzzle_core::lang::Lang::Cuda => "CUDA",
+            puzzle_core::lang::Lang::Wgsl => "WGSL",
+        };
+        if let Some(c) = &other.ceilings {
+            offer_compute(
+                c.fp32_gflop_s.value,
+                format!("`runner calibrate`'s FMA chains, through {api}"),
+            );
+            let streams = [
+                (Traffic::ReadWrite, Some(&c.bandwidth_gb_s)),
+                (Traffic::Read, c.read_gb_s.as_ref()),
+                (Traffic::Write, c.write_gb_s.as_ref()),
+            ];
+            for (traffic, measured) in streams {
+                if let Some(m) = measured {
+                    let from = format!(
+                        "`runner calibrate`'s {} stream, through {api}",
+                        traffic.label()
+                    );
+                    offer(traffic, m.value, from);
+                }
+            }
+        }
+        for entry in &other.benches {
+            let Ok(puzzle) = book.find(&entry.puzzle) else {
+                continue;
+            };
+            // Only a current benchmark whose output was right sets a roof.
+            let Some(Ok(report)) = store::lookup_bench(other, puzzle, entry.lang, &entry.case)
+            else {
+                continue;
+            };
+            if matches!(report.checked, runner::perf::bench::Checked::Failed(_)) {
+                continue;
+            }
+            let Ok(spec) = puzzle.spec.sized(&entry.case) else {
+                continue;
+            };
+            let gb_s = spec.min_bytes() as f64 / (report.timing.median_ms * 1e6);
+            let from = format!(
+                "`{}` at {}, through {api}",
+                puzzle.id(),
+                crate::roofline::rows::case_text(&entry.case)
+            );
+            if let Some(flops) = spec.flops {
+                offer_compute(flops as f64 / (report.timing.median_ms * 1e6), from.clone());
+            }
+            offer(roofline::traffic(&spec), gb_s, from);
+        }
+    }
+    for b in &best {
+        let slot = match b.traffic {
+            Traffic::ReadWrite => Some(&mut ceilings.bandwidth_gb_s),
+            Traffic::Read => ceilings.read_gb_s.as_mut(),
+            Traffic::Write => ceilings.write_gb_s.as_mut(),
+        };
+        match slot {
+            Some(m) => m.value = b.gb_s,
+            None => {
+                // An older recording without this stream: the best figure stands in.
+                let measured = runner::perf::calibrate::Measured {
+                    value: b.gb_s,
+                    timing: ceilings.bandwidth_gb_s.timing.clone(),
+                };
+                match b.traffic {
+                    Traffic::Read => ceilings.read_gb_s = Some(measured),
+                    Traffic::Write => ceilings.write_gb_s = Some(measured),
+                    Traffic::ReadWrite => {}
+                }
+            }
+        }
+    }
+    best.sort_by_key(|b| match b.traffic {
+        Traffic::ReadWrite => 0,
+        Traffic::Read => 1,
+        Traffic::Write => 2,
+    });
+    ceilings.fp32_gflop_s.value = compute.gflop_s;
+    Some((ceilings, best, compute))
+}
