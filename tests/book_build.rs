@@ -34,8 +34,10 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
             "<td>kernel</td>",
             "FILL ME IN",
             "fails, as expected before you solve it",
-            "<summary>WGSL solution</summary>",
-            "<summary>CUDA C solution</summary>",
+            "<summary>WGSL solution (<code>kernels/",
+            "<summary>CUDA C solution (<code>kernels/",
+            // The skeleton's heading names the learner's copy and its check.
+            "your copy is <code>.learner/",
             "<strong>PASS</strong>: passes · <span class=\"puzzle-device\">wgpu · ",
             "kernel time",
         ] {
@@ -82,13 +84,21 @@ fn continue_shows_the_compiler_message_in_the_page() {
         String::from_utf8_lossy(&output.stderr)
     );
     let html = std::fs::read_to_string(out.path().join("chapter.html")).unwrap();
-    assert!(html.contains("This puzzle could not be checked"), "{html}");
+    assert!(html.contains("This kernel failed the book"), "{html}");
+    assert!(
+        html.contains("The book’s check found a problem on this page")
+            || html.contains("The book's check found a problem on this page"),
+        "{html}"
+    );
     assert!(html.contains("chapter.md:27: expected"), "{html}");
 }
 
 #[test]
 fn serve_shows_results_and_rebuilds_on_edit() {
-    let book = temp_book(&fixture_chapter("passing"), "continue");
+    // `bail`, as the book itself is configured: `mdbook build` fails on a
+    // broken kernel, but under `serve` the failure must reach the page the
+    // reader has open, not leave the old one standing.
+    let book = temp_book(&fixture_chapter("passing"), "bail");
     let out = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut server = mdbook()
@@ -108,7 +118,7 @@ fn serve_shows_results_and_rebuilds_on_edit() {
     let broken = fixture_chapter("passing").replace("a[lid.x] + 1.0;", "a[lid.x] + 1.0");
     std::fs::write(book.path().join("src/chapter.md"), broken).unwrap();
     let rebuilt = wait_for(Duration::from_secs(60), || {
-        page().contains("This puzzle could not be checked")
+        page().contains("This kernel failed the book")
     });
     let _ = server.kill();
     let _ = server.wait();

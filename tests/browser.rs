@@ -77,6 +77,9 @@ static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
             String::from_utf8_lossy(&built.stderr)
         ));
     }
+    // The layout check's control: a page that runs past its column and has
+    // two chart labels on one spot, which the check must report.
+    std::fs::write(out.path().join(CONTROL), CONTROL_PAGE).map_err(|e| e.to_string())?;
     let port = serve(out.path().to_path_buf());
     let options = LaunchOptions::default_builder()
         .path(Some(chromium))
@@ -182,6 +185,33 @@ const OVERFLOW: &str = r#"JSON.stringify((() => {
   opened.forEach(d => d.open = false);
   return { over, overlaps };
 })())"#;
+
+/// The control page for [`OVERFLOW`], written beside the built book.
+const CONTROL: &str = "layout-control.html";
+const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
+<main style="width: 700px">
+<table style="width: 1500px"><tr><td>too wide</td></tr></table>
+<figure class="puzzle-chart"><svg width="300" height="100">
+<text x="10" y="50" text-anchor="start">1</text><text x="12" y="52" text-anchor="start">2</text>
+</svg></figure>
+</main></body></html>"#;
+
+/// The layout check finds what it is there to find.
+fn layout_control() -> Result<(), Failed> {
+    let site = SITE.as_ref().map_err(|e| e.clone())?;
+    let tab = site.browser.new_tab().map_err(|e| e.to_string())?;
+    let url = format!("http://127.0.0.1:{}/{CONTROL}", site.port);
+    tab.navigate_to(&url)
+        .and_then(|t| t.wait_until_navigated())
+        .map_err(|e| format!("{url}: {e}"))?;
+    let layout = eval(&tab, OVERFLOW)?;
+    let _ = tab.close(true);
+    let found = |key: &str| layout[key].as_array().is_some_and(|a| !a.is_empty());
+    if !found("over") || !found("overlaps") {
+        return Err(format!("the layout check missed the control page's faults: {layout}").into());
+    }
+    Ok(())
+}
 
 /// Opens the first collapsed solution and reports what it shows.
 const OPEN_SOLUTION: &str = r#"JSON.stringify((() => {
@@ -349,6 +379,12 @@ fn check_page(page: &str) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
+    let control = match chromium() {
+        Ok(_) => Trial::test("browser::layout_check_control", layout_control),
+        Err(reason) => Trial::test("browser::layout_check_control", || Ok(()))
+            .with_kind(format!("skipped: {reason}"))
+            .with_ignored_flag(true),
+    };
     let trials = pages()
         .into_iter()
         .map(|page| {
@@ -360,6 +396,7 @@ fn main() {
                     .with_ignored_flag(true),
             }
         })
+        .chain(std::iter::once(control))
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
