@@ -315,13 +315,31 @@ fn recorded_agreement(
                 continue;
             }
             for check in gpu.checks.iter().filter(|c| !c.got.is_empty()) {
-                let ours = sim.checks.iter().find(|c| c.name == check.name);
-                if ours.map(|c| &c.got) != Some(&check.got) {
+                // A recording keeps the head and tail of a long output: the
+                // sim's is cut the same way before the two are compared,
+                // within the verifier's tolerance (a GPU's division may
+                // differ from the CPU's in the last bits).
+                let ours = sim.checks.iter().find(|c| c.name == check.name).map(|c| {
+                    let mut c = c.clone();
+                    if check.abridged.is_some() {
+                        // Only the values matter here, not the index lists.
+                        c.abridge(usize::MAX);
+                    }
+                    c
+                });
+                let same = ours.as_ref().is_some_and(|o| {
+                    o.got.len() == check.got.len()
+                        && o.got.iter().zip(&check.got).all(|(a, b)| match (a, b) {
+                            (Some(a), Some(b)) => (a.is_nan() && b.is_nan()) || close(*a, *b),
+                            (a, b) => a == b,
+                        })
+                });
+                if !same {
                     return Err(format!(
                         "`{}`: recorded on {device} as {:?}, sim gives {:?}",
                         check.name,
                         check.got,
-                        ours.map(|c| &c.got)
+                        ours.map(|c| c.got)
                     )
                     .into());
                 }
