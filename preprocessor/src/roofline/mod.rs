@@ -68,7 +68,7 @@ pub fn render(
         .iter()
         .filter(|r| r.device.backend.lang() == block.lang)
     {
-        let Some((ceilings, best, compute)) = roofs::best_ceilings(recording, recordings, book)
+        let Some((ceilings, best, compute)) = roofs::best_ceilings(recording, recordings, book, baselines)
         else {
             continue;
         };
@@ -176,7 +176,8 @@ fn ceilings_sentence(
         .map(|b| format!("{} {} ({})", b.traffic.label(), gb(b.gb_s), b.from))
         .collect();
     let mut text = format!(
-        "Roofs, each the fastest of its kind measured on this GPU through either API: \
+        "Roofs, each the fastest of its kind measured on this GPU, through either API or \
+         by PyTorch: \
          memory {}; FP32 {} GFLOP/s ({}). An empty kernel takes {:.1} µs.",
         memory.join("; "),
         rate(compute.gflop_s),

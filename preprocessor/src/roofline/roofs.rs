@@ -11,11 +11,14 @@
 //! GPU, and the page names where it came from: an empirical roofline, the
 //! way the Empirical Roofline Toolkit takes the best of many kernels. Memory
 //! is the same whichever API reads it, so both backends' figures count. The
+//! PyTorch's own copy, sum and fill on the same GPU count too, where
+//! `results/baselines/` has them: the roof is the fastest anyone measured. The
 //! FP32 roof is taken the same way: Vulkan's FMA chains, as naga compiles
 //! them, reach a seventh of what the same GPU's CUDA chains do, and the
 //! book's WGSL matrix product runs past them.
 
 use puzzle_core::chapter::book::Book;
+use runner::perf::baseline::Baseline;
 use runner::perf::calibrate::{Ceilings, Traffic};
 use runner::perf::record::schema::Recording;
 use runner::perf::record::store;
@@ -43,6 +46,7 @@ pub fn best_ceilings(
     recording: &Recording,
     all: &[Recording],
     book: &Book,
+    baselines: &[Baseline],
 ) -> Option<(Ceilings, Vec<Best>, BestCompute)> {
     let mut ceilings = recording.ceilings.clone()?;
     let mut best: Vec<Best> = Vec::new();
@@ -126,6 +130,22 @@ pub fn best_ceilings(
                 offer_compute(flops as f64 / (report.timing.median_ms * 1e6), from.clone());
             }
             offer(roofline::traffic(&spec), gb_s, from);
+        }
+    }
+    for library in baselines
+        .iter()
+        .filter(|b| b.device == recording.device.name)
+    {
+        for case in &library.cases {
+            let traffic = match case.name.as_str() {
+                "copy" => Traffic::ReadWrite,
+                "read" => Traffic::Read,
+                "write" => Traffic::Write,
+                _ => continue,
+            };
+            if let Some(gb_s) = case.gb_s() {
+                offer(traffic, gb_s, format!("{}: {}", library.library, case.name));
+            }
         }
     }
     for b in &best {

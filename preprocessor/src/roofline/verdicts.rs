@@ -13,9 +13,10 @@ pub fn target_verdict(target: &Target, rows: &[Row]) -> String {
     let placed = row.and_then(|r| r.placement.as_ref().ok());
     match placed.and_then(|p| p.binding.as_ref()) {
         Some(b) => {
-            let roof = match b.roof {
-                Roof::Memory => "memory (streaming bandwidth)",
-                Roof::Compute => "compute (FP32)",
+            let roof = match (b.roof, b.traffic) {
+                (Roof::Memory, Some(t)) => format!("{} memory", t.label()),
+                (Roof::Memory, None) => "memory".to_string(),
+                (Roof::Compute, _) => "compute (FP32)".to_string(),
             };
             let of = format!("the measured {roof} roof");
             verdict(target, &of, Some((b.percent, row.is_some_and(wrong))))
