@@ -68,7 +68,8 @@ pub fn render(
         .iter()
         .filter(|r| r.device.backend.lang() == block.lang)
     {
-        let Some((ceilings, best, compute)) = roofs::best_ceilings(recording, recordings, book, baselines)
+        let Some((ceilings, best, compute)) =
+            roofs::best_ceilings(recording, recordings, book, baselines)
         else {
             continue;
         };
@@ -253,6 +254,16 @@ fn chart_figure(
             rate(gflop_s)
         );
     }
+    if points.is_empty() {
+        // A transpose or a copy does no arithmetic: it has no place on a
+        // chart whose vertical axis is FLOP/s, and the table says it all.
+        return Ok(
+            "\n<p class=\"puzzle-roofline-note\">No chart: these kernels do no floating-point \
+             arithmetic, so they have no point on a roofline; the table measures them against \
+             the memory roof alone.</p>\n\n"
+                .to_string(),
+        );
+    }
     if traffics.is_empty() {
         traffics.push(Traffic::ReadWrite);
     }
@@ -298,6 +309,39 @@ fn chart_figure(
     ))
 }
 
+/// For kernels without arithmetic: the shortest time each datasheet
+/// bandwidth allows for their fewest bytes.
+fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
+    let mut md = format!(
+        "What the datasheet bandwidths allow these kernels at {at}: the shortest time in which \
+         their fewest bytes can move.\n\n"
+    );
+    let mut header = "| device | GB/s |".to_string();
+    let mut rule = "| --- | ---: |".to_string();
+    for r in rows {
+        let sizes = match &r.case {
+            Some(case) if !r.headline => format!(" ({})", rows::case_text(case)),
+            _ => String::new(),
+        };
+        header.push_str(&format!(" `{}`{sizes} |", r.puzzle.id()));
+        rule.push_str(" ---: |");
+    }
+    let _ = writeln!(md, "<div class=\"puzzle-table\">\n\n{header}\n{rule}");
+    for sheet in DATASHEETS {
+        let mut line = format!("| {} | {} |", sheet.name, rate(sheet.bandwidth_gb_s));
+        for r in rows {
+            let ms = r.spec.min_bytes() as f64 / (sheet.bandwidth_gb_s * 1e6);
+            line.push_str(&format!(" {} |", puzzle_core::run::timing::format_ms(ms)));
+        }
+        let _ = writeln!(md, "{line}");
+    }
+    let _ = writeln!(
+        md,
+        "\n</div>\n\n<small>Datasheet figures, not measurements.</small>\n"
+    );
+    md
+}
+
 /// What the datasheet roofs (the GPUs the book is recorded on, and the
 /// sources' worked examples) allow these kernels at the sizes the block
 /// shows: the teaching sizes, or each benchmark size.
@@ -313,6 +357,10 @@ fn datasheet_table(rows: &[rows::Shown], sizes: Sizes) -> String {
          min(peak, intensity × bandwidth), with the fewest bytes):\n"
     );
     let shown: Vec<&rows::Shown> = rows.iter().filter(|r| r.spec.flops.is_some()).collect();
+    if shown.is_empty() {
+        // Without FLOPs a datasheet allows a time, not a rate: say that instead.
+        return datasheet_times(rows, at);
+    }
     let mut header = "| device | GB/s | GFLOP/s | ridge (FLOP/byte) |".to_string();
     let mut rule = "| --- | ---: | ---: | ---: |".to_string();
     for r in &shown {
