@@ -49,9 +49,9 @@ pub fn format_head_tail(kept: &[Option<f64>], left_out: usize) -> String {
     format!(
         "{}, … {} more …, {} ({} values)",
         head.trim_end_matches(']'),
-        left_out,
+        crate::quantity::thousands(left_out as u64),
         tail.trim_start_matches('['),
-        kept.len() + left_out
+        crate::quantity::thousands((kept.len() + left_out) as u64)
     )
 }
 
@@ -67,6 +67,13 @@ mod tests {
         assert!(text.contains("23.0, … 68 more …, 92.0"), "{text}");
         assert!(text.ends_with("99.0] (100 values)"), "{text}");
         assert_eq!(format_values_short(&values[..3]), "[0.0, 1.0, 2.0]");
+        let long: Vec<Option<f64>> = vec![None; 16384];
+        assert!(
+            format_values_short(&long)
+                .ends_with("… 16,352 more …, ·, ·, ·, ·, ·, ·, ·, ·] (16,384 values)"),
+            "{}",
+            format_values_short(&long)
+        );
     }
 
     #[test]
