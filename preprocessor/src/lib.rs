@@ -324,9 +324,15 @@ pub fn process_chapter(
                         if session.on_failure == OnFailure::Bail {
                             bail!("{problem}");
                         }
-                        // The box is inside the kernel's own section (`text`).
+                        // The box is inside the kernel's own section
+                        // (`text`), unless nothing could run to make one.
+                        let shown = if text.is_empty() {
+                            render::failure(&problem)
+                        } else {
+                            text
+                        };
                         problems.push(problem);
-                        text
+                        shown
                     }
                 }
             }
