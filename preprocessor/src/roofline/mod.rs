@@ -254,11 +254,11 @@ fn chart_figure(
             rate(gflop_s)
         );
     }
-    if points.is_empty() {
+    if rows.iter().all(|r| r.flops.is_none()) {
         // A transpose or a copy does no arithmetic: it has no place on a
         // chart whose vertical axis is FLOP/s, and the table says it all.
         return Ok(
-            "\n<p class=\"puzzle-roofline-note\">No chart: these kernels do no floating-point \
+            "\n<p class=\"puzzle-roofline-note puzzle-no-chart\">No chart: these kernels do no floating-point \
              arithmetic, so they have no point on a roofline; the table measures them against \
              the memory roof alone.</p>\n\n"
                 .to_string(),
