@@ -43,7 +43,7 @@ use runner::perf::baseline::Baseline;
 use runner::perf::calibrate::{Ceilings, Traffic};
 use runner::perf::chart::{self, MemoryRoof, Point, Roofs};
 use runner::perf::record::schema::Recording;
-use runner::perf::roofline::{self, DATASHEETS};
+use runner::perf::roofline::{self, DATASHEETS, Datasheet};
 use std::fmt::Write;
 use table::{rate, table_row};
 use verdicts::{speedup_line, target_verdict};
@@ -309,16 +309,16 @@ fn chart_figure(
     ))
 }
 
-/// For kernels without arithmetic: the shortest time each datasheet
-/// bandwidth allows for their fewest bytes.
-fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
-    let mut md = format!(
-        "What the datasheet bandwidths allow these kernels at {at}: the shortest time in which \
-         their fewest bytes can move.\n\n"
-    );
-    let mut header = "| device | GB/s |".to_string();
-    let mut rule = "| --- | ---: |".to_string();
-    for r in rows {
+/// One row per datasheet and one column per kernel (and size): `lead` names
+/// the datasheet's own columns and `own` fills them, `cell` fills a kernel's.
+fn datasheet_grid(
+    shown: &[&rows::Shown],
+    (lead, own): (&[&str], &dyn Fn(&Datasheet) -> String),
+    cell: &dyn Fn(&Datasheet, &rows::Shown) -> String,
+) -> String {
+    let mut header = format!("| device | {} |", lead.join(" | "));
+    let mut rule = format!("| --- |{}", " ---: |".repeat(lead.len()));
+    for r in shown {
         let sizes = match &r.case {
             Some(case) if !r.headline => format!(" ({})", rows::case_text(case)),
             _ => String::new(),
@@ -326,68 +326,68 @@ fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
         header.push_str(&format!(" `{}`{sizes} |", r.puzzle.id()));
         rule.push_str(" ---: |");
     }
-    let _ = writeln!(md, "<div class=\"puzzle-table\">\n\n{header}\n{rule}");
+    let mut md = format!("<div class=\"puzzle-table\">\n\n{header}\n{rule}\n");
     for sheet in DATASHEETS {
-        let mut line = format!("| {} | {} |", sheet.name, rate(sheet.bandwidth_gb_s));
-        for r in rows {
-            let ms = r.spec.min_bytes() as f64 / (sheet.bandwidth_gb_s * 1e6);
-            line.push_str(&format!(" {} |", puzzle_core::run::timing::format_ms(ms)));
+        let mut line = format!("| {} | {} |", sheet.name, own(sheet));
+        for r in shown {
+            line.push_str(&format!(" {} |", cell(sheet, r)));
         }
         let _ = writeln!(md, "{line}");
     }
-    let _ = writeln!(
-        md,
-        "\n</div>\n\n<small>Datasheet figures, not measurements.</small>\n"
-    );
+    md.push_str("\n</div>\n");
     md
+}
+
+/// For kernels without arithmetic: the shortest time each datasheet
+/// bandwidth allows for their fewest bytes.
+fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
+    let shown: Vec<&rows::Shown> = rows.iter().collect();
+    format!(
+        "What the datasheet bandwidths allow these kernels at {at}: the shortest time in which \
+         their fewest bytes can move.\n\n{}\n<small>Datasheet figures, not measurements.</small>\n",
+        datasheet_grid(
+            &shown,
+            (&["GB/s"], &|sheet| rate(sheet.bandwidth_gb_s)),
+            &|sheet, r| {
+                let ms = r.spec.min_bytes() as f64 / (sheet.bandwidth_gb_s * 1e6);
+                puzzle_core::run::timing::format_ms(ms)
+            },
+        )
+    )
 }
 
 /// What the datasheet roofs (the GPUs the book is recorded on, and the
 /// sources' worked examples) allow these kernels at the sizes the block
 /// shows: the teaching sizes, or each benchmark size.
 fn datasheet_table(rows: &[rows::Shown], sizes: Sizes) -> String {
-    let mut md = String::new();
     let at = match sizes {
         Sizes::Teaching => "their teaching sizes",
         Sizes::Bench => "the benchmark sizes above",
     };
-    let _ = writeln!(
-        md,
-        "What the datasheet roofs allow these kernels at {at}, in GFLOP/s (attainable = \
-         min(peak, intensity × bandwidth), with the fewest bytes):\n"
-    );
     let shown: Vec<&rows::Shown> = rows.iter().filter(|r| r.spec.flops.is_some()).collect();
     if shown.is_empty() {
         // Without FLOPs a datasheet allows a time, not a rate: say that instead.
         return datasheet_times(rows, at);
     }
-    let mut header = "| device | GB/s | GFLOP/s | ridge (FLOP/byte) |".to_string();
-    let mut rule = "| --- | ---: | ---: | ---: |".to_string();
-    for r in &shown {
-        let sizes = match &r.case {
-            Some(case) if !r.headline => format!(" ({})", rows::case_text(case)),
-            _ => String::new(),
-        };
-        header.push_str(&format!(" `{}`{sizes} |", r.puzzle.id()));
-        rule.push_str(" ---: |");
-    }
-    let _ = writeln!(md, "<div class=\"puzzle-table\">\n\n{header}\n{rule}");
-    for sheet in DATASHEETS {
-        let mut line = format!(
-            "| {} | {} | {} | {:.1} |",
-            sheet.name,
-            rate(sheet.bandwidth_gb_s),
-            rate(sheet.fp32_gflop_s),
-            sheet.ridge_point()
-        );
-        for r in &shown {
+    let mut md = format!(
+        "What the datasheet roofs allow these kernels at {at}, in GFLOP/s (attainable = \
+         min(peak, intensity × bandwidth), with the fewest bytes):\n\n"
+    );
+    md.push_str(&datasheet_grid(
+        &shown,
+        (&["GB/s", "GFLOP/s", "ridge (FLOP/byte)"], &|sheet| {
+            format!(
+                "{} | {} | {:.1}",
+                rate(sheet.bandwidth_gb_s),
+                rate(sheet.fp32_gflop_s),
+                sheet.ridge_point()
+            )
+        }),
+        &|sheet, r| {
             let f = r.spec.flops.unwrap_or_default();
-            let cell = rate(sheet.attainable(roofline::intensity(f, r.spec.min_bytes())));
-            line.push_str(&format!(" {cell} |"));
-        }
-        let _ = writeln!(md, "{line}");
-    }
-    let _ = writeln!(md, "\n</div>\n");
+            rate(sheet.attainable(roofline::intensity(f, r.spec.min_bytes())))
+        },
+    ));
     let sources: Vec<String> = DATASHEETS
         .iter()
         .map(|d| format!("{}: {}", d.name, d.source))
