@@ -60,6 +60,62 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     );
 }
 
+/// A build in which nothing changed is answered by the memo of the last one;
+/// a change to a file a chapter includes (not in mdBook's input, which
+/// holds the chapter alone) still reaches the page.
+#[test]
+fn a_warm_build_reuses_the_book_until_an_included_file_changes() {
+    // The fixture's chapter, its inline kernel moved to a file of its own.
+    let passing = fixture_chapter("passing");
+    let open = passing.find("```wgsl,puzzle=fx\n").unwrap();
+    let close = open + passing[open..].find("}\n```\n").unwrap() + "}\n```\n".len();
+    let chapter = format!(
+        "{}```wgsl,puzzle=fx\n{{{{#include ../kernels/add_one.wgsl}}}}\n```\n{}",
+        &passing[..open],
+        &passing[close..]
+    );
+    let kernel = "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n\
+                  @group(0) @binding(1) var<storage, read> a: array<f32>;\n\
+                  @compute @workgroup_size(4)\n\
+                  fn add_one(@builtin(local_invocation_id) lid: vec3<u32>) {\n\
+                  \x20   // BEGIN PUZZLE (roughly 1 line)\n\
+                  \x20   out[lid.x] = a[lid.x] + 1.0;\n\
+                  \x20   // END PUZZLE\n\
+                  }\n";
+    let book = temp_book(&chapter, "bail");
+    // Outside src/, as the book keeps its kernels.
+    std::fs::create_dir_all(book.path().join("kernels")).unwrap();
+    std::fs::write(book.path().join("kernels/add_one.wgsl"), kernel).unwrap();
+    let page = |what: &str| {
+        let out = tempfile::tempdir().unwrap();
+        let output = build(book.path(), out.path());
+        assert!(
+            output.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        std::fs::read_to_string(out.path().join("chapter.html")).unwrap()
+    };
+    let first = page("first build");
+    assert!(first.contains("<strong>PASS</strong>"), "{first}");
+    let memo = book.path().join("target/puzzle-cache/book-memo.json");
+    assert!(memo.is_file(), "the first build kept no memo");
+    assert_eq!(page("warm build"), first, "a warm build changed the page");
+
+    std::fs::write(
+        book.path().join("kernels/add_one.wgsl"),
+        kernel.replace("+ 1.0", "+ 2.0"),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let output = build(book.path(), out.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("4 of 4 elements of `out` are wrong"),
+        "the included kernel changed, but the build did not see it:\n{stderr}"
+    );
+}
+
 #[test]
 fn bail_fails_the_build_at_the_kernel_line() {
     let book = temp_book(&fixture_chapter("compile_error"), "bail");

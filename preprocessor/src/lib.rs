@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod math;
+pub mod memo;
 pub mod progress;
 pub mod render;
 pub mod roofline;
@@ -45,8 +46,9 @@ pub const NAME: &str = "puzzles";
 pub struct Session {
     pub runner: Runner,
     pub on_failure: OnFailure,
-    /// GPU results recorded by `runner record` (results/*.json).
-    pub recordings: Vec<Recording>,
+    /// GPU results recorded by `runner record` (results/*.json): set
+    /// through [`Session::set_recordings`], which forgets their roofs.
+    recordings: Vec<Recording>,
     /// Vendor libraries timed on the same GPUs (results/baselines/*.json).
     pub baselines: Vec<Baseline>,
     /// The book's root: roofline blocks name puzzles of any chapter.
@@ -54,6 +56,8 @@ pub struct Session {
     book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, Vec<Located>>>,
     /// The files chapters may include: those inside the book.
     files: BookFiles,
+    /// Each recording's roofs, worked out once for every roofline block.
+    roofs: roofline::roofs::Memo,
     /// Kernel sections checked so far, said on stderr in a long build.
     progress: std::sync::OnceLock<progress::Progress>,
 }
@@ -68,6 +72,7 @@ impl Session {
         Session {
             runner,
             on_failure,
+            roofs: roofline::roofs::Memo::default(),
             recordings,
             baselines: Vec::new(),
             files: BookFiles::new(&root),
@@ -75,6 +80,12 @@ impl Session {
             book: std::sync::OnceLock::new(),
             progress: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Replaces the recordings (a test's made-up GPU), and the roofs worked out from the old ones.
+    pub fn set_recordings(&mut self, recordings: Vec<Recording>) {
+        self.recordings = recordings;
+        self.roofs = roofline::roofs::Memo::default();
     }
 
     /// Counts a checked kernel section against every section of the book.
@@ -127,7 +138,7 @@ impl Session {
     /// Every puzzle of the book, loaded once, or every problem that stops it loading.
     fn loaded(&self) -> Result<&puzzle_core::chapter::book::Book, &Vec<Located>> {
         self.book
-            .get_or_init(|| runner::book::load::load(&self.root))
+            .get_or_init(|| runner::book::load::load_with(&self.root, &self.files))
             .as_ref()
     }
 
@@ -143,13 +154,64 @@ impl Session {
     }
 }
 
-/// Processes every chapter of `book`.
-pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
-    let config: Config = ctx
+/// The processed book's JSON for mdBook's `input` (`[context, book]`), with
+/// the warnings printed: recalled from the [`memo`] where nothing it was
+/// made from changed, else built and kept there.
+pub fn run_input(input: &[u8]) -> Result<String> {
+    let (ctx, book): (PreprocessorContext, Book) =
+        serde_json::from_slice(input).context("reading mdBook's input")?;
+    let config = config(&ctx)?;
+    let memo = config
+        .cache
+        .then(|| memo::Memo::new(&ctx.root.join(&config.cache_dir)));
+    let key = memo::key(&ctx, &book);
+    if let Some((json, warnings)) = memo.as_ref().and_then(|m| m.recall(&key)) {
+        warn(&warnings);
+        return Ok(json);
+    }
+    let built = build(&ctx, &config, book)?;
+    warn(&built.warnings);
+    let json = serde_json::to_string(&built.book).context("writing the book")?;
+    if let Some(memo) = memo.filter(|_| built.keepable) {
+        memo.keep(&key, built.made_from, built.warnings, &json);
+    }
+    Ok(json)
+}
+
+/// Processes every chapter of `book`, printing the warnings.
+pub fn run(ctx: &PreprocessorContext, book: Book) -> Result<Book> {
+    let built = build(ctx, &config(ctx)?, book)?;
+    warn(&built.warnings);
+    Ok(built.book)
+}
+
+fn warn(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("warning (mdbook-puzzles): {warning}");
+    }
+}
+
+fn config(ctx: &PreprocessorContext) -> Result<Config> {
+    Ok(ctx
         .config
         .get(&format!("preprocessor.{NAME}"))
         .context("reading [preprocessor.puzzles] in book.toml")?
-        .unwrap_or_default();
+        .unwrap_or_default())
+}
+
+/// A processed book, and what the [`memo`] needs to keep it.
+struct Built {
+    book: Book,
+    /// What is wrong on its pages (under `continue`), and unreadable recordings.
+    warnings: Vec<String>,
+    /// Every file and folder it was made from.
+    made_from: Vec<memo::Stamp>,
+    /// False when a run could not be cached: the next build should try again.
+    keepable: bool,
+}
+
+/// Processes every chapter of `book`.
+fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<Built> {
     let (recordings, mut failures) = store::load_all(&ctx.root.join(record::RESULTS_DIR));
     let (baselines, unreadable) = baseline::load_all(&baseline::dir(&ctx.root));
     failures.extend(unreadable);
@@ -216,10 +278,19 @@ pub fn run(ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
     if let Some(e) = lock(&first_error).take() {
         return Err(e);
     }
-    for failure in lock(&failures).iter() {
-        eprintln!("warning (mdbook-puzzles): {failure}");
-    }
-    Ok(book)
+    let warnings = std::mem::take(&mut *lock(&failures));
+    let mut made_from = Vec::new();
+    memo::stamps_under(&src, &mut made_from);
+    made_from.push(memo::Stamp::of(&ctx.root.join("book.toml")));
+    memo::stamps_under(&ctx.root.join(record::RESULTS_DIR), &mut made_from);
+    memo::stamps_under(&baseline::dir(&ctx.root), &mut made_from);
+    made_from.extend(session.files.included().iter().map(|p| memo::Stamp::of(p)));
+    Ok(Built {
+        book,
+        warnings,
+        made_from,
+        keepable: session.runner.all_cached(),
+    })
 }
 
 /// A poisoned lock only means another worker panicked; its data is still usable.
@@ -301,7 +372,13 @@ pub fn process_chapter(
             }
             BlockKind::Roofline => {
                 match session.book().and_then(|book| {
-                    roofline::render(&block.body, book, &session.recordings, &session.baselines)
+                    roofline::render(
+                        &block.body,
+                        book,
+                        &session.recordings,
+                        &session.baselines,
+                        &session.roofs,
+                    )
                 }) {
                     Ok(text) => text,
                     Err(problem) => {

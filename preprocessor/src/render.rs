@@ -7,7 +7,7 @@
 use puzzle_core::chapter::extract::BlockKind;
 use puzzle_core::judge::format::format_values;
 use puzzle_core::judge::report::{RunReport, Status};
-use puzzle_core::judge::verify::close;
+use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::{si, thousands};
@@ -205,13 +205,31 @@ pub fn kernel_block(
     let _ = writeln!(md, "```{class}\n{}```\n", skeleton.code);
     let _ = writeln!(md, "What you see before solving:\n");
     md.push_str(&result(skeleton.local));
-    if !skeleton.recorded.is_empty() {
+    // A GPU whose skeleton run reads exactly like the one above gets a
+    // line, not a second copy of the same box; one that differs (or is
+    // stale) is shown in full, folded away.
+    let here = outcome(skeleton.local);
+    let (alike, unlike): (Vec<Recorded>, Vec<Recorded>) =
+        skeleton.recorded.iter().cloned().partition(
+            |r| matches!(r, Recorded::Current { report, .. } if outcome(report) == here),
+        );
+    if !alike.is_empty() {
+        let _ = writeln!(
+            md,
+            "<p class=\"puzzle-recorded\">The same skeleton on {}, recorded {}: the same output and \
+             the same verdict ({}).</p>\n",
+            recorded_devices(&alike),
+            recorded_dates(&alike),
+            skeleton.local.status.word()
+        );
+    }
+    if !unlike.is_empty() {
         let _ = writeln!(
             md,
             "<details class=\"puzzle-recorded-runs\">\n<summary>The same skeleton on {}</summary>\n",
-            recorded_devices(&skeleton.recorded)
+            recorded_devices(&unlike)
         );
-        md.push_str(&recorded_results(&skeleton.recorded));
+        md.push_str(&recorded_results(&unlike, skeleton.local));
         let _ = writeln!(md, "</details>\n");
     }
     let _ = writeln!(
@@ -222,7 +240,7 @@ pub fn kernel_block(
     );
     let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
     md.push_str(&result(solution.local));
-    md.push_str(&recorded_results(&solution.recorded));
+    md.push_str(&recorded_results(&solution.recorded, solution.local));
     let _ = writeln!(md, "</details>\n\n</div>\n");
     md
 }
@@ -244,20 +262,82 @@ fn recorded_devices(recorded: &[Recorded]) -> String {
     }
 }
 
-/// Results kept from real GPUs, labelled as recorded; stale ones say so instead of showing numbers.
-fn recorded_results(recorded: &[Recorded]) -> String {
+/// "2026-11-24 (runner 0.1.0)", or each device's date where they differ.
+fn recorded_dates(recorded: &[Recorded]) -> String {
+    let dates: Vec<(String, String)> = recorded
+        .iter()
+        .map(|r| match r {
+            Recorded::Current { recording, .. } | Recorded::Stale { recording } => (
+                escape(&recording.device.name),
+                format!("{} (runner {})", recording.date, recording.runner_version),
+            ),
+        })
+        .collect();
+    match dates.as_slice() {
+        [(_, first), rest @ ..] if rest.iter().all(|(_, d)| d == first) => first.clone(),
+        _ => dates
+            .iter()
+            .map(|(device, date)| format!("{date} on {device}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// What a reader compares between two runs of one kernel: the verdict, the
+/// values shown and the sentences under them, not the device or the time.
+type Outcome = (Status, Vec<(String, String)>, Vec<String>);
+
+fn outcome(report: &RunReport) -> Outcome {
+    let shown = report
+        .checks
+        .iter()
+        .filter(|c| c.judged)
+        .map(BufferCheck::shown_values)
+        .collect();
+    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
+    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
+    notes.extend(report.message.clone());
+    (report.status, shown, notes)
+}
+
+/// Results kept from real GPUs, labelled as recorded; stale ones say so
+/// instead of showing numbers. A recording whose output and problems read
+/// exactly like a run shown before it (the local run, `local`, where it
+/// ran, or another GPU's) says so in a line instead of repeating them; its
+/// verdict, device and time stay.
+fn recorded_results(recorded: &[Recorded], local: &RunReport) -> String {
     let mut md = String::new();
+    // What each run shown so far reads like, and where it is.
+    let mut shown: Vec<(Outcome, String)> = Vec::new();
+    if matches!(local.status, Status::Pass | Status::Fail) {
+        shown.push((outcome(local), "the run above".to_string()));
+    }
     for r in recorded {
         match r {
             Recorded::Current { recording, report } => {
-                let _ = writeln!(
+                let this = outcome(report);
+                let before = shown
+                    .iter()
+                    .find(|(s, _)| *s == this)
+                    .map(|(_, place)| place.clone());
+                let _ = write!(
                     md,
-                    "<p class=\"puzzle-recorded\">Recorded on {}, {} (runner {}):</p>\n",
+                    "<p class=\"puzzle-recorded\">Recorded on {}, {} (runner {})",
                     escape(&recording.device.name),
                     recording.date,
                     recording.runner_version
                 );
-                md.push_str(&result(report));
+                match before {
+                    Some(place) => {
+                        let _ = writeln!(md, ": the same output as {place}.</p>\n");
+                        md.push_str(&verdict(report));
+                    }
+                    None => {
+                        let _ = writeln!(md, ":</p>\n");
+                        md.push_str(&result(report));
+                        shown.push((this, format!("on {}", escape(&recording.device.name))));
+                    }
+                }
                 if let Some(note) = launch_note(recording, report) {
                     let _ = writeln!(md, "<p class=\"puzzle-roofline-note\">{note}</p>\n");
                 }
@@ -320,6 +400,18 @@ pub fn result(report: &RunReport) -> String {
         }
         let _ = writeln!(md, "```\n");
     }
+    md.push_str(&verdict(report));
+    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
+    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
+    if !notes.is_empty() {
+        let _ = writeln!(md, "```text\n{}\n```\n", notes.join("\n"));
+    }
+    md
+}
+
+/// A run's verdict line (mark, word, device, time) and its access counts.
+fn verdict(report: &RunReport) -> String {
+    let mut md = String::new();
     let (mark, what) = match (report.status, report.variant) {
         (Status::Pass, _) => ("✔", "passes"),
         (Status::Fail, Variant::Skeleton) => ("✘", "fails, as expected before you solve it"),
@@ -345,13 +437,7 @@ pub fn result(report: &RunReport) -> String {
         .checks
         .iter()
         .filter(|c| c.judged)
-        .map(|c| {
-            c.got
-                .iter()
-                .zip(&c.expected)
-                .filter(|(g, e)| g.is_some_and(|g| g != **e && close(g, **e)))
-                .count()
-        })
+        .map(BufferCheck::within_tolerance_count)
         .sum();
     if rounded > 0 && report.status == Status::Pass {
         let _ = write!(
@@ -378,11 +464,6 @@ pub fn result(report: &RunReport) -> String {
             "<p class=\"puzzle-access\">{}</p>\n",
             escape(&access.describe())
         );
-    }
-    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
-    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
-    if !notes.is_empty() {
-        let _ = writeln!(md, "```text\n{}\n```\n", notes.join("\n"));
     }
     md
 }

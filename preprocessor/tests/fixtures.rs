@@ -227,17 +227,27 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
         benches: vec![],
     };
 
-    session.recordings = vec![recording(entry.clone())];
+    session.set_recordings(vec![recording(entry.clone())]);
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     assert!(
         page.contains("Recorded on NVIDIA Imaginary 9000, 2026-11-21"),
         "{page}"
     );
     assert!(!page.contains("is stale"), "{page}");
+    // The GPU printed what the run above printed: said, not repeated.
+    assert!(page.contains("the same output as the run above"), "{page}");
+
+    // A GPU whose output differs shows it in full.
+    let mut differing = entry.clone();
+    differing.report.checks[0].got[0] = Some(42.0);
+    session.set_recordings(vec![recording(differing)]);
+    let (page, _) = process_chapter(&content, &file, &session).unwrap();
+    assert!(!page.contains("the same output as"), "{page}");
+    assert!(page.contains("[42.0, "), "{page}");
 
     let mut changed = entry;
     changed.source_hash = hash("an older kernel");
-    session.recordings = vec![recording(changed)];
+    session.set_recordings(vec![recording(changed)]);
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     assert!(
         page.contains("A result recorded on NVIDIA Imaginary 9000, 2026-11-21 is stale"),
@@ -301,7 +311,7 @@ fn roofline_blocks_chart_recorded_runs() {
         value,
         timing: report.timing.clone().unwrap(),
     };
-    session.recordings = vec![Recording {
+    session.set_recordings(vec![Recording {
         device,
         date: "2026-11-22".into(),
         runner_version: "0.1.0".into(),
@@ -323,7 +333,7 @@ fn roofline_blocks_chart_recorded_runs() {
             report,
         }],
         benches: vec![],
-    }];
+    }]);
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     for text in [
         "**Fixture kernels on NVIDIA Imaginary 9000**",
@@ -417,8 +427,8 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             1e-9,
             &solution,
             &[
-                "| SIZE=2^16 | 65.5 k | 524.3 k | 0.125 | ✔ |",
-                "| `fx` | not benchmarked on this GPU | | | | | SIZE=2^20 | 1.0 M | 8.4 M | 0.125 | |",
+                "| 65.5 k | 524.3 k | 0.125 | ✔ |",
+                "| `fx` | SIZE=2^20 | not benchmarked on this GPU | | | | | 1.0 M | 8.4 M | 0.125 | |",
                 "puzzle-target met",
                 "Speed-up of <code>fx</code> over <code>fx</code> (the ratio of their median times): 1.00× at SIZE=2^16",
                 "<svg",
@@ -438,7 +448,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         ),
     ];
     for (bandwidth, source, wanted) in cases {
-        session.recordings = vec![recording(bandwidth, source)];
+        session.set_recordings(vec![recording(bandwidth, source)]);
         let (page, _) = process_chapter(&content, &file, &session).unwrap();
         for text in wanted {
             assert!(page.contains(text), "missing {text:?}:\n{page}");
@@ -447,7 +457,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
 
     // A library timed on the same GPU: each kernel's rows at its size as a
     // percentage of its rate, and the target against it.
-    session.recordings = vec![recording(1e-9, &solution)];
+    session.set_recordings(vec![recording(1e-9, &solution)]);
     let page = process_chapter(&content, &file, &session).unwrap().0;
     assert!(
         page.contains("No `add_ten` baseline recorded on this GPU"),

@@ -54,6 +54,7 @@ pub fn render(
     book: &Book,
     recordings: &[Recording],
     baselines: &[Baseline],
+    roofs: &roofs::Memo,
 ) -> Result<String, String> {
     let block = RooflineBlock::parse(yaml)?;
     let mut shown_rows = Vec::new();
@@ -64,16 +65,14 @@ pub fn render(
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
     let mut charted = 0;
-    for recording in recordings
+    for (index, recording) in recordings
         .iter()
-        .filter(|r| r.device.backend.lang() == block.lang)
+        .enumerate()
+        .filter(|(_, r)| r.device.backend.lang() == block.lang)
     {
-        let Some((ceilings, best, compute)) =
-            roofs::best_ceilings(recording, recordings, book, baselines)
-        else {
+        let Some((ceilings, best, compute)) = roofs.get(index, recordings, book, baselines) else {
             continue;
         };
-        let ceilings = &ceilings;
         let rows: Vec<Row> = shown_rows
             .iter()
             .map(|shown| row(shown, &block, recording, ceilings))
@@ -101,7 +100,7 @@ pub fn render(
             "**{} on {device}**, recorded {} {at}. {}\n",
             block.title,
             recording.date,
-            ceilings_sentence(ceilings, (&best, &compute), device, baselines)
+            ceilings_sentence(ceilings, (best, compute), device, baselines)
         );
         let _ = writeln!(
             md,

@@ -23,6 +23,7 @@ use runner::perf::calibrate::{Ceilings, Traffic};
 use runner::perf::record::schema::Recording;
 use runner::perf::record::store;
 use runner::perf::roofline;
+use std::sync::OnceLock;
 
 /// The fastest figure for one kind of traffic, and what gave it.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +41,39 @@ pub struct BestCompute {
     pub from: String,
 }
 
+/// A GPU's ceilings with its memory roofs raised to the best measured, what
+/// each came from, and the best FP32 rate.
+pub type Empirical = (Ceilings, Vec<Best>, BestCompute);
+
+/// Every recording's [`Empirical`] roofs, worked out once for a whole build,
+/// on first use: a book has a dozen roofline blocks, and each would otherwise
+/// weigh every benchmark of every recording again (a third of a warm
+/// build's time).
+#[derive(Default)]
+pub struct Memo {
+    all: OnceLock<Vec<Option<Empirical>>>,
+}
+
+impl Memo {
+    /// The roofs of `all[index]`; `all` must be the same recordings at every call.
+    pub fn get(
+        &self,
+        index: usize,
+        all: &[Recording],
+        book: &Book,
+        baselines: &[Baseline],
+    ) -> Option<&Empirical> {
+        self.all
+            .get_or_init(|| {
+                all.iter()
+                    .map(|recording| best_ceilings(recording, all, book, baselines))
+                    .collect()
+            })
+            .get(index)?
+            .as_ref()
+    }
+}
+
 /// `recording`'s ceilings with each memory roof raised to the best figure
 /// for its traffic among every recording of the same GPU, and what each came from.
 pub fn best_ceilings(
@@ -47,7 +81,7 @@ pub fn best_ceilings(
     all: &[Recording],
     book: &Book,
     baselines: &[Baseline],
-) -> Option<(Ceilings, Vec<Best>, BestCompute)> {
+) -> Option<Empirical> {
     let mut ceilings = recording.ceilings.clone()?;
     let mut best: Vec<Best> = Vec::new();
     let mut compute = BestCompute {

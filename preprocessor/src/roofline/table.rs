@@ -1,5 +1,6 @@
-//! A roofline block's table: what was measured first (time, GB/s, GFLOP/s,
-//! share of the roof), then what the spec says (sizes, FLOPs, bytes), with
+//! A roofline block's table: the kernel (and at the bench sizes, its size),
+//! what was measured (time, GB/s, GFLOP/s, share of the roof), then what the
+//! spec says (FLOPs, bytes), with
 //! large counts in decimal units, so the columns a reader came for are the
 //! ones on screen.
 
@@ -13,7 +14,8 @@ fn dash() -> String {
     "–".into()
 }
 
-/// The header and alignment rows; `bench` adds the sizes and output columns.
+/// The header and alignment rows; `bench` adds the sizes (beside the
+/// kernel) and output columns.
 pub fn header(bench: bool) -> String {
     let (sizes, sizes_rule, output, output_rule) = if bench {
         (" sizes |", " --- |", " output |", " --- |")
@@ -21,8 +23,8 @@ pub fn header(bench: bool) -> String {
         ("", "", "", "")
     };
     format!(
-        "| kernel | median time | GB/s | GFLOP/s | % of roof | bound |{sizes} FLOPs | fewest bytes | FLOP/byte |{output}\n\
-         | --- | ---: | ---: | ---: | ---: | --- |{sizes_rule} ---: | ---: | ---: |{output_rule}"
+        "| kernel |{sizes} median time | GB/s | GFLOP/s | % of roof | bound | FLOPs | fewest bytes | FLOP/byte |{output}\n\
+         | --- |{sizes_rule} ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |{output_rule}"
     )
 }
 
@@ -64,14 +66,13 @@ pub fn table_row(row: &Row) -> String {
         .map(|f| format!("{:.3}", roofline::intensity(f, row.bytes)))
         .unwrap_or_else(dash);
     let flops = row.flops.map(|f| si(f as f64)).unwrap_or_else(dash);
-    let spec_cells = format!(
-        "{} {flops} | {} | {intensity} |",
-        row.sizes
-            .as_ref()
-            .map(|s| format!(" {s} |"))
-            .unwrap_or_default(),
-        si(row.bytes as f64)
-    );
+    // At the bench sizes a kernel has a row per size: the size names the
+    // row, so it stands next to the kernel.
+    let kernel = match &row.sizes {
+        Some(sizes) => format!("| `{}` | {sizes} |", row.id),
+        None => format!("| `{}` |", row.id),
+    };
+    let spec_cells = format!(" {flops} | {} | {intensity} |", si(row.bytes as f64));
     let output = row
         .bench
         .as_ref()
@@ -82,7 +83,7 @@ pub fn table_row(row: &Row) -> String {
         Err(why) => {
             // A bench row without a benchmark leaves its output cell empty.
             let output = if row.sizes.is_some() { " |" } else { "" };
-            return format!("| `{}` | {why} | | | | |{spec_cells}{output}", row.id);
+            return format!("{kernel} {why} | | | | |{spec_cells}{output}");
         }
     };
     let b = p.binding.as_ref();
@@ -100,8 +101,7 @@ pub fn table_row(row: &Row) -> String {
         time.push_str(&format!(" ± {:.1}%", bench.timing.spread_pct()));
     }
     format!(
-        "| `{}` | {time} | {} | {} | {} | {bound} |{spec_cells}{output}",
-        row.id,
+        "{kernel} {time} | {} | {} | {} | {bound} |{spec_cells}{output}",
         rate(p.achieved_gb_s),
         p.achieved_gflop_s.map(rate).unwrap_or_else(dash),
         b.map(|b| format!("{:.1}%", b.percent)).unwrap_or_else(dash),

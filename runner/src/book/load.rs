@@ -6,7 +6,9 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::summary;
 use puzzle_core::source::diag::{Located, line_of};
 use puzzle_core::source::include::Files;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Why no book was found.
 #[derive(Debug, thiserror::Error)]
@@ -39,19 +41,26 @@ pub fn discover(start: &Path) -> Result<PathBuf, DiscoverError> {
 
 /// Every chapter of the book at `root`, read and parsed. All problems are returned at once.
 pub fn load(root: &Path) -> Result<Book, Vec<Located>> {
+    load_with(root, &BookFiles::new(root))
+}
+
+/// [`load`], with the chapters' includes read through `files` (which then
+/// knows every file the book was made from).
+pub fn load_with(root: &Path, files: &BookFiles) -> Result<Book, Vec<Located>> {
     let src = root.join(src_dir(root).map_err(|e| vec![e])?);
-    let mut files = Vec::new();
-    collect_markdown(&src, &mut files).map_err(|e| vec![Located::new(&src, 0, e.to_string())])?;
-    files.sort();
+    let mut markdown = Vec::new();
+    collect_markdown(&src, &mut markdown)
+        .map_err(|e| vec![Located::new(&src, 0, e.to_string())])?;
+    markdown.sort();
     let mut chapters = Vec::new();
     let mut errors = Vec::new();
-    for file in files {
+    for file in markdown {
         match std::fs::read_to_string(&file) {
             Ok(text) => chapters.push((file, text)),
             Err(e) => errors.push(Located::new(&file, 0, e.to_string())),
         }
     }
-    let book = Book::from_chapters(root, &src, chapters, &BookFiles::new(root));
+    let book = Book::from_chapters(root, &src, chapters, files);
     match (book, errors.is_empty()) {
         (Ok(book), true) => Ok(book),
         (Ok(_), false) => Err(errors),
@@ -75,18 +84,31 @@ pub fn read_summary(src: &Path) -> Result<Vec<summary::Entry>, Located> {
 /// so a chapter can neither read nor show what lies outside the book.
 pub struct BookFiles {
     root: PathBuf,
+    /// Every file read so far: what a build's output depends on besides the chapters.
+    read: Mutex<BTreeSet<PathBuf>>,
 }
 
 impl BookFiles {
     pub fn new(root: &Path) -> BookFiles {
         BookFiles {
             root: root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
+            read: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// Every file included so far (read or not: a missing one matters too), by its real path.
+    pub fn included(&self) -> Vec<PathBuf> {
+        let read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        read.iter().cloned().collect()
     }
 }
 
 impl Files for BookFiles {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        {
+            let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+            read.insert(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()));
+        }
         let real = path.canonicalize()?;
         if !real.starts_with(&self.root) {
             return Err(std::io::Error::new(

@@ -173,6 +173,12 @@ impl RunKey<'_> {
     }
 }
 
+/// This engine on this machine, as every cached result is keyed by: what
+/// else keeps results (the book's memo) keys by it too.
+pub fn engine_and_machine() -> String {
+    format!("{}\n{}", engine_identity(), machine_identity())
+}
+
 /// The running executable: its path, size and modification time. Any rebuild
 /// of the engine relinks it and so changes the identity; reading the file's
 /// metadata, not its 40 MB of contents, keeps a warm build's start cheap.

@@ -13,6 +13,7 @@ use crate::run::memory;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::{self, Case, Until};
 use puzzle_core::check::execute::{self, Settings};
+use puzzle_core::judge::abridge::LISTED;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
@@ -21,6 +22,7 @@ use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A backend, opened on first use, or why it could not be.
 type LazyBackend = OnceLock<Result<Box<dyn Backend>, BackendError>>;
@@ -42,6 +44,9 @@ pub struct Runner {
     adapter_facts: OnceLock<AdapterFacts>,
     /// compute-sanitizer over every CUDA run (`--sanitize`).
     sanitizer: Option<Sanitizer>,
+    /// Set when a run's report could not be cached (a backend missing or
+    /// failing now may be there next time): what was built from it is provisional.
+    uncached: AtomicBool,
 }
 
 /// What the engine needs to know of the WGSL adapter: whether it is a CPU
@@ -89,6 +94,7 @@ impl Runner {
             adapter_checker: OnceLock::new(),
             adapter_facts: OnceLock::new(),
             sanitizer: None,
+            uncached: AtomicBool::new(false),
         }
     }
 
@@ -98,12 +104,21 @@ impl Runner {
         self
     }
 
-    /// A runner that looks results up in `cache` before running, and stores them after.
+    /// A runner that looks results up in `cache` before running, and stores
+    /// them after. Its reports come back abridged, hit or miss alike: the
+    /// head and tail of each long output and exact counts, which is all a
+    /// page shows; a warm build then reads kilobytes, not megabytes.
     pub fn with_cache(settings: Settings, cache: ResultCache) -> Runner {
         Runner {
             cache: Some(cache),
             ..Runner::new(settings)
         }
+    }
+
+    /// Whether every run so far came from the cache or went into it: a
+    /// page built from them can be kept as it is (see the book's memo).
+    pub fn all_cached(&self) -> bool {
+        self.cache.is_some() && !self.uncached.load(Ordering::Relaxed)
     }
 
     /// The backend of this kind, or why it is unavailable.
@@ -306,7 +321,7 @@ impl Runner {
         };
         if let Some(cache) = &self.cache {
             if let Some(hit) = cache.get(&key) {
-                return Ok(hit);
+                return Ok(abridged(hit));
             }
             // Say what a cached build had to run (GPU_PUZZLES_CACHE_TRACE=1).
             if std::env::var_os("GPU_PUZZLES_CACHE_TRACE").is_some() {
@@ -324,14 +339,26 @@ impl Runner {
                 RunReport::new(&spec, kind.lang(), variant, kind, None, Err(error.clone()))
             }
         };
+        let Some(cache) = &self.cache else {
+            return Ok(report);
+        };
+        let report = abridged(report);
         // A missing backend or a device failure may be gone next time: not cached.
-        if let Some(cache) = &self.cache
-            && !matches!(report.status, Status::Unavailable | Status::Error)
-        {
+        if matches!(report.status, Status::Unavailable | Status::Error) {
+            self.uncached.store(true, Ordering::Relaxed);
+        } else {
             cache.put(&key, &report);
         }
         Ok(report)
     }
+}
+
+/// `report` as a page shows it: see [`Runner::with_cache`].
+fn abridged(mut report: RunReport) -> RunReport {
+    for check in &mut report.checks {
+        check.abridge(LISTED);
+    }
+    report
 }
 
 /// Launches up to this many invocations are also run on the CPU checker

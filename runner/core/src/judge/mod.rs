@@ -3,8 +3,10 @@
 //! - [`verify`]: outputs against expected values, element by element
 //!   (unwritten, wrong, written out of bounds), in sentences a learner can act on;
 //! - [`report`]: one run's [`report::RunReport`], built once from a backend's outcome;
+//! - [`abridge`]: a check cut to what a page shows (recordings, the book's cache);
 //! - [`format`]: numbers as the pages and the terminal print them.
 
+pub mod abridge;
 pub mod format;
 pub mod report;
 pub mod verify;

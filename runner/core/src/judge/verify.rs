@@ -4,7 +4,7 @@
 //! as unwritten rather than compared; a write into a buffer's guard band is
 //! reported as out of bounds, by buffer and index.
 
-use crate::judge::format::{HEAD, LONG, TAIL, format_head_tail, format_value, format_values_short};
+use crate::judge::format::{format_head_tail, format_value, format_values_short};
 use crate::run::outcome::OutputData;
 use crate::spec::model::{Buffer, Spec};
 use serde::{Deserialize, Serialize};
@@ -40,8 +40,8 @@ pub struct BufferCheck {
 }
 
 /// What an abridged check left out, so that it still reads like the whole:
-/// `got` and `expected` keep the first [`HEAD`] and last [`TAIL`] values, the
-/// index lists their first entries, and this keeps the exact counts.
+/// `got` and `expected` keep their head and tail, the index lists their
+/// first entries, and this keeps the exact counts (see `judge::abridge`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Abridged {
     /// Values left out between the head and the tail.
@@ -52,6 +52,10 @@ pub struct Abridged {
     pub out_of_bounds: usize,
     /// The first wrong element's value and expected value, wherever it lies.
     pub first_wrong: Option<(Option<f64>, f64)>,
+    /// Elements that differ from the expected value within the tolerance,
+    /// over the whole buffer. Recordings made before it was kept lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_tolerance: Option<usize>,
 }
 
 fn yes() -> bool {
@@ -79,76 +83,8 @@ impl BufferCheck {
         .collect()
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.shape.iter().product()
-    }
-
-    /// Keeps the head and tail of a long buffer's values and the first
-    /// `listed` entries of each index list, with exact counts of the rest: a
-    /// recording of a 16,384-element output then shows what a local run shows
-    /// (head, tail, total, how many are wrong) in a few hundred bytes.
-    pub fn abridge(&mut self, listed: usize) {
-        let long = self.got.len() > LONG || self.expected.len() > LONG;
-        let lists = [
-            self.wrong.len(),
-            self.unwritten.len(),
-            self.from_poison.as_ref().map_or(0, Vec::len),
-            self.out_of_bounds.len(),
-        ];
-        if self.abridged.is_some() || (!long && lists.iter().all(|&n| n <= listed)) {
-            return;
-        }
-        let first_wrong = self.wrong.first().map(|&i| {
-            let got = self.got.get(i).copied().flatten();
-            (got, self.expected.get(i).copied().unwrap_or(f64::NAN))
-        });
-        let left_out = if long {
-            let left_out = self.got.len().saturating_sub(HEAD + TAIL);
-            head_and_tail(&mut self.got);
-            head_and_tail(&mut self.expected);
-            left_out
-        } else {
-            0
-        };
-        let [wrong, unwritten, from_poison, out_of_bounds] = lists;
-        self.wrong.truncate(listed);
-        self.unwritten.truncate(listed);
-        if let Some(list) = &mut self.from_poison {
-            list.truncate(listed);
-        }
-        self.out_of_bounds.truncate(listed);
-        self.abridged = Some(Abridged {
-            left_out,
-            wrong,
-            unwritten,
-            from_poison,
-            out_of_bounds,
-            first_wrong,
-        });
-    }
-
-    /// Elements never written, counted in full even where the list was abridged.
-    pub fn unwritten_count(&self) -> usize {
-        self.abridged
-            .as_ref()
-            .map_or(self.unwritten.len(), |a| a.unwritten)
-    }
-
-    fn wrong_count(&self) -> usize {
-        self.abridged.as_ref().map_or(self.wrong.len(), |a| a.wrong)
-    }
-
-    fn poisoned_write_count(&self) -> usize {
-        self.abridged.as_ref().map_or_else(
-            || self.from_poison.as_ref().map_or(0, Vec::len),
-            |a| a.from_poison,
-        )
-    }
-
-    fn out_of_bounds_count(&self) -> usize {
-        self.abridged
-            .as_ref()
-            .map_or(self.out_of_bounds.len(), |a| a.out_of_bounds)
     }
 
     /// The values as they are shown: `[0.0, 1.0, …, 99.0] (100 values)` for a
@@ -279,13 +215,6 @@ impl BufferCheck {
     }
 }
 
-/// Keeps the first [`HEAD`] and the last [`TAIL`] of `values`.
-fn head_and_tail<T: Copy>(values: &mut Vec<T>) {
-    if values.len() > HEAD + TAIL {
-        values.drain(HEAD..values.len() - TAIL);
-    }
-}
-
 /// The first few of `items`, which stand for `count` in all.
 fn list<T: Copy>(items: &[T], count: usize, show: impl Fn(T) -> String) -> String {
     const SHOWN: usize = 8;
@@ -377,7 +306,7 @@ fn split_poisoned(
 }
 
 /// The elements of `got` that are wrong, and those still poisoned, against `expected`.
-fn compare(got: &[Option<f64>], expected: &[f64]) -> (Vec<usize>, Vec<usize>) {
+pub(crate) fn compare(got: &[Option<f64>], expected: &[f64]) -> (Vec<usize>, Vec<usize>) {
     let mut wrong = Vec::new();
     let mut unwritten = Vec::new();
     for (i, want) in expected.iter().enumerate() {
@@ -395,9 +324,8 @@ impl BufferCheck {
     /// values say: a stored check (a cached result) that was edited, or
     /// that belongs to other values, does not hold up.
     pub fn holds_up(&self) -> bool {
-        // Only a recording is abridged; a stored whole result never is.
         if self.abridged.is_some() {
-            return false;
+            return self.abridged_holds_up();
         }
         if !self.judged {
             return self.got.is_empty() && self.expected.is_empty();

@@ -17,6 +17,7 @@ use crate::run::runner::Runner;
 use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::Case;
+use puzzle_core::judge::abridge::LISTED;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
@@ -189,16 +190,13 @@ fn is_chosen(only: &[String], id: &str) -> bool {
     only.is_empty() || only.iter().any(|o| o == id)
 }
 
-/// Index lists in a recording keep this many entries, with exact counts.
-const RECORDED_INDICES: usize = 64;
-
 /// A report as a recording keeps it: every verdict, message, shape, time and
 /// count, and of a long output its head and tail (what a page shows of a
 /// local run too). The performance chapters' 16,384-element outputs would
 /// otherwise make each file megabytes.
 fn slim(mut report: RunReport) -> RunReport {
     for check in &mut report.checks {
-        check.abridge(RECORDED_INDICES);
+        check.abridge(LISTED);
     }
     report
 }
@@ -333,7 +331,7 @@ mod tests {
             "{:?}",
             large.problems()
         );
-        assert!(large.got.len() < 64 && large.unwritten.len() <= RECORDED_INDICES);
+        assert!(large.got.len() < 64 && large.unwritten.len() <= LISTED);
         assert!(!large.passed(), "the verdict survives");
         // The first wrong value is kept even when it lies in the part left out.
         let mut wrong = whole[1].clone();
@@ -342,7 +340,7 @@ mod tests {
         wrong.got[500] = Some(-1.0);
         wrong.wrong = vec![500];
         let want = wrong.problems();
-        wrong.abridge(RECORDED_INDICES);
+        wrong.abridge(LISTED);
         assert_eq!(wrong.problems(), want);
         assert!(
             want[0].contains("first: out[500] is -1.0, expected 500.0"),
