@@ -141,6 +141,12 @@ const INSPECT: &str = r#"JSON.stringify((() => {
     speedups: main.querySelectorAll('.puzzle-speedup').length,
     // A chart is drawn when it has a size on screen, its roofs and its points,
     // and its ink follows the theme's text colour (currentColor), not black.
+    diagrams: [...main.querySelectorAll('.puzzle-diagram svg')].map(svg => ({
+      cells: svg.querySelectorAll('rect').length,
+      ink: getComputedStyle(svg.querySelector('text')).fill,
+      text: getComputedStyle(main).color,
+    })),
+    diagramNotes: main.querySelectorAll('.puzzle-diagram-note').length,
     charts: [...main.querySelectorAll('figure.puzzle-chart svg')].map(svg => ({
       width: svg.getBoundingClientRect().width,
       points: svg.querySelectorAll('circle').length,
@@ -184,6 +190,15 @@ const OVERFLOW: &str = r#"JSON.stringify((() => {
       if (w > 1 && h > 1) overlaps.push(`"${a}" and "${b}"`);
     }));
   }
+  // An access diagram's cell labels: each inside its cell, none on another.
+  for (const svg of main.querySelectorAll('.puzzle-diagram svg')) {
+    const labels = [...svg.querySelectorAll('text')].map(t => [t.textContent.trim(), t.getBoundingClientRect()]);
+    labels.forEach(([a, ra], i) => labels.slice(i + 1).forEach(([b, rb]) => {
+      const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (w > 1 && h > 1) overlaps.push(`diagram: "${a}" and "${b}"`);
+    }));
+  }
   opened.forEach(d => d.open = false);
   return { over, overlaps };
 })())"#;
@@ -196,6 +211,9 @@ const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
 <figure class="puzzle-chart"><svg width="300" height="100">
 <text x="10" y="50" text-anchor="start">1</text><text x="12" y="52" text-anchor="start">2</text>
 </svg></figure>
+<div class="puzzle-diagram"><svg width="300" height="100">
+<text x="10" y="50">w 1,2,3,4,5</text><text x="30" y="52">w 6</text>
+</svg></div>
 </main></body></html>"#;
 
 /// The layout check finds what it is there to find.
@@ -209,7 +227,11 @@ fn layout_control() -> Result<(), Failed> {
     let layout = eval(&tab, OVERFLOW)?;
     let _ = tab.close(true);
     let found = |key: &str| layout[key].as_array().is_some_and(|a| !a.is_empty());
-    if !found("over") || !found("overlaps") {
+    let diagram = layout["overlaps"].as_array().is_some_and(|a| {
+        a.iter()
+            .any(|o| o.as_str().is_some_and(|o| o.starts_with("diagram")))
+    });
+    if !found("over") || !found("overlaps") || !diagram {
         return Err(format!("the layout check missed the control page's faults: {layout}").into());
     }
     Ok(())
@@ -331,6 +353,20 @@ fn check_page(page: &str) -> Result<(), Failed> {
         }
         if !(verdict.contains("puzzle-pass") || verdict.contains("puzzle-compiled")) {
             return Err(format!("{url}: the opened solution shows {verdict}").into());
+        }
+        // Every WGSL solution has its access diagram, or says why not.
+        if source.contains("```wgsl,puzzle") {
+            let diagrams = state["diagrams"].as_array().cloned().unwrap_or_default();
+            if diagrams.is_empty() && state["diagramNotes"].as_u64().unwrap_or(0) == 0 {
+                return fail("a WGSL solution has no access diagram and no word on why");
+            }
+            for d in &diagrams {
+                if d["cells"].as_u64().unwrap_or(0) == 0 || d["ink"] != d["text"] {
+                    return fail(&format!(
+                        "an access diagram has no cells, or its ink does not follow the theme: {d}"
+                    ));
+                }
+            }
         }
     }
     // Roofline blocks: recorded results with measured ceilings make a chart.

@@ -501,8 +501,53 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
         shown(&skeleton_code, &skeleton, Variant::Skeleton),
         shown(&solution_code, &solution, Variant::Solution),
         shown_problem.as_deref(),
+        access_diagram(puzzle, lang, session).as_deref(),
     );
     (text, problem)
+}
+
+/// Teaching sizes up to this many elements in all get the solution's
+/// access diagram on the page; larger ones (Part III's) would make pages and
+/// the cache heavy, and are drawn on request (`runner check --draw`).
+const DIAGRAM_ELEMENTS: usize = 4096;
+
+/// The WGSL solution's access diagram, from a traced run on the CPU
+/// checker, or why there is none; nothing for CUDA (the checker runs WGSL).
+fn access_diagram(puzzle: &Puzzle, lang: Lang, session: &Session) -> Option<String> {
+    if lang != Lang::Wgsl {
+        return None;
+    }
+    let spec = puzzle_core::check::execute::resolve(
+        &puzzle.spec,
+        &puzzle_core::check::cases::Case::teaching(),
+        session.runner.settings.memory,
+    )
+    .ok()?;
+    let elements: usize = spec
+        .args
+        .iter()
+        .map(|a| match a {
+            puzzle_core::spec::model::Arg::Buffer(b) => b.len(),
+            _ => 0,
+        })
+        .sum();
+    if elements > DIAGRAM_ELEMENTS {
+        return Some(format!(
+            "<p class=\"puzzle-diagram-note\">No access diagram here: the teaching size has {} \
+             elements. <code>runner check {} --lang wgsl --draw</code> draws yours.</p>\n",
+            puzzle_core::quantity::thousands(elements as u64),
+            puzzle.id()
+        ));
+    }
+    let source = puzzle.kernel(lang)?.solution();
+    let report = session
+        .runner
+        .traced(puzzle, Variant::Solution, &source)
+        .ok()?;
+    report
+        .accesses
+        .as_deref()
+        .map(|a| render::diagram(a, puzzle.id()))
 }
 
 /// `kernels/p01_map/add_10.cu` rather than an absolute path.

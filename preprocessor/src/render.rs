@@ -11,6 +11,7 @@ use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::{si, thousands};
+use puzzle_core::run::access_map::AccessMap;
 use puzzle_core::spec::model::{Arg, Spec};
 use runner::perf::record::schema::{Recorded, Recording};
 use std::fmt::Write;
@@ -182,6 +183,7 @@ pub fn kernel_block(
     skeleton: Shown,
     solution: Shown,
     problem: Option<&str>,
+    diagram: Option<&str>,
 ) -> String {
     let class = highlight_class(lang);
     let mut md = String::new();
@@ -241,8 +243,22 @@ pub fn kernel_block(
     let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
     md.push_str(&result(solution.local));
     md.push_str(&recorded_results(&solution.recorded, solution.local));
+    if let Some(diagram) = diagram {
+        md.push_str(diagram);
+    }
     let _ = writeln!(md, "</details>\n\n</div>\n");
     md
+}
+
+/// A traced run's access diagram, under a line that says what it shows.
+pub fn diagram(accesses: &AccessMap, puzzle: &str) -> String {
+    format!(
+        "<p class=\"puzzle-diagram-note\">Who read and wrote which element, as the CPU checker \
+         traced this solution at the teaching size (invocations numbered in their launch; \
+         <code>runner check {puzzle} --lang wgsl --draw</code> draws your own):</p>\n\
+         <div class=\"puzzle-diagram\">\n{}</div>\n\n",
+        puzzle_core::judge::diagram::svg(accesses)
+    )
 }
 
 /// "NVIDIA H100 80GB HBM3 and NVIDIA H200".
@@ -561,6 +577,7 @@ mod tests {
                 reads: count(reads),
                 writes: count(1),
             }),
+            accesses: None,
         };
         RunReport::new(
             &spec,

@@ -439,6 +439,104 @@ fn watch_follows_saves() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The access diagram's facts, as data: what each element of each buffer
+/// saw in a traced run of a kernel on the CPU checker, against what the
+/// spec implies.
+fn diagrams_show_what_the_kernel_did() -> Result<(), Failed> {
+    use puzzle_core::judge::diagram::Picture;
+    use puzzle_core::kernel::cut::Variant;
+    use puzzle_core::source::text::SourceText;
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let pictures = |id: &str, source: &SourceText| -> Result<Vec<Picture>, Failed> {
+        let puzzle = book.find(id)?;
+        let report = RUNNER
+            .traced(puzzle, Variant::File, source)
+            .map_err(|e| e.to_string())?;
+        let map = report
+            .accesses
+            .ok_or("a traced run came back without its trace")?;
+        Ok(map.variables.iter().map(Picture::of).collect())
+    };
+    let find = |pictures: &[Picture], name: &str| -> Result<Picture, Failed> {
+        Ok(pictures
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or(format!("no `{name}` in the diagram"))?
+            .clone())
+    };
+    let fixture = |name: &str| -> Result<SourceText, Failed> {
+        let path = root().join("runner/tests/fixtures/kernels").join(name);
+        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+        Ok(SourceText::new(text, &path, 1))
+    };
+    // Puzzle 9's solution stages its inputs: each element of `a` is read
+    // once from global memory, each output written once, and nothing races.
+    let solution = book
+        .find("p09_pooling")?
+        .kernel(Lang::Wgsl)
+        .unwrap()
+        .solution();
+    let solved = pictures("p09_pooling", &solution)?;
+    let a = find(&solved, "a")?;
+    if a.cells.iter().any(|c| c.reads != 1 || c.writes != 0) {
+        return Err(format!(
+            "p09's solution: `a` read other than once each: {:?}",
+            a.cells
+        )
+        .into());
+    }
+    let out = find(&solved, "out")?;
+    if out.cells.iter().any(|c| c.writes != 1) || !out.past_end.is_empty() {
+        return Err(format!("p09's solution: `out` not written once each: {out:?}").into());
+    }
+    if solved.iter().flat_map(|p| &p.cells).any(|c| c.race) {
+        return Err("p09's solution drawn with a race".into());
+    }
+    // Reading the neighbours from global memory instead reads elements of
+    // `a` up to three times: the diagram shows it.
+    let global = pictures(
+        "p09_pooling",
+        &fixture("p09_pooling_global_neighbours.wgsl")?,
+    )?;
+    let most = find(&global, "a")?.cells.iter().map(|c| c.reads).max();
+    if most != Some(3) {
+        return Err(format!("global neighbours: most reads of an element {most:?}, not 3").into());
+    }
+    // Puzzle 3 without its guard writes past the end of `out`, and the
+    // diagram says where and who.
+    let unguarded = pictures("p03_guard", &fixture("p03_no_guard.wgsl")?)?;
+    let past = find(&unguarded, "out")?.past_end;
+    if past.is_empty() {
+        return Err("p03 without a guard: no write past the end drawn".into());
+    }
+    Ok(())
+}
+
+/// `runner check --draw` writes the diagram beside the learner's file and says where.
+fn check_draw_writes_the_diagram_beside_the_file() -> Result<(), Failed> {
+    let ws = tempfile::tempdir()?;
+    let (_, _, stderr) = cli(
+        ws.path(),
+        &[
+            "check",
+            "p09_pooling",
+            "--lang",
+            "wgsl",
+            "--backend",
+            "sim",
+            "--draw",
+        ],
+        &[],
+    );
+    let drawn = ws.path().join("p09_pooling/pooling.wgsl.svg");
+    let svg = std::fs::read_to_string(&drawn)
+        .map_err(|e| format!("no diagram at {}: {e}\n{stderr}", drawn.display()))?;
+    if !svg.starts_with("<svg") || !stderr.contains("pooling.wgsl.svg") {
+        return Err(format!("--draw: {stderr}\n{svg}").into());
+    }
+    Ok(())
+}
+
 fn main() {
     // A job isolated in a child process (a wgpu or CUDA run) re-enters here.
     runner::worker::serve_if_child();
@@ -465,6 +563,14 @@ fn main() {
     trials.push(Trial::test(
         "cli::list_and_progress_follow_the_book",
         list_and_progress_follow_the_book,
+    ));
+    trials.push(Trial::test(
+        "draw::diagrams_show_what_the_kernel_did",
+        diagrams_show_what_the_kernel_did,
+    ));
+    trials.push(Trial::test(
+        "cli::check_draw_writes_the_diagram_beside_the_file",
+        check_draw_writes_the_diagram_beside_the_file,
     ));
     trials.push(Trial::test(
         "cli::cuda_says_what_it_can_do_here",

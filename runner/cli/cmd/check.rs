@@ -53,6 +53,10 @@ pub struct CheckArgs {
     /// at your lines; needs compute-sanitizer from the CUDA toolkit.
     #[arg(long)]
     sanitize: bool,
+    /// Also draw who read and wrote which element of every buffer (WGSL, on
+    /// the CPU checker, at the teaching size) to your file's name + `.svg`.
+    #[arg(long, conflicts_with = "all")]
+    draw: bool,
 }
 
 pub fn execute(book: Book, workspace: Option<PathBuf>, args: CheckArgs) -> Result<ExitCode> {
@@ -67,7 +71,11 @@ pub fn execute(book: Book, workspace: Option<PathBuf>, args: CheckArgs) -> Resul
     match args.puzzle {
         Some(puzzle) if !args.all => {
             let puzzle = learner.puzzle(&puzzle)?;
-            one(&learner, &runner, puzzle, (lang, backend), args.json)
+            let code = one(&learner, &runner, puzzle, (lang, backend), args.json)?;
+            if args.draw {
+                draw(&learner, &runner, puzzle, lang)?;
+            }
+            Ok(code)
         }
         _ => all(&learner, &runner, (lang, backend), args.json),
     }
@@ -88,6 +96,31 @@ fn one(
         term::print(&render(&report));
     }
     Ok(ExitCode::from(report.verdict.exit_code()))
+}
+
+/// `--draw`: the access diagram of the learner's WGSL copy, beside it; said
+/// on stderr, so `--json` keeps stdout to itself.
+pub fn draw(learner: &Learner, runner: &Runner, puzzle: &Puzzle, lang: Option<Lang>) -> Result<()> {
+    let lang = match lang {
+        Some(l) => l,
+        None => crate::learner::default_lang(learner, runner, Some(puzzle))?,
+    };
+    if lang != Lang::Wgsl {
+        eprintln!(
+            "--draw: the diagram comes from the CPU checker, which runs WGSL: try              `runner check {} --lang wgsl --draw`",
+            puzzle.id()
+        );
+        return Ok(());
+    }
+    let file = learner.workspace.file(puzzle, Lang::Wgsl);
+    match runner::learner::draw::draw(runner, puzzle, &file) {
+        Ok(path) => eprintln!(
+            "Drawn: {} (who read and wrote which element, at the teaching size; open it in a browser)",
+            puzzle_core::source::diag::display_path(&path)
+        ),
+        Err(e) => eprintln!("--draw: {e}"),
+    }
+    Ok(())
 }
 
 /// `runner check --all`: every puzzle in reading order, with a progress bar

@@ -4,6 +4,7 @@
 
 use crate::access::AccessReport;
 use crate::hazard::Hazard;
+use crate::trace::AccessTrace;
 use naga::Span;
 use std::time::Duration;
 
@@ -53,6 +54,9 @@ pub struct Config {
     /// The most memory the checker may take for the kernel's variables and
     /// its records of them, in bytes; a run that would need more is refused.
     pub memory_budget: u64,
+    /// Keep every access of storage and workgroup memory ([`Run::trace`]),
+    /// for the access diagrams.
+    pub trace: bool,
 }
 
 /// The workgroup memory of the adapters this book runs on (Mesa's lavapipe
@@ -80,6 +84,7 @@ impl Default for Config {
             clock: system_clock,
             max_workgroup_bytes: MAX_WORKGROUP_BYTES,
             memory_budget: MEMORY_BUDGET,
+            trace: false,
         }
     }
 }
@@ -98,6 +103,8 @@ pub struct Run {
     /// the buffer was stored to (empty for other bindings): an element that
     /// still holds poison although written was computed from the poison.
     pub written: Vec<Vec<bool>>,
+    /// Who touched which element, where [`Config::trace`] asked for it.
+    pub trace: Option<AccessTrace>,
 }
 
 /// Why there is no [`Run`].

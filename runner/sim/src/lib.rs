@@ -34,6 +34,7 @@ pub mod program;
 pub mod run;
 pub mod schedule;
 pub mod shared;
+pub mod trace;
 pub mod value;
 
 #[cfg(test)]

@@ -65,6 +65,7 @@ pub fn run(
         hazards: shared.hazards.list().to_vec(),
         dropped: shared.hazards.dropped,
         access: shared.access.report(),
+        trace: shared.trace.map(crate::trace::Tracer::finish),
     })
 }
 

@@ -6,6 +6,7 @@ use crate::access::Counter;
 use crate::hazard::{Hazards, Kind, LineMap};
 use crate::memory::Region;
 use crate::program::Fault;
+use crate::trace::Tracer;
 use naga::Span;
 use std::time::Duration;
 
@@ -34,6 +35,8 @@ pub struct Shared<'s> {
     pub lines: &'s dyn LineMap,
     /// Global-memory reads and writes per invocation.
     pub access: Counter,
+    /// Every access of storage and workgroup memory, where the run is traced.
+    pub trace: Option<Tracer>,
     /// Invocations per subgroup.
     pub subgroup_size: u32,
     /// Which launch of the run is going on (0-based).
@@ -54,6 +57,7 @@ impl<'s> Shared<'s> {
         config: &crate::launch::Config,
     ) -> Shared<'s> {
         Shared {
+            trace: config.trace.then(|| Tracer::new(&globals)),
             globals,
             hazards: Hazards::default(),
             lines,

@@ -136,6 +136,7 @@ impl DeviceRun {
             timing: self.timing,
             hazards: vec![],
             access: None,
+            accesses: None,
         })
     }
 }

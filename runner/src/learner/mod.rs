@@ -4,12 +4,14 @@
 //! - [`check`]: that copy checked on this machine (the verdict and its
 //!   words are the core's);
 //! - [`render`]: the report as coloured text;
+//! - [`draw`]: the access diagram of their WGSL copy, beside it;
 //! - [`default_lang`]: the language a command works in when none is named;
 //! - [`progress`]: which puzzles pass, and how many tips were shown;
 //! - [`order`]: the order puzzles are met in, and the next unsolved one.
 
 pub mod check;
 pub mod default_lang;
+pub mod draw;
 pub mod order;
 pub mod progress;
 pub mod render;

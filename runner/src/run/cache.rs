@@ -55,6 +55,8 @@ pub struct RunKey<'a> {
     /// The CPU checker's subgroup size, where it is set to an adapter's
     /// rather than the default (checking a lavapipe run).
     pub subgroup: Option<u32>,
+    /// The checker kept who touched which element (a diagram's run).
+    pub traced: bool,
 }
 
 impl ResultCache {
@@ -169,6 +171,7 @@ impl RunKey<'_> {
         field("timeout", &self.timeout_ms.to_le_bytes());
         let subgroup = self.subgroup.map(|n| n.to_string()).unwrap_or_default();
         field("subgroup", subgroup.as_bytes());
+        field("traced", &[u8::from(self.traced)]);
         h.finalize().to_hex().to_string()
     }
 }
@@ -263,6 +266,7 @@ mod tests {
             checks: vec![check],
             timing: None,
             access: None,
+            accesses: None,
             error: None,
         }
     }
@@ -283,6 +287,7 @@ mod tests {
             timing_samples: 0,
             timeout_ms: 1,
             subgroup: None,
+            traced: false,
         };
         cache.put(&key("passes"), &report([1.0, 2.0]));
         cache.put(&key("fails"), &report([1.0, 5.0]));
@@ -344,6 +349,7 @@ mod tests {
             timing_samples: 10,
             timeout_ms: 10_000,
             subgroup: None,
+            traced: false,
         };
         assert!(cache.get(&key(Variant::Solution, "a")).is_none());
         cache.put(&key(Variant::Solution, "a"), &report([1.0, 2.0]));
@@ -386,6 +392,7 @@ mod tests {
                         timing_samples: 0,
                         timeout_ms: 1,
                         subgroup: None,
+                        traced: false,
                     };
                     let got = if i % 2 == 0 { [1.0, 2.0] } else { [1.0, 5.0] };
                     for _ in 0..20 {

@@ -40,6 +40,8 @@ pub struct Runner {
     /// adapter's subgroup size where it has one fixed size, so a kernel
     /// written for it (lavapipe's 8) is judged as it ran.
     adapter_checker: OnceLock<Box<dyn Backend>>,
+    /// The CPU checker that keeps who touched which element (the diagrams).
+    traced_checker: OnceLock<Box<dyn Backend>>,
     /// What the WGSL adapter is, once known.
     adapter_facts: OnceLock<AdapterFacts>,
     /// compute-sanitizer over every CUDA run (`--sanitize`).
@@ -92,6 +94,7 @@ impl Runner {
             cache: None,
             wgsl_default: OnceLock::new(),
             adapter_checker: OnceLock::new(),
+            traced_checker: OnceLock::new(),
             adapter_facts: OnceLock::new(),
             sanitizer: None,
             uncached: AtomicBool::new(false),
@@ -206,7 +209,7 @@ impl Runner {
             self.run_once_with(
                 BackendKind::Sim,
                 open,
-                subgroup,
+                (subgroup, false),
                 puzzle,
                 variant,
                 source,
@@ -290,19 +293,48 @@ impl Runner {
         case: &Case,
     ) -> Result<RunReport, Located> {
         let open = || self.backend(kind);
-        self.run_once_with(kind, open, None, puzzle, variant, source, case)
+        self.run_once_with(kind, open, (None, false), puzzle, variant, source, case)
+    }
+
+    /// `source` at the teaching size on the CPU checker, keeping who touched
+    /// which element ([`RunReport::accesses`]), for the access diagrams.
+    pub fn traced(
+        &self,
+        puzzle: &Puzzle,
+        variant: Variant,
+        source: &SourceText,
+    ) -> Result<RunReport, Located> {
+        let open = || Ok(self.traced_checker());
+        let case = Case::teaching();
+        self.run_once_with(
+            BackendKind::Sim,
+            open,
+            (None, true),
+            puzzle,
+            variant,
+            source,
+            &case,
+        )
+    }
+
+    /// The checker that traces, opened once.
+    fn traced_checker(&self) -> &dyn Backend {
+        self.traced_checker
+            .get_or_init(|| Box::new(open::checker_from_env().with_trace()))
+            .as_ref()
     }
 
     /// One run on a backend of `kind`, through the cache: `open` gives the
     /// backend (or the reason it is unavailable) and is called only on a
     /// miss, so a warm build opens no device and loads no compiler.
-    /// `subgroup` is the checker's subgroup size where it is not the default.
+    /// `checker` is the checker's subgroup size where it is not the
+    /// default, and whether it traces.
     #[allow(clippy::too_many_arguments)]
     fn run_once_with<'r>(
         &'r self,
         kind: BackendKind,
         open: impl FnOnce() -> Result<&'r dyn Backend, &'r BackendError>,
-        subgroup: Option<u32>,
+        (subgroup, traced): (Option<u32>, bool),
         puzzle: &Puzzle,
         variant: Variant,
         source: &SourceText,
@@ -312,6 +344,7 @@ impl Runner {
         let key = RunKey {
             backend: kind,
             subgroup,
+            traced,
             spec_text: &puzzle.spec.text,
             source,
             variant,

@@ -4,9 +4,11 @@
 //!   (unwritten, wrong, written out of bounds), in sentences a learner can act on;
 //! - [`report`]: one run's [`report::RunReport`], built once from a backend's outcome;
 //! - [`abridge`]: a check cut to what a page shows (recordings, the book's cache);
+//! - [`diagram`]: who touched which element, drawn from a traced run;
 //! - [`format`]: numbers as the pages and the terminal print them.
 
 pub mod abridge;
+pub mod diagram;
 pub mod format;
 pub mod report;
 pub mod verify;

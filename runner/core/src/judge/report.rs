@@ -4,6 +4,7 @@
 use crate::judge::verify::{self, BufferCheck};
 use crate::kernel::cut::Variant;
 use crate::lang::Lang;
+use crate::run::access_map::AccessMap;
 use crate::run::backend::{BackendError, BackendKind, DeviceInfo};
 use crate::run::outcome::{AccessCount, GlobalAccess, Outcome};
 use crate::run::timing::Timing;
@@ -66,6 +67,9 @@ pub struct RunReport {
     /// and the puzzle's bound on them where it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<AccessSummary>,
+    /// Who touched which element, where the run was traced for a diagram.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accesses: Option<Box<AccessMap>>,
 }
 
 /// What [`RunReport::access`] holds.
@@ -203,6 +207,7 @@ impl RunReport {
             checks: vec![],
             timing: None,
             access: None,
+            accesses: None,
         };
         match outcome {
             Ok(Outcome::CompileFailed(diagnostics)) => {
@@ -216,6 +221,7 @@ impl RunReport {
             Ok(Outcome::Ran(execution)) => {
                 report.checks = verify::check(spec, &execution.outputs);
                 report.timing = execution.timing;
+                report.accesses = execution.accesses;
                 report.access = execution.access.map(|counts| AccessSummary {
                     counts,
                     bound: None,

@@ -6,6 +6,7 @@
 //! guard bands of its own canary) are laid out here, once, beside the
 //! decoding of what comes back, so every backend poisons and guards alike.
 
+use crate::run::access_map::AccessMap;
 use crate::run::timing::Timing;
 use crate::source::diag::Located;
 use crate::spec::model::Buffer;
@@ -39,6 +40,9 @@ pub struct Execution {
     /// count them (the CPU checker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<GlobalAccess>,
+    /// Who touched which element, where the run was traced (the CPU checker's `with_trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accesses: Option<Box<AccessMap>>,
 }
 
 /// Global-memory (storage buffer) traffic per invocation, as the CPU

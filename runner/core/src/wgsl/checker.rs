@@ -13,6 +13,7 @@
 //! of global-memory reads and writes come back as [`Execution::access`].
 
 use super::front;
+use crate::run::access_map::{AccessMap, Touch, TouchedVariable};
 use crate::run::backend::{
     Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
 };
@@ -36,6 +37,8 @@ pub struct SimBackend {
     seed: u64,
     subgroup_size: u32,
     clock: wgsl_sim::Clock,
+    /// Keep who touched which element ([`Execution::accesses`]).
+    trace: bool,
 }
 
 impl SimBackend {
@@ -52,6 +55,7 @@ impl SimBackend {
             seed,
             subgroup_size: DEFAULT_SUBGROUP,
             clock: wgsl_sim::system_clock,
+            trace: false,
         };
         backend.label();
         backend
@@ -61,6 +65,13 @@ impl SimBackend {
     pub fn with_subgroup_size(mut self, size: u32) -> SimBackend {
         self.subgroup_size = size.max(1);
         self.label();
+        self
+    }
+
+    /// The same simulator, keeping who touched which element of every
+    /// buffer and workgroup variable, for the access diagrams.
+    pub fn with_trace(mut self) -> SimBackend {
+        self.trace = true;
         self
     }
 
@@ -126,6 +137,7 @@ impl Backend for SimBackend {
             subgroup_size: self.subgroup_size,
             timeout: job.timeout,
             clock: self.clock,
+            trace: self.trace,
             ..wgsl_sim::Config::default()
         };
         let run =
@@ -161,6 +173,10 @@ impl Backend for SimBackend {
             timing: None,
             hazards,
             access: Some(access(&run.access, &lines)),
+            accesses: run
+                .trace
+                .as_ref()
+                .map(|trace| Box::new(access_map(trace, spec, &launches))),
         }))
     }
 }
@@ -223,6 +239,54 @@ fn read_back(spec: &Spec, run: &wgsl_sim::Run) -> Vec<OutputData> {
         outputs.push(data);
     }
     outputs
+}
+
+/// The interpreter's trace, with the spec's shapes: a buffer is shaped as
+/// the spec declares it where the kernel names it the same.
+fn access_map(
+    trace: &wgsl_sim::trace::AccessTrace,
+    spec: &Spec,
+    launches: &[wgsl_sim::Launch],
+) -> AccessMap {
+    let shape_of = |name: &str, elements: usize| {
+        spec.args
+            .iter()
+            .find_map(|a| match a {
+                Arg::Buffer(b) if b.name == name && b.len() == elements => Some(b.shape.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| vec![elements])
+    };
+    AccessMap {
+        grid: launches.first().map_or([1, 1, 1], |l| l.grid),
+        block: launches.first().map_or([1, 1, 1], |l| l.block),
+        variables: trace
+            .variables
+            .iter()
+            .map(|v| TouchedVariable {
+                name: v.name.clone(),
+                workgroup_memory: v.workgroup_memory,
+                shape: shape_of(&v.name, v.elements),
+                starts_unwritten: v.starts_unwritten,
+                touches: v
+                    .touches
+                    .iter()
+                    .map(|t| Touch {
+                        element: t.element,
+                        invocation: t.invocation,
+                        workgroup: t.workgroup,
+                        launch: t.launch,
+                        interval: t.interval,
+                        write: t.write,
+                        atomic: t.atomic,
+                        outside: t.outside,
+                        line: t.line,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        left_out: trace.left_out,
+    }
 }
 
 /// The interpreter's counts, with places in the kernel file.

@@ -10,6 +10,7 @@ use crate::memory::{Region, Space};
 use crate::pointer::{Pointee, Ptr, Root};
 use crate::program::{Fault, Program};
 use crate::shared::{Shared, invocation_name};
+use crate::trace::Touch;
 use crate::value::{Scalar, Value};
 use naga::{Handle, Span};
 
@@ -37,6 +38,7 @@ impl<'m> Invocation<'m> {
         checked: bool,
     ) -> Result<Value, Fault> {
         self.count(shared, &ptr, false, span);
+        self.trace(prog, shared, &ptr, false, span, !checked);
         let n = prog.layout.pointee_leaves(ptr.pointee);
         let range = ptr.offset..ptr.offset + n;
         if !ptr.valid {
@@ -102,6 +104,7 @@ impl<'m> Invocation<'m> {
         checked: bool,
     ) {
         self.count(shared, &ptr, true, span);
+        self.trace(prog, shared, &ptr, true, span, !checked);
         if !ptr.valid {
             return;
         }
@@ -164,6 +167,45 @@ impl<'m> Invocation<'m> {
         };
         let thread = self.thread(shared.launch);
         shared.access.access(write, count, thread, span);
+    }
+
+    /// Keeps the access for the diagrams, where the run is traced. An
+    /// access beyond the variable and its guard band is not kept: the index
+    /// it meant is not known here (the hazard names it).
+    pub(super) fn trace(
+        &self,
+        prog: &Program<'m>,
+        shared: &mut Shared,
+        ptr: &Ptr,
+        write: bool,
+        span: Span,
+        atomic: bool,
+    ) {
+        let (true, Root::Global(g), true) = (shared.trace.is_some(), ptr.root, ptr.valid) else {
+            return;
+        };
+        let Some((space, len)) = shared.globals[g as usize]
+            .as_ref()
+            .map(|r| (r.space, r.len))
+        else {
+            return;
+        };
+        let now = self.access(shared, space, span);
+        let touch = Touch {
+            element: ptr.offset,
+            invocation: now.invocation,
+            workgroup: now.workgroup,
+            launch: shared.launch as u32,
+            interval: now.epoch,
+            write,
+            atomic,
+            outside: ptr.offset >= len,
+            line: shared.lines.line(span),
+        };
+        let n = prog.layout.pointee_leaves(ptr.pointee);
+        if let Some(tracer) = shared.trace.as_mut() {
+            tracer.touch(g as usize, ptr.offset..ptr.offset + n, touch);
+        }
     }
 
     /// This invocation, for the access report.

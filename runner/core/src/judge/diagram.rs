@@ -1,0 +1,516 @@
+//! The access diagram of a traced run: for every buffer and workgroup
+//! variable, which invocation read and wrote which element, drawn as SVG.
+//!
+//! What is drawn comes from [`AccessMap`] alone, so a terminal, a page and
+//! a browser draw the same picture. Facts first ([`Cell`], worked out per
+//! element: who read, who wrote, races, reads of nothing written, writes
+//! past the end), then the picture, so the facts can be tested as data.
+//!
+//! - Small variables (up to [`LABELLED`] elements) show in each cell the
+//!   invocations that wrote it (`w`) and read it (`r`).
+//! - Larger ones are a heat map: the darker the cell, the more accesses.
+//! - Marked in either: a race (red border), a read of an element nothing
+//!   had written (orange border), a write into the guard band past the end
+//!   (a red cell after the last).
+//!
+//! Colours are the theme's text colour (`currentColor`) at several
+//! opacities, and one red and one orange that read on light and dark pages.
+
+use crate::quantity::plural;
+use crate::run::access_map::{AccessMap, Touch, TouchedVariable};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+/// Variables up to this many elements get labelled cells; larger ones a heat map.
+pub const LABELLED: usize = 64;
+
+/// Characters of invocation numbers one cell line holds before "…".
+const LABEL_CHARS: usize = 8;
+
+/// What happened to one element over the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cell {
+    pub readers: BTreeSet<u32>,
+    pub writers: BTreeSet<u32>,
+    pub reads: u32,
+    pub writes: u32,
+    /// Two invocations touched it with no order between them, one writing.
+    pub race: bool,
+    /// Read before anything wrote it (of memory that starts unwritten).
+    pub uninitialized: bool,
+}
+
+/// One variable's elements, and what went past its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    pub name: String,
+    pub workgroup_memory: bool,
+    pub shape: Vec<usize>,
+    pub cells: Vec<Cell>,
+    /// Elements of the guard band written or read, with who did it.
+    pub past_end: BTreeMap<usize, BTreeSet<u32>>,
+}
+
+impl Picture {
+    /// The facts of `variable`'s touches.
+    pub fn of(variable: &TouchedVariable) -> Picture {
+        let mut cells = vec![Cell::default(); variable.len()];
+        let mut past_end: BTreeMap<usize, BTreeSet<u32>> = BTreeMap::new();
+        // Workgroup memory has a copy per workgroup: each is its own place.
+        let copy = |t: &Touch| {
+            if variable.workgroup_memory {
+                t.workgroup
+            } else {
+                0
+            }
+        };
+        let mut by_place: BTreeMap<(u32, usize), Vec<&Touch>> = BTreeMap::new();
+        for t in &variable.touches {
+            if t.outside || t.element >= cells.len() {
+                past_end.entry(t.element).or_default().insert(t.invocation);
+                continue;
+            }
+            let cell = &mut cells[t.element];
+            if t.write {
+                cell.writes += 1;
+                cell.writers.insert(t.invocation);
+            } else {
+                cell.reads += 1;
+                cell.readers.insert(t.invocation);
+            }
+            by_place.entry((copy(t), t.element)).or_default().push(t);
+        }
+        for ((_, element), touches) in by_place {
+            let cell = &mut cells[element];
+            if variable.starts_unwritten && touches.first().is_some_and(|t| !t.write) {
+                cell.uninitialized = true;
+            }
+            cell.race = races(&touches, variable.workgroup_memory);
+        }
+        Picture {
+            name: variable.name.clone(),
+            workgroup_memory: variable.workgroup_memory,
+            shape: variable.shape.clone(),
+            cells,
+            past_end,
+        }
+    }
+}
+
+/// Whether two of one place's touches conflict: different invocations of
+/// one launch, at least one writing, neither atomic, and not ordered by a
+/// barrier (a barrier orders its own workgroup only).
+fn races(touches: &[&Touch], workgroup_memory: bool) -> bool {
+    let writes: Vec<&&Touch> = touches.iter().filter(|t| t.write && !t.atomic).collect();
+    writes.iter().any(|w| {
+        touches.iter().any(|o| {
+            o.invocation != w.invocation
+                && o.launch == w.launch
+                && !o.atomic
+                && (o.interval == w.interval || (!workgroup_memory && o.workgroup != w.workgroup))
+        })
+    })
+}
+
+/// Global-memory accesses per invocation: `(reads, writes)` by invocation.
+pub fn per_invocation(map: &AccessMap) -> BTreeMap<u32, (u32, u32)> {
+    let mut counts: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
+    for v in map.variables.iter().filter(|v| !v.workgroup_memory) {
+        for t in &v.touches {
+            let c = counts.entry(t.invocation).or_default();
+            if t.write {
+                c.1 += 1;
+            } else {
+                c.0 += 1;
+            }
+        }
+    }
+    counts
+}
+
+const CELL_W: usize = 64;
+const CELL_H: usize = 40;
+const HEAT: usize = 14;
+/// A heat map draws at most this many cells, in this many shades.
+const HEAT_CELLS: usize = 256;
+const SHADES: usize = 6;
+const PAD: usize = 12;
+const TITLE: usize = 22;
+const RED: &str = "#d33";
+const ORANGE: &str = "#e90";
+
+/// The whole diagram: one panel per variable, then the per-invocation counts.
+pub fn svg(map: &AccessMap) -> String {
+    let pictures: Vec<Picture> = map.variables.iter().map(Picture::of).collect();
+    let mut body = String::new();
+    let mut y = PAD;
+    let mut width = 480;
+    for picture in &pictures {
+        let (panel, w, h) = panel(picture, y);
+        body.push_str(&panel);
+        width = width.max(w);
+        y += h + PAD;
+    }
+    let counts = per_invocation(map);
+    if !counts.is_empty() {
+        let most_reads = counts.iter().max_by_key(|(_, c)| c.0);
+        let most_writes = counts.iter().max_by_key(|(_, c)| c.1);
+        if let (Some((r, rc)), Some((w, wc))) = (most_reads, most_writes) {
+            let line = format!(
+                "Global memory: at most {} (invocation {r}) and {} (invocation {w}) by one \
+                 invocation, over {}",
+                plural(rc.0 as usize, "read"),
+                plural(wc.1 as usize, "write"),
+                plural(counts.len(), "invocation")
+            );
+            let _ = writeln!(
+                body,
+                "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\" fill=\"currentColor\">{line}</text>",
+                y + 14,
+            );
+            width = width.max(text_width(&line, 13));
+            y += 24;
+        }
+    }
+    if map.left_out > 0 {
+        let _ = writeln!(
+            body,
+            "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\" fill=\"currentColor\">{} more accesses \
+             not traced</text>",
+            y + 14,
+            map.left_out
+        );
+        y += 24;
+    }
+    format!(
+        "<svg class=\"puzzle-access-diagram\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
+         height=\"{y}\" viewBox=\"0 0 {width} {y}\" font-family=\"sans-serif\" \
+         role=\"img\" aria-label=\"Which invocation read and wrote which element\">\n{body}</svg>\n"
+    )
+}
+
+/// One variable's panel at height `top`: its SVG, width and height.
+fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
+    let labelled = p.cells.len() <= LABELLED;
+    let (cw, ch) = if labelled {
+        (CELL_W, CELL_H)
+    } else {
+        (HEAT, HEAT)
+    };
+    // A heat map of more than HEAT_CELLS elements folds runs of them into one cell.
+    let per_cell = p.cells.len().div_ceil(HEAT_CELLS).max(1);
+    let folded: Vec<Cell>;
+    let cells: &[Cell] = if per_cell > 1 {
+        folded = p.cells.chunks(per_cell).map(fold).collect();
+        &folded
+    } else {
+        &p.cells
+    };
+    let cols = match p.shape.as_slice() {
+        [_, cols] if per_cell == 1 => (*cols).max(1),
+        _ if labelled => cells.len().clamp(1, 10),
+        _ => cells.len().clamp(1, 32),
+    };
+    let rows = cells.len().div_ceil(cols).max(1);
+    let kind = if p.workgroup_memory {
+        "workgroup memory, every workgroup's copy"
+    } else {
+        "storage buffer"
+    };
+    let how = if labelled {
+        "w: written by, r: read by (invocation numbers)".to_string()
+    } else if per_cell > 1 {
+        format!("each cell {per_cell} elements, darker: more accesses")
+    } else {
+        "darker: more accesses".to_string()
+    };
+    let shape: Vec<String> = p.shape.iter().map(usize::to_string).collect();
+    let shape = shape.join(" × ");
+    let title_width = text_width(&format!("{} [{shape}] · {kind} · {how}", p.name), 14);
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        "<text x=\"{PAD}\" y=\"{}\" font-size=\"14\" fill=\"currentColor\"><tspan font-weight=\"bold\">{}</tspan> [{shape}] · {kind} · {how}</text>",
+        top + 15,
+        escape(&p.name),
+    );
+    let most = cells
+        .iter()
+        .map(|c| c.reads + c.writes)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let grid_top = top + TITLE;
+    // Cells share their ink: only a marked one sets its own stroke.
+    let _ = writeln!(
+        svg,
+        "<g fill=\"currentColor\" stroke=\"currentColor\" stroke-opacity=\"0.35\">"
+    );
+    // A heat map's cells go in one outline per shade: a few elements, not hundreds.
+    let mut shades: BTreeMap<usize, String> = BTreeMap::new();
+    for (i, cell) in cells.iter().enumerate() {
+        let x = PAD + (i % cols) * cw;
+        let y = grid_top + (i / cols) * ch;
+        let touched = cell.reads + cell.writes;
+        if !labelled && !cell.race && !cell.uninitialized {
+            let shade = if touched == 0 {
+                0
+            } else {
+                1 + (SHADES - 1) * touched as usize / most as usize
+            };
+            let _ = write!(
+                shades.entry(shade).or_default(),
+                "M{x} {y}h{cw}v{ch}h-{cw}z"
+            );
+            continue;
+        }
+        let opacity = if touched == 0 {
+            0.0
+        } else {
+            0.12 + 0.5 * f64::from(touched) / f64::from(most)
+        };
+        let mark = if cell.race {
+            format!(" stroke=\"{RED}\" stroke-opacity=\"1\" stroke-width=\"3\"")
+        } else if cell.uninitialized {
+            format!(" stroke=\"{ORANGE}\" stroke-opacity=\"1\" stroke-width=\"3\"")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill-opacity=\"{opacity:.2}\"{mark}/>"
+        );
+        if labelled {
+            for (k, (tag, who)) in [("w", &cell.writers), ("r", &cell.readers)]
+                .into_iter()
+                .filter(|(_, w)| !w.is_empty())
+                .enumerate()
+            {
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{}\" y=\"{}\" font-size=\"10\" stroke=\"none\">{tag} {}</text>",
+                    x + 4,
+                    y + 15 + k * 14,
+                    names(who)
+                );
+            }
+        }
+    }
+    for (shade, outline) in shades {
+        let opacity = if shade == 0 {
+            0.0
+        } else {
+            0.12 + 0.5 * shade as f64 / SHADES as f64
+        };
+        let _ = writeln!(svg, "<path d=\"{outline}\" fill-opacity=\"{opacity:.2}\"/>");
+    }
+    let _ = writeln!(svg, "</g>");
+    let mut right = PAD + cols * cw;
+    if !p.past_end.is_empty() {
+        // Past the end: one red cell after the grid per element of the guard band touched.
+        let y = grid_top + (rows - 1) * ch;
+        for (k, who) in p.past_end.values().enumerate() {
+            let x = right + 6 + k * cw;
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill=\"{RED}\" fill-opacity=\"0.35\" stroke=\"{RED}\" stroke-width=\"2\"/>"
+            );
+            if labelled {
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">past end</text>\n\
+                     <text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">by {}</text>",
+                    x + 4,
+                    y + 15,
+                    x + 4,
+                    y + 29,
+                    names(who)
+                );
+            }
+        }
+        right += 6 + p.past_end.len() * cw;
+    }
+    let height = TITLE + rows * ch;
+    (svg, (right + PAD).max(title_width), height)
+}
+
+/// Several elements' facts as one heat-map cell's.
+fn fold(cells: &[Cell]) -> Cell {
+    Cell {
+        reads: cells.iter().map(|c| c.reads).sum(),
+        writes: cells.iter().map(|c| c.writes).sum(),
+        race: cells.iter().any(|c| c.race),
+        uninitialized: cells.iter().any(|c| c.uninitialized),
+        ..Cell::default()
+    }
+}
+
+/// A generous width for `text` at `size` px in a sans-serif font, padding included.
+fn text_width(text: &str, size: usize) -> usize {
+    2 * PAD + text.chars().count() * size * 56 / 100
+}
+
+/// "0,1,2" for a set of invocations, cut to what a cell holds: "0,21,…".
+fn names(who: &BTreeSet<u32>) -> String {
+    let mut text = String::new();
+    for (k, n) in who.iter().enumerate() {
+        let next = if k == 0 {
+            n.to_string()
+        } else {
+            format!(",{n}")
+        };
+        if text.len() + next.len() > LABEL_CHARS {
+            text.push_str(",…");
+            break;
+        }
+        text.push_str(&next);
+    }
+    text
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(element: usize, invocation: u32, workgroup: u32, interval: u32, write: bool) -> Touch {
+        Touch {
+            element,
+            invocation,
+            workgroup,
+            launch: 0,
+            interval,
+            write,
+            atomic: false,
+            outside: false,
+            line: 1,
+        }
+    }
+
+    fn variable(workgroup_memory: bool, len: usize, touches: Vec<Touch>) -> TouchedVariable {
+        TouchedVariable {
+            name: "v".into(),
+            workgroup_memory,
+            shape: vec![len],
+            starts_unwritten: true,
+            touches,
+        }
+    }
+
+    #[test]
+    fn the_facts_of_each_element_follow_the_race_rule() {
+        // (what, workgroup memory?, touches, element 0's race and uninitialized marks)
+        let cases: Vec<(&str, bool, Vec<Touch>, bool, bool)> = vec![
+            (
+                "one writer, then readers after a barrier",
+                true,
+                vec![touch(0, 0, 0, 0, true), touch(0, 1, 0, 1, false)],
+                false,
+                false,
+            ),
+            (
+                "a reader in the same interval as the writer",
+                true,
+                vec![touch(0, 0, 0, 0, true), touch(0, 1, 0, 0, false)],
+                true,
+                false,
+            ),
+            (
+                "two workgroups' copies of workgroup memory",
+                true,
+                vec![touch(0, 0, 0, 0, true), touch(0, 4, 1, 0, true)],
+                false,
+                false,
+            ),
+            (
+                "two workgroups writing one storage element",
+                false,
+                vec![touch(0, 0, 0, 0, true), touch(0, 4, 1, 3, true)],
+                true,
+                false,
+            ),
+            (
+                "one invocation reading then writing",
+                false,
+                vec![touch(0, 2, 0, 0, false), touch(0, 2, 0, 0, true)],
+                false,
+                true,
+            ),
+            (
+                "readers only, nothing written",
+                false,
+                vec![touch(0, 1, 0, 0, false), touch(0, 2, 0, 0, false)],
+                false,
+                true,
+            ),
+        ];
+        for (what, wg, touches, race, uninitialized) in cases {
+            let p = Picture::of(&variable(wg, 1, touches));
+            assert_eq!(
+                (p.cells[0].race, p.cells[0].uninitialized),
+                (race, uninitialized),
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn atomics_never_race_and_writes_past_the_end_are_kept() {
+        let mut a = touch(0, 0, 0, 0, true);
+        a.atomic = true;
+        let mut b = touch(0, 5, 1, 0, true);
+        b.atomic = true;
+        let mut past = touch(4, 3, 0, 0, true);
+        past.outside = true;
+        let p = Picture::of(&variable(false, 4, vec![a, b, past]));
+        assert!(!p.cells[0].race);
+        assert_eq!(p.cells[0].writers, BTreeSet::from([0, 5]));
+        assert_eq!(p.past_end, BTreeMap::from([(4, BTreeSet::from([3]))]));
+    }
+
+    #[test]
+    fn small_variables_name_invocations_and_large_ones_are_a_heat_map() {
+        let small = AccessMap {
+            grid: [1, 1, 1],
+            block: [4, 1, 1],
+            variables: vec![variable(
+                false,
+                4,
+                (0..4).map(|i| touch(i, i as u32, 0, 0, true)).collect(),
+            )],
+            left_out: 0,
+        };
+        let drawn = svg(&small);
+        assert!(drawn.contains(">w 3</text>"), "{drawn}");
+        assert!(drawn.starts_with("<svg"));
+        let large = AccessMap {
+            variables: vec![variable(
+                false,
+                1000,
+                (0..1000).map(|i| touch(i, i as u32, 0, 0, true)).collect(),
+            )],
+            ..small
+        };
+        let drawn = svg(&large);
+        assert!(!drawn.contains(">w "), "a heat map names no invocation");
+        assert!(drawn.contains("darker: more accesses"));
+    }
+
+    #[test]
+    fn a_cell_names_as_many_invocations_as_it_holds() {
+        let cases: &[(&[u32], &str)] = &[
+            (&[3], "3"),
+            (&[0, 1, 2], "0,1,2"),
+            (&[0, 21, 42, 63], "0,21,42,…"),
+            (&[1000, 2000, 3000], "1000,…"),
+        ];
+        for (who, shown) in cases {
+            assert_eq!(names(&who.iter().copied().collect()), *shown);
+        }
+    }
+}
