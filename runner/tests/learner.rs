@@ -363,7 +363,7 @@ fn watch_follows_saves() -> Result<(), Failed> {
         .arg(root())
         .arg("--workspace")
         .arg(&ws_dir)
-        .args(["watch", "p03_guard"])
+        .args(["watch", "p03_guard", "--draw"])
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -396,9 +396,18 @@ fn watch_follows_saves() -> Result<(), Failed> {
         false
     };
     let mut steps = vec![read_until("Ctrl-C stops")];
+    // `--draw` keeps the diagram beside the file fresh: the missing guard's
+    // write past the end is drawn, and gone once the guard is back.
+    let diagram = runner::learner::draw::diagram_path(&file);
+    let mut past_end = Vec::new();
     for body in [NO_GUARD, WRONG_INDEX, SOLVED] {
         std::fs::write(&file, p03_wgsl(&book, body))?;
         steps.push(read_until("Ctrl-C stops"));
+        let drawn = std::fs::read_to_string(&diagram).unwrap_or_default();
+        past_end.push(drawn.contains("past end"));
+    }
+    if past_end != [true, false, false] {
+        return Err(format!("watch --draw: writes past the end drawn {past_end:?}\n{seen}").into());
     }
     // Deletions are said, not ignored: the file, its folder, the workspace
     // (after which there is nothing to watch, and the watch ends).

@@ -52,6 +52,10 @@ pub struct WatchArgs {
     /// at your lines; needs compute-sanitizer from the CUDA toolkit.
     #[arg(long)]
     sanitize: bool,
+    /// After every WGSL check, draw who read and wrote which element to your
+    /// file's name + `.svg` (as `check --draw` does), kept fresh on every save.
+    #[arg(long)]
+    draw: bool,
     /// Internal: started again after a hang.
     #[arg(long, hide = true)]
     restarted: bool,
@@ -66,6 +70,8 @@ struct Options {
     restarted: bool,
     /// compute-sanitizer over every CUDA check (`--sanitize`).
     sanitizer: Option<Sanitizer>,
+    /// The access diagram after every WGSL check (`--draw`).
+    draw: bool,
 }
 
 pub fn execute(book: Book, workspace: Option<PathBuf>, args: WatchArgs) -> Result<ExitCode> {
@@ -86,6 +92,7 @@ pub fn execute(book: Book, workspace: Option<PathBuf>, args: WatchArgs) -> Resul
             timeout: Duration::from_secs(args.timeout),
             restarted: args.restarted,
             sanitizer,
+            draw: args.draw,
         },
     )
 }
@@ -156,7 +163,13 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
             dim("The checker started afresh after the hang. Save again to check.")
         );
     } else {
-        run_check(learner, &runner, &mut current, &mut count, None);
+        run_check(
+            learner,
+            &runner,
+            &mut current,
+            &mut count,
+            (None, options.draw),
+        );
     }
     for batch in rx {
         let events = match batch {
@@ -200,7 +213,13 @@ fn watch(learner: &Learner, options: Options) -> Result<ExitCode> {
             backend: options.backend,
         };
         let started = Instant::now();
-        let verdict = run_check(learner, &runner, &mut current, &mut count, Some(started));
+        let verdict = run_check(
+            learner,
+            &runner,
+            &mut current,
+            &mut count,
+            (Some(started), options.draw),
+        );
         if verdict == Some(Verdict::Hang) {
             restart_after_hang(learner, &current, &options)?;
             // Where a process cannot replace itself, a fresh runner opens a new device.
@@ -255,7 +274,7 @@ fn run_check<'b>(
     runner: &Runner,
     current: &mut Current<'b>,
     count: &mut usize,
-    started: Option<Instant>,
+    (started, draw): (Option<Instant>, bool),
 ) -> Option<Verdict> {
     *count += 1;
     let file = learner.workspace.file(current.puzzle, current.lang);
@@ -279,6 +298,13 @@ fn run_check<'b>(
         text.push_str(&format!("── check {count}: {} ──\n", display_path(&file)));
     }
     text.push_str(&render(&report));
+    // Drawn before moving on: the picture is of the file just checked.
+    if draw && current.lang == Lang::Wgsl {
+        match runner::learner::draw::draw(runner, current.puzzle, &file) {
+            Ok(path) => text.push_str(&format!("Drawn: {}\n", display_path(&path))),
+            Err(e) => text.push_str(&format!("--draw: {e}\n")),
+        }
+    }
     let took = started.map_or(String::new(), |s| {
         format!("checked in {:.2} s · ", s.elapsed().as_secs_f64())
     });
@@ -319,6 +345,7 @@ fn restart_after_hang(learner: &Learner, current: &Current, options: &Options) -
             .args(current.backend.map(|b| format!("--backend={b}")))
             .args(["--timeout", &timeout.as_secs().to_string()])
             .args(options.sanitizer.is_some().then_some("--sanitize"))
+            .args(options.draw.then_some("--draw"))
             .arg("--restarted")
             .exec();
         eprintln!("warning: could not restart after the hang: {error}");
