@@ -12,7 +12,8 @@ const HEADER: &str = "@group(0) @binding(0) var<storage, read_write> out: array<
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 ";
 
-fn module(src: &str) -> naga::Module {
+/// `src` parsed and validated, as a caller hands it to [`run`].
+pub(crate) fn module(src: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(src).expect("test WGSL parses");
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),

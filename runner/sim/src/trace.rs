@@ -159,13 +159,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
     /// The kernel above over two workgroups of four, `out` with a guard
     /// band of two words; traced or not.
     fn traced(trace: bool) -> crate::Run {
-        let module = naga::front::wgsl::parse_str(KERNEL).expect("parses");
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .expect("validates");
+        let module = crate::run_tests::module(KERNEL);
         let bindings = [
             Binding {
                 group: 0,
