@@ -142,7 +142,7 @@ const INSPECT: &str = r#"JSON.stringify((() => {
     // A chart is drawn when it has a size on screen, its roofs and its points,
     // and its ink follows the theme's text colour (currentColor), not black.
     diagrams: [...main.querySelectorAll('.puzzle-diagram svg')].map(svg => ({
-      cells: svg.querySelectorAll('rect').length,
+      cells: svg.querySelectorAll('rect, path').length,
       ink: getComputedStyle(svg.querySelector('text')).fill,
       text: getComputedStyle(main).color,
     })),
