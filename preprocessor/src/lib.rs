@@ -547,7 +547,7 @@ fn access_diagram(puzzle: &Puzzle, lang: Lang, session: &Session) -> Option<Stri
     report
         .accesses
         .as_deref()
-        .map(|a| render::diagram(a, puzzle.id()))
+        .map(|a| render::diagram(a, puzzle.id(), puzzle.spec.raw.global_access.as_ref()))
 }
 
 /// `kernels/p01_map/add_10.cu` rather than an absolute path.

@@ -13,6 +13,7 @@ use puzzle_core::lang::Lang;
 use puzzle_core::quantity::{si, thousands};
 use puzzle_core::run::access_map::AccessMap;
 use puzzle_core::spec::model::{Arg, Spec};
+use puzzle_core::spec::raw::AccessBound;
 use runner::perf::record::schema::{Recorded, Recording};
 use std::fmt::Write;
 
@@ -251,13 +252,13 @@ pub fn kernel_block(
 }
 
 /// A traced run's access diagram, under a line that says what it shows.
-pub fn diagram(accesses: &AccessMap, puzzle: &str) -> String {
+pub fn diagram(accesses: &AccessMap, puzzle: &str, bound: Option<&AccessBound>) -> String {
     format!(
         "<p class=\"puzzle-diagram-note\">Who read and wrote which element, as the CPU checker \
          traced this solution at the teaching size (invocations numbered in their launch; \
          <code>runner check {puzzle} --lang wgsl --draw</code> draws your own):</p>\n\
          <div class=\"puzzle-diagram\">\n{}</div>\n\n",
-        puzzle_core::judge::diagram::svg(accesses)
+        puzzle_core::judge::diagram::svg(accesses, bound)
     )
 }
 

@@ -464,6 +464,19 @@ fn diagrams_show_what_the_kernel_did() -> Result<(), Failed> {
         let map = report
             .accesses
             .ok_or("a traced run came back without its trace")?;
+        // The diagram's counts per invocation agree with the checker's own.
+        let counts = puzzle_core::judge::diagram::per_invocation(&map);
+        let most = |pick: fn(&(u32, u32)) -> u32| counts.values().map(pick).max().unwrap_or(0);
+        let checker = report.access.as_ref().ok_or("no access counts")?;
+        let theirs = (checker.counts.reads.max, checker.counts.writes.max);
+        let ours = (most(|c| c.0), most(|c| c.1));
+        if ours != theirs {
+            return Err(format!(
+                "{id}: the diagram counts at most {ours:?} reads and writes per invocation, \
+                 the checker {theirs:?}"
+            )
+            .into());
+        }
         Ok(map.variables.iter().map(Picture::of).collect())
     };
     let find = |pictures: &[Picture], name: &str| -> Result<Picture, Failed> {

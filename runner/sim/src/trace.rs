@@ -35,6 +35,9 @@ pub struct Touch {
     pub atomic: bool,
     /// The element lies in the guard band past the variable's end.
     pub outside: bool,
+    /// The first element of its access: a `vec4` load touches four
+    /// elements in one access, which [`crate::access`] counts once.
+    pub first: bool,
     /// The kernel line it was made at (1-based; 0 where unknown).
     pub line: usize,
 }
@@ -101,13 +104,19 @@ impl Tracer {
         let Some(Some(variable)) = self.by_global.get_mut(global) else {
             return;
         };
+        let start = elements.start;
         for element in elements {
             if self.kept >= LIMIT {
                 self.left_out += 1;
                 continue;
             }
             self.kept += 1;
-            variable.touches.push(Touch { element, ..touch });
+            let first = element == start;
+            variable.touches.push(Touch {
+                element,
+                first,
+                ..touch
+            });
         }
     }
 

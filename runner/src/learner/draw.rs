@@ -51,11 +51,13 @@ pub fn draw(runner: &Runner, puzzle: &Puzzle, file: &Path) -> Result<PathBuf, Dr
         return Err(DrawError::NotRun(why));
     };
     let path = diagram_path(file);
-    atomic_file::write(&path, diagram::svg(accesses).as_bytes()).map_err(|source| {
-        DrawError::Write {
-            path: path.clone(),
-            source,
-        }
+    atomic_file::write(
+        &path,
+        diagram::svg(accesses, puzzle.spec.raw.global_access.as_ref()).as_bytes(),
+    )
+    .map_err(|source| DrawError::Write {
+        path: path.clone(),
+        source,
     })?;
     Ok(path)
 }

@@ -18,6 +18,7 @@
 
 use crate::quantity::plural;
 use crate::run::access_map::{AccessMap, Touch, TouchedVariable};
+use crate::spec::raw::AccessBound;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -112,12 +113,14 @@ fn races(touches: &[&Touch], workgroup_memory: bool) -> bool {
     })
 }
 
-/// Global-memory accesses per invocation: `(reads, writes)` by invocation.
-pub fn per_invocation(map: &AccessMap) -> BTreeMap<u32, (u32, u32)> {
-    let mut counts: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
+/// Global-memory accesses per invocation of each launch, counted as the
+/// checker's access counts are (a `vec4` load is one): `(reads, writes)` by
+/// `(launch, invocation)`.
+pub fn per_invocation(map: &AccessMap) -> BTreeMap<(u32, u32), (u32, u32)> {
+    let mut counts: BTreeMap<(u32, u32), (u32, u32)> = BTreeMap::new();
     for v in map.variables.iter().filter(|v| !v.workgroup_memory) {
-        for t in &v.touches {
-            let c = counts.entry(t.invocation).or_default();
+        for t in v.touches.iter().filter(|t| t.first) {
+            let c = counts.entry((t.launch, t.invocation)).or_default();
             if t.write {
                 c.1 += 1;
             } else {
@@ -139,8 +142,9 @@ const TITLE: usize = 22;
 const RED: &str = "#d33";
 const ORANGE: &str = "#e90";
 
-/// The whole diagram: one panel per variable, then the per-invocation counts.
-pub fn svg(map: &AccessMap) -> String {
+/// The whole diagram: one panel per variable, then the per-invocation
+/// counts of global memory, against the puzzle's `bound` where it sets one.
+pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
     let pictures: Vec<Picture> = map.variables.iter().map(Picture::of).collect();
     let mut body = String::new();
     let mut y = PAD;
@@ -153,9 +157,11 @@ pub fn svg(map: &AccessMap) -> String {
     }
     let counts = per_invocation(map);
     if !counts.is_empty() {
-        let most_reads = counts.iter().max_by_key(|(_, c)| c.0);
-        let most_writes = counts.iter().max_by_key(|(_, c)| c.1);
-        if let (Some((r, rc)), Some((w, wc))) = (most_reads, most_writes) {
+        // The first invocation with the most (max_by_key keeps the last).
+        let most_reads = counts.iter().rev().max_by_key(|(_, c)| c.0);
+        let most_writes = counts.iter().rev().max_by_key(|(_, c)| c.1);
+        if let (Some((&r, rc)), Some((&w, wc))) = (most_reads, most_writes) {
+            let (r, w) = (who(r), who(w));
             let line = format!(
                 "Global memory: at most {} (invocation {r}) and {} (invocation {w}) by one \
                  invocation, over {}",
@@ -171,6 +177,10 @@ pub fn svg(map: &AccessMap) -> String {
             width = width.max(text_width(&line, 13));
             y += 24;
         }
+        let (table, w, h) = counts_table(&counts, bound, y);
+        body.push_str(&table);
+        width = width.max(w);
+        y += h;
     }
     if map.left_out > 0 {
         let _ = writeln!(
@@ -187,6 +197,93 @@ pub fn svg(map: &AccessMap) -> String {
          height=\"{y}\" viewBox=\"0 0 {width} {y}\" font-family=\"sans-serif\" \
          role=\"img\" aria-label=\"Which invocation read and wrote which element\">\n{body}</svg>\n"
     )
+}
+
+/// An invocation by its number, with its launch's where there are several: "3", "2:3".
+fn who((launch, invocation): (u32, u32)) -> String {
+    if launch == 0 {
+        invocation.to_string()
+    } else {
+        format!("{}:{invocation}", launch + 1)
+    }
+}
+
+/// Invocations up to which the counts are a table, one column each.
+const TABLED: usize = 16;
+
+/// Reads and writes of global memory by each invocation, a column each
+/// (up to [`TABLED`] invocations), with counts over `bound` in red; and the
+/// bound in words. Its SVG, width and height at height `top`.
+fn counts_table(
+    counts: &BTreeMap<(u32, u32), (u32, u32)>,
+    bound: Option<&AccessBound>,
+    top: usize,
+) -> (String, usize, usize) {
+    let mut svg = String::new();
+    let mut y = top;
+    let mut width = 0;
+    if counts.len() <= TABLED {
+        const LABEL: usize = 90;
+        const COLUMN: usize = 34;
+        let over = |n: u32, most: Option<u32>| most.is_some_and(|m| n > m);
+        for label in ["invocation", "reads", "writes"] {
+            let _ = writeln!(
+                svg,
+                "<text x=\"{PAD}\" y=\"{}\" font-size=\"12\" fill=\"currentColor\">{label}</text>",
+                y + 13
+            );
+            for (k, (invocation, &(reads, writes))) in counts.iter().enumerate() {
+                let x = PAD + LABEL + k * COLUMN;
+                let (n, red) = match label {
+                    "reads" => (reads, over(reads, bound.map(|b| b.reads))),
+                    "writes" => (writes, over(writes, bound.map(|b| b.writes))),
+                    _ => (0, false),
+                };
+                let n = if label == "invocation" {
+                    who(*invocation)
+                } else {
+                    n.to_string()
+                };
+                let ink = if red {
+                    format!("fill=\"{RED}\" font-weight=\"bold\"")
+                } else {
+                    "fill=\"currentColor\"".to_string()
+                };
+                let _ = writeln!(
+                    svg,
+                    "<text x=\"{x}\" y=\"{}\" font-size=\"12\" {ink}>{n}</text>",
+                    y + 13
+                );
+            }
+            y += 18;
+        }
+        width = PAD * 2 + LABEL + counts.len() * COLUMN;
+        y += 6;
+    }
+    if let Some(b) = bound {
+        let over = counts
+            .values()
+            .filter(|c| c.0 > b.reads || c.1 > b.writes)
+            .count();
+        let line = format!(
+            "The puzzle's bound: {} and {} per invocation{}",
+            plural(b.reads as usize, "read"),
+            plural(b.writes as usize, "write"),
+            if over == 0 {
+                ", kept by every invocation".to_string()
+            } else {
+                format!("; {} over it", plural(over, "invocation"))
+            }
+        );
+        let _ = writeln!(
+            svg,
+            "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\" fill=\"currentColor\">{line}</text>",
+            y + 14
+        );
+        width = width.max(text_width(&line, 13));
+        y += 24;
+    }
+    (svg, width, y - top)
 }
 
 /// One variable's panel at height `top`: its SVG, width and height.
@@ -388,6 +485,7 @@ mod tests {
             write,
             atomic: false,
             outside: false,
+            first: true,
             line: 1,
         }
     }
@@ -485,7 +583,7 @@ mod tests {
             )],
             left_out: 0,
         };
-        let drawn = svg(&small);
+        let drawn = svg(&small, None);
         assert!(drawn.contains(">w 3</text>"), "{drawn}");
         assert!(drawn.starts_with("<svg"));
         let large = AccessMap {
@@ -496,9 +594,72 @@ mod tests {
             )],
             ..small
         };
-        let drawn = svg(&large);
+        let drawn = svg(&large, None);
         assert!(!drawn.contains(">w "), "a heat map names no invocation");
         assert!(drawn.contains("darker: more accesses"));
+    }
+
+    #[test]
+    fn counts_over_the_bound_are_marked() {
+        // Invocation 1 reads twice, against a bound of one read.
+        let touches = vec![
+            touch(0, 0, 0, 0, false),
+            touch(1, 1, 0, 0, false),
+            touch(0, 1, 0, 0, false),
+        ];
+        let map = AccessMap {
+            grid: [1, 1, 1],
+            block: [2, 1, 1],
+            variables: vec![variable(false, 2, touches)],
+            left_out: 0,
+        };
+        let bound = AccessBound {
+            reads: 1,
+            writes: 1,
+        };
+        let drawn = svg(&map, Some(&bound));
+        assert!(drawn.contains("font-weight=\"bold\">2</text>"), "{drawn}");
+        assert_eq!(
+            drawn.matches(RED).count(),
+            1,
+            "one count over the bound: {drawn}"
+        );
+        assert!(drawn.contains("1 invocation over it"), "{drawn}");
+        let kept = svg(
+            &map,
+            Some(&AccessBound {
+                reads: 2,
+                writes: 1,
+            }),
+        );
+        assert!(kept.contains("kept by every invocation"), "{kept}");
+        assert!(!kept.contains(RED), "{kept}");
+    }
+
+    #[test]
+    fn a_vector_load_counts_once_and_launches_apart() {
+        // Invocation 0 loads a vec4 (four elements, one access) in launch
+        // 1, and one element in launch 2.
+        let mut touches: Vec<Touch> = (0..4)
+            .map(|e| Touch {
+                first: e == 0,
+                ..touch(e, 0, 0, 0, false)
+            })
+            .collect();
+        touches.push(Touch {
+            launch: 1,
+            ..touch(0, 0, 0, 0, false)
+        });
+        let map = AccessMap {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            variables: vec![variable(false, 4, touches)],
+            left_out: 0,
+        };
+        assert_eq!(
+            per_invocation(&map),
+            BTreeMap::from([((0, 0), (1, 0)), ((1, 0), (1, 0))])
+        );
     }
 
     #[test]

@@ -58,6 +58,10 @@ pub struct Touch {
     /// Past the end of the variable (in its guard band).
     #[serde(rename = "o", default, skip_serializing_if = "is_false")]
     pub outside: bool,
+    /// The first element of its access (a `vec4` load is one access of four
+    /// elements): what the access counts count.
+    #[serde(rename = "f", default = "yes", skip_serializing_if = "is_true")]
+    pub first: bool,
     /// The kernel file's line.
     #[serde(rename = "n")]
     pub line: usize,
@@ -69,6 +73,14 @@ fn is_zero(n: &u32) -> bool {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl TouchedVariable {

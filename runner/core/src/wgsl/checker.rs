@@ -280,6 +280,7 @@ fn access_map(
                         write: t.write,
                         atomic: t.atomic,
                         outside: t.outside,
+                        first: t.first,
                         line: t.line,
                     })
                     .collect(),

@@ -200,6 +200,7 @@ impl<'m> Invocation<'m> {
             write,
             atomic,
             outside: ptr.offset >= len,
+            first: true,
             line: shared.lines.line(span),
         };
         let n = prog.layout.pointee_leaves(ptr.pointee);
