@@ -5,7 +5,7 @@
 //! without a GPU.
 
 use puzzle_core::chapter::extract::BlockKind;
-use puzzle_core::judge::format::format_values;
+use puzzle_core::judge::format::{escape_html as escape, format_values};
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::kernel::cut::Variant;
@@ -311,8 +311,7 @@ fn outcome(report: &RunReport) -> Outcome {
         .filter(|c| c.judged)
         .map(BufferCheck::shown_values)
         .collect();
-    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
-    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
+    let mut notes = notes(report);
     notes.extend(report.message.clone());
     (report.status, shown, notes)
 }
@@ -418,12 +417,19 @@ pub fn result(report: &RunReport) -> String {
         let _ = writeln!(md, "```\n");
     }
     md.push_str(&verdict(report));
-    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
-    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
+    let notes = notes(report);
     if !notes.is_empty() {
         let _ = writeln!(md, "```text\n{}\n```\n", notes.join("\n"));
     }
     md
+}
+
+/// The sentences under a run's verdict: each buffer's problems, then the
+/// diagnostics (compiler messages, hazards).
+fn notes(report: &RunReport) -> Vec<String> {
+    let mut notes: Vec<String> = report.checks.iter().flat_map(|c| c.problems()).collect();
+    notes.extend(report.diagnostics.iter().map(|d| d.to_string()));
+    notes
 }
 
 /// A run's verdict line (mark, word, device, time) and its access counts.
@@ -494,12 +500,6 @@ fn status_class(status: Status) -> &'static str {
         Status::Unavailable => "unavailable",
         Status::Error => "error",
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// Shown in place of a block when `on-failure = "continue"` (or under

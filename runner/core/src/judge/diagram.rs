@@ -16,6 +16,7 @@
 //! Colours are the theme's text colour (`currentColor`) at several
 //! opacities, and one red and one orange that read on light and dark pages.
 
+use crate::judge::format::escape_html;
 use crate::quantity::plural;
 use crate::run::access_map::{AccessMap, Touch, TouchedVariable};
 use crate::spec::raw::AccessBound;
@@ -329,7 +330,7 @@ fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
         svg,
         "<text x=\"{PAD}\" y=\"{}\" font-size=\"14\" fill=\"currentColor\"><tspan font-weight=\"bold\">{}</tspan> [{shape}] · {kind} · {how}</text>",
         top + 15,
-        escape(&p.name),
+        escape_html(&p.name),
     );
     let most = cells
         .iter()
@@ -463,12 +464,6 @@ fn names(who: &BTreeSet<u32>) -> String {
         text.push_str(&next);
     }
     text
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

@@ -21,6 +21,13 @@ pub fn format_values(values: &[Option<f64>]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// `text` safe inside HTML or SVG: `&`, `<` and `>` as entities.
+pub fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// Buffers longer than this are shown by their first [`HEAD`] and last [`TAIL`] values.
 pub const LONG: usize = 64;
 pub const HEAD: usize = 24;
