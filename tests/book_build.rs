@@ -15,6 +15,16 @@ const CHAPTERS: &[&str] = &[
     "fundamentals/p08_shared",
 ];
 
+/// The debugging interlude's cases and what the checker's report on each
+/// kernel as given must say.
+const DEBUGGING_CASES: &[(&str, &str)] = &[
+    ("d1_missing_guard", "out-of-bounds index"),
+    ("d2_missing_columns", "were never written"),
+    ("d3_race_that_passes", "data race"),
+    ("d4_halo_off_by_one", "uninitialized read"),
+    ("d5_barrier_in_branch", "barrier in non-uniform control flow"),
+];
+
 #[test]
 fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     let root = root();
@@ -52,6 +62,31 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
             !html.contains("```puzzle") && !html.contains("BEGIN PUZZLE"),
             "{chapter}.html has raw blocks"
         );
+    }
+    // The debugging cases: a whole kernel given with its bug, no gap and no
+    // marker, the report that names the bug, and the fix folded away.
+    for (case, report) in DEBUGGING_CASES {
+        let html = std::fs::read_to_string(out.path().join(format!("debugging/{case}.html")))
+            .unwrap();
+        let (given, _) = html
+            .split_once("<summary>WGSL solution")
+            .unwrap_or_else(|| panic!("{case}.html has no WGSL solution"));
+        let wgsl = given
+            .rfind("puzzle-kernel puzzle-wgsl")
+            .map(|at| &given[at..])
+            .unwrap_or_else(|| panic!("{case}.html has no WGSL section"));
+        for part in [
+            "the kernel as given</strong>",
+            "<div class=\"puzzle-given\">",
+            "fails, as expected before you solve it",
+            report,
+            "as the CPU checker traced the kernel as given",
+        ] {
+            assert!(wgsl.contains(part), "{case}.html's kernel as given lacks {part:?}");
+        }
+        for absent in ["FILL ME IN", "AS GIVEN", "BEGIN PUZZLE"] {
+            assert!(!html.contains(absent), "{case}.html shows {absent:?}");
+        }
     }
     let after = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
     assert!(

@@ -26,11 +26,14 @@ use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
 use puzzle_core::chapter::extract::{self, BlockKind};
 use puzzle_core::chapter::puzzle::{Puzzle, chapter_puzzles};
+use puzzle_core::check::cases::Case;
 use puzzle_core::check::execute::Settings;
+use puzzle_core::judge::finding::Finding;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::{Located, display_path};
+use puzzle_core::run::backend::BackendKind;
 use runner::book::load::BookFiles;
 use runner::perf::baseline::{self, Baseline};
 use runner::perf::record::schema::Recording;
@@ -448,6 +451,20 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
         );
     let describe = |r: &RunReport| format!("{place}:\n{}", r.to_text());
     let (label, id) = (lang.label(), puzzle.id());
+    if let Some(bug) = puzzle.spec.raw.bug {
+        return match given_with_bug(puzzle, lang, bug, skeleton, session) {
+            Ok(given) => {
+                let problem = (!solution_passes(&solution)).then(|| {
+                    format!(
+                        "the {label} solution of `{id}` does not pass: {}",
+                        describe(&solution)
+                    )
+                });
+                kernel_page(puzzle, lang, session, (given, solution), problem)
+            }
+            Err(problem) => (String::new(), Some(problem)),
+        };
+    }
     let problem = match (solution.status, skeleton.status) {
         (
             Status::Pass | Status::Compiled | Status::Unavailable,
@@ -465,6 +482,89 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
             describe(&solution)
         )),
     };
+    kernel_page(puzzle, lang, session, (skeleton, solution), problem)
+}
+
+/// A solution passes, or could not be run here (the page says so).
+fn solution_passes(solution: &RunReport) -> bool {
+    matches!(
+        solution.status,
+        Status::Pass | Status::Compiled | Status::Unavailable
+    )
+}
+
+/// A debugging case's kernel as given, and the run the page shows of it:
+/// on the CPU checker (WGSL) it must show the stated bug, whatever a GPU
+/// made of it, and where the default backend's run does not show it (a GPU
+/// on which a race happens to pass), the checker's run is the one shown.
+/// A CUDA kernel as given must compile and run; the checker cannot read it.
+fn given_with_bug(
+    puzzle: &Puzzle,
+    lang: Lang,
+    bug: Finding,
+    run: RunReport,
+    session: &Session,
+) -> std::result::Result<RunReport, String> {
+    let (label, id) = (lang.label(), puzzle.id());
+    let given = |report: &RunReport| {
+        format!(
+            "the {label} kernel as given of `{id}` must show {bug} (its `bug: {}`), but {}:\n{}",
+            bug.name(),
+            match report.findings().as_slice() {
+                [] => format!("it gives {}", report.status.word()),
+                found => format!(
+                    "the checker finds {}",
+                    found
+                        .iter()
+                        .map(|f| f.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            report.to_text()
+        )
+    };
+    if lang == Lang::Cuda {
+        return match run.status {
+            Status::CompileError | Status::Error => Err(format!(
+                "the CUDA kernel as given of `{id}` must compile and run:\n{}",
+                run.to_text()
+            )),
+            _ => Ok(run),
+        };
+    }
+    if run.findings().contains(&bug) {
+        return Ok(run);
+    }
+    let source = puzzle
+        .kernel(lang)
+        .expect("kernel present: the block names it")
+        .skeleton();
+    let checked = session
+        .runner
+        .run_on(
+            BackendKind::Sim,
+            puzzle,
+            Variant::Skeleton,
+            &source,
+            &Case::teaching(),
+        )
+        .map_err(|e| e.to_string())?;
+    if checked.findings().contains(&bug) {
+        Ok(checked)
+    } else {
+        Err(given(&checked))
+    }
+}
+
+/// The kernel's section of the page, from its two runs.
+fn kernel_page(
+    puzzle: &Puzzle,
+    lang: Lang,
+    session: &Session,
+    (skeleton, solution): (RunReport, RunReport),
+    problem: Option<String>,
+) -> (String, Option<String>) {
     let kernel = puzzle
         .kernel(lang)
         .expect("kernel present: the block names it");
@@ -480,10 +580,16 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
         runner::learner::workspace::file_name(puzzle, lang)
     );
     let (skeleton_code, solution_code) = (kernel.skeleton().text, kernel.solution().text);
+    let bug = puzzle.spec.raw.bug;
     let shown = |code, local, variant| render::Shown {
         code,
         local,
         recorded: store::lookup(&session.recordings, puzzle, lang, variant),
+        // A skeleton with a gap does next to nothing: only a kernel given
+        // with a bug has a picture worth drawing.
+        diagram: (variant == Variant::Solution || bug.is_some())
+            .then(|| access_diagram(puzzle, lang, variant, session))
+            .flatten(),
     };
     // Shown inside the section whenever the build goes on past it.
     let shown_problem = problem.as_deref().map(|p| match p.strip_prefix("the ") {
@@ -496,12 +602,12 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
             solution: &file,
             copy: &copy,
             puzzle: puzzle.id(),
+            bug,
         },
         &kernel.hint,
         shown(&skeleton_code, &skeleton, Variant::Skeleton),
         shown(&solution_code, &solution, Variant::Solution),
         shown_problem.as_deref(),
-        access_diagram(puzzle, lang, session).as_deref(),
     );
     (text, problem)
 }
@@ -511,9 +617,15 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
 /// the cache heavy, and are drawn on request (`runner check --draw`).
 const DIAGRAM_ELEMENTS: usize = 4096;
 
-/// The WGSL solution's access diagram, from a traced run on the CPU
-/// checker, or why there is none; nothing for CUDA (the checker runs WGSL).
-fn access_diagram(puzzle: &Puzzle, lang: Lang, session: &Session) -> Option<String> {
+/// A WGSL kernel's access diagram (the solution, or a debugging case's
+/// kernel as given), from a traced run on the CPU checker, or why there is
+/// none; nothing for CUDA (the checker runs WGSL).
+fn access_diagram(
+    puzzle: &Puzzle,
+    lang: Lang,
+    variant: Variant,
+    session: &Session,
+) -> Option<String> {
     if lang != Lang::Wgsl {
         return None;
     }
@@ -539,15 +651,20 @@ fn access_diagram(puzzle: &Puzzle, lang: Lang, session: &Session) -> Option<Stri
             puzzle.id()
         ));
     }
-    let source = puzzle.kernel(lang)?.solution();
-    let report = session
-        .runner
-        .traced(puzzle, Variant::Solution, &source)
-        .ok()?;
-    report
-        .accesses
-        .as_deref()
-        .map(|a| render::diagram(a, puzzle.id(), puzzle.spec.raw.global_access.as_ref()))
+    let source = puzzle.kernel(lang)?.variant(variant);
+    let report = session.runner.traced(puzzle, variant, &source).ok()?;
+    let what = match variant {
+        Variant::Skeleton => "the kernel as given",
+        _ => "this solution",
+    };
+    report.accesses.as_deref().map(|a| {
+        render::diagram(
+            a,
+            what,
+            puzzle.id(),
+            puzzle.spec.raw.global_access.as_ref(),
+        )
+    })
 }
 
 /// `kernels/p01_map/add_10.cu` rather than an absolute path.

@@ -5,6 +5,7 @@
 //! without a GPU.
 
 use puzzle_core::chapter::extract::BlockKind;
+use puzzle_core::judge::finding::Finding;
 use puzzle_core::judge::format::{escape_html as escape, format_values};
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::judge::verify::BufferCheck;
@@ -163,6 +164,9 @@ pub struct Shown<'a> {
     pub code: &'a str,
     pub local: &'a RunReport,
     pub recorded: Vec<Recorded<'a>>,
+    /// Its access diagram (see [`diagram`]), or a sentence saying why there
+    /// is none; WGSL solutions and kernels given with a bug have one.
+    pub diagram: Option<String>,
 }
 
 /// Where a kernel block's code lives, for its heading.
@@ -172,6 +176,9 @@ pub struct KernelFiles<'a> {
     /// The learner's copy, `.learner/p01_map/add_10.cu`.
     pub copy: &'a str,
     pub puzzle: &'a str,
+    /// A debugging case's stated bug: the skeleton is then the kernel as
+    /// given, a whole kernel with that bug, not one with a gap.
+    pub bug: Option<Finding>,
 }
 
 /// Replaces a kernel block: the skeleton with what it prints here (GPU
@@ -184,7 +191,6 @@ pub fn kernel_block(
     skeleton: Shown,
     solution: Shown,
     problem: Option<&str>,
-    diagram: Option<&str>,
 ) -> String {
     let class = highlight_class(lang);
     let mut md = String::new();
@@ -194,9 +200,25 @@ pub fn kernel_block(
     } else {
         format!(" ({hint})")
     };
+    // A debugging case gives a whole kernel with one bug; the page must not
+    // say which kind, the report below does.
+    let (heading, task, before, name) = match files.bug {
+        Some(_) => (
+            "the kernel as given",
+            "it has one bug. Your copy is",
+            "What it does, as given:",
+            "kernel as given",
+        ),
+        None => (
+            "code to complete",
+            "your copy is",
+            "What you see before solving:",
+            "skeleton",
+        ),
+    };
     let _ = writeln!(
         md,
-        "**{} — code to complete**{hint}: your copy is `{}`; check it with \
+        "**{} — {heading}**{hint}: {task} `{}`; check it with \
          `runner check {} --lang {lang}`.\n",
         lang.label(),
         files.copy,
@@ -205,8 +227,14 @@ pub fn kernel_block(
     if let Some(problem) = problem {
         md.push_str(&check_failed(problem));
     }
-    let _ = writeln!(md, "```{class}\n{}```\n", skeleton.code);
-    let _ = writeln!(md, "What you see before solving:\n");
+    // The class marks a page's kernel as given (the CI's check of the built
+    // book looks for it where other pages have a `FILL ME IN`).
+    let (open, close) = match files.bug {
+        Some(_) => ("<div class=\"puzzle-given\">\n\n", "</div>\n\n"),
+        None => ("", ""),
+    };
+    let _ = writeln!(md, "{open}```{class}\n{}```\n\n{close}", skeleton.code);
+    let _ = writeln!(md, "{before}\n");
     md.push_str(&result(skeleton.local));
     // A GPU whose skeleton run reads exactly like the one above gets a
     // line, not a second copy of the same box; one that differs (or is
@@ -219,7 +247,7 @@ pub fn kernel_block(
     if !alike.is_empty() {
         let _ = writeln!(
             md,
-            "<p class=\"puzzle-recorded\">The same skeleton on {}, recorded {}: the same output and \
+            "<p class=\"puzzle-recorded\">The same {name} on {}, recorded {}: the same output and \
              the same verdict ({}).</p>\n",
             recorded_devices(&alike),
             recorded_dates(&alike),
@@ -229,11 +257,14 @@ pub fn kernel_block(
     if !unlike.is_empty() {
         let _ = writeln!(
             md,
-            "<details class=\"puzzle-recorded-runs\">\n<summary>The same skeleton on {}</summary>\n",
+            "<details class=\"puzzle-recorded-runs\">\n<summary>The same {name} on {}</summary>\n",
             recorded_devices(&unlike)
         );
         md.push_str(&recorded_results(&unlike, skeleton.local));
         let _ = writeln!(md, "</details>\n");
+    }
+    if let Some(diagram) = &skeleton.diagram {
+        md.push_str(diagram);
     }
     let _ = writeln!(
         md,
@@ -244,7 +275,7 @@ pub fn kernel_block(
     let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
     md.push_str(&result(solution.local));
     md.push_str(&recorded_results(&solution.recorded, solution.local));
-    if let Some(diagram) = diagram {
+    if let Some(diagram) = &solution.diagram {
         md.push_str(diagram);
     }
     let _ = writeln!(md, "</details>\n\n</div>\n");
@@ -252,10 +283,16 @@ pub fn kernel_block(
 }
 
 /// A traced run's access diagram, under a line that says what it shows.
-pub fn diagram(accesses: &AccessMap, puzzle: &str, bound: Option<&AccessBound>) -> String {
+/// `what` names the kernel traced: "this solution", "the kernel as given".
+pub fn diagram(
+    accesses: &AccessMap,
+    what: &str,
+    puzzle: &str,
+    bound: Option<&AccessBound>,
+) -> String {
     format!(
         "<p class=\"puzzle-diagram-note\">Who read and wrote which element, as the CPU checker \
-         traced this solution at the teaching size (invocations numbered in their launch; \
+         traced {what} at the teaching size (invocations numbered in their launch; \
          <code>runner check {puzzle} --lang wgsl --draw</code> draws your own):</p>\n\
          <div class=\"puzzle-diagram\">\n{}</div>\n\n",
         puzzle_core::judge::diagram::svg(accesses, bound)

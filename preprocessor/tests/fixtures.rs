@@ -90,7 +90,50 @@ const BAIL_CASES: &[(&str, &str)] = &[
     ),
     ("wrong_solution", "4 of 4 elements of `out` are wrong"),
     ("malformed_spec", "chapter.md:7: unknown field `grd`"),
+    // A debugging case whose kernel as given shows another bug than its spec states.
+    (
+        "given_wrong_bug",
+        "the WGSL kernel as given of `fx` must show a data race (its `bug: race`), but the \
+         checker finds an access out of bounds",
+    ),
 ];
+
+/// A debugging case: the page shows the whole kernel as given (no gap, no
+/// marker), its run with the bug the spec states, and the picture of it;
+/// the fix is in the solution's section.
+fn a_kernel_given_with_a_bug_shows_the_bug() {
+    let session = session(OnFailure::Bail);
+    require_wgpu(&session.runner);
+    let (content, file) = chapter("given_with_bug");
+    let (page, problems) = process_chapter(&content, &file, &session).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    let (given, solution) = page
+        .split_once("<summary>WGSL solution")
+        .expect("a solution section");
+    for part in [
+        "**WGSL — the kernel as given**: it has one bug. Your copy is `.learner/fx/",
+        "<div class=\"puzzle-given\">",
+        "    out[lid.x] = a[lid.x] + 1.0;\n}",
+        "What it does, as given:",
+        "<strong>FAIL</strong>",
+        // At the line of the learner's copy, which holds exactly this text.
+        "fx.wgsl:6: out-of-bounds index: invocation (",
+        "as the CPU checker traced the kernel as given",
+        "<svg",
+    ] {
+        assert!(given.contains(part), "the kernel as given lacks {part:?}:\n{given}");
+    }
+    for absent in ["FILL ME IN", "AS GIVEN", "if (lid.x < size)"] {
+        assert!(!given.contains(absent), "{absent:?} gives the bug away:\n{given}");
+    }
+    for part in [
+        "if (lid.x < size) {",
+        "<strong>PASS</strong>: passes",
+        "traced this solution",
+    ] {
+        assert!(solution.contains(part), "the solution lacks {part:?}:\n{solution}");
+    }
+}
 
 fn bail_stops_with_the_problem_and_its_place() {
     let bail = session(OnFailure::Bail);
@@ -537,6 +580,10 @@ fn main() {
         (
             "a_chapter_that_cannot_be_read_shows_no_raw_block",
             a_chapter_that_cannot_be_read_shows_no_raw_block,
+        ),
+        (
+            "a_kernel_given_with_a_bug_shows_the_bug",
+            a_kernel_given_with_a_bug_shows_the_bug,
         ),
         (
             "chapters_without_puzzles_are_untouched",

@@ -10,7 +10,10 @@
 //! ```
 //!
 //! `sim_bench large` runs only the large case; `sim_bench small` only the
-//! teaching sizes.
+//! teaching sizes. `sim_bench draw` measures what an access diagram costs:
+//! each teaching-size check again with every access traced and the SVG
+//! drawn (what `runner check --draw` adds), against the plain check (the
+//! budget: at most 20 % more).
 
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
@@ -47,6 +50,9 @@ fn main() {
         ..Settings::default()
     });
     let only = std::env::args().nth(1);
+    if only.as_deref() == Some("draw") {
+        return draw(&book, &runner);
+    }
     if only.as_deref() != Some("large") {
         small(&book, &runner);
     }
@@ -75,6 +81,67 @@ fn small(book: &Book, runner: &Runner) {
         }
     }
     println!("slowest: {} at {:.2} ms", worst.1, worst.0);
+}
+
+/// Every teaching-size WGSL solution small enough for the page's diagram,
+/// checked plainly and then traced and drawn: the medians and the overhead.
+fn draw(book: &Book, runner: &Runner) {
+    println!(
+        "{:<28} {:>10} {:>15} {:>9}",
+        "puzzle", "check", "traced + drawn", "overhead"
+    );
+    let mut overheads = Vec::new();
+    for puzzle in &book.puzzles {
+        let Some(kernel) = puzzle.kernel(Lang::Wgsl) else {
+            continue;
+        };
+        // As the page: teaching sizes of up to 4,096 elements in all get a
+        // diagram (Part III's are larger).
+        let spec = puzzle_core::check::execute::resolve(&puzzle.spec, &Case::teaching(), None)
+            .expect("the teaching size resolves");
+        let elements: usize = spec
+            .args
+            .iter()
+            .map(|a| match a {
+                puzzle_core::spec::model::Arg::Buffer(b) => b.len(),
+                _ => 0,
+            })
+            .sum();
+        if elements > 4096 {
+            continue;
+        }
+        let source = kernel.variant(Variant::Solution);
+        let plain = median_ms(SMALL_RUNS, || check(runner, puzzle, &source, None));
+        let drawn = median_ms(SMALL_RUNS, || {
+            let report = runner
+                .traced(puzzle, Variant::Solution, &source)
+                .expect("runs");
+            let accesses = report.accesses.as_deref().expect("a traced run");
+            let svg = puzzle_core::judge::diagram::svg(
+                accesses,
+                puzzle.spec.raw.global_access.as_ref(),
+            );
+            assert!(svg.contains("<svg"));
+        });
+        let overhead = (drawn / plain - 1.0) * 100.0;
+        overheads.push((overhead, puzzle.id().to_string()));
+        println!(
+            "{:<28} {plain:>7.2} ms {drawn:>12.2} ms {overhead:>8.1} %",
+            puzzle.id()
+        );
+    }
+    overheads.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (median, worst) = (&overheads[overheads.len() / 2], &overheads[overheads.len() - 1]);
+    println!(
+        "{} puzzles (medians of {SMALL_RUNS} runs each): overhead median {:.1} %, least {:.1} % ({}), \
+         most {:.1} % ({}); budget 20 %",
+        overheads.len(),
+        median.0,
+        overheads[0].0,
+        overheads[0].1,
+        worst.0,
+        worst.1
+    );
 }
 
 /// The block-boundary convolution at 16,384 elements, 256 per workgroup:

@@ -2,6 +2,9 @@
 //!
 //! - the solution must pass (wgpu, sim) or compile (CUDA without a GPU);
 //! - the skeleton must compile and, where it can run, fail;
+//! - a debugging case's kernel as given (its skeleton) must show the spec's
+//!   `bug` on the CPU checker, and compile and run everywhere else: a GPU
+//!   may well pass a race, which is the case's point;
 //! - a backend that is not here is reported by name as skipped (libtest's
 //!   "ignored", with the reason printed), never passed silently;
 //! - a language without a kernel needs the spec's `why_no_kernel` reason,
@@ -239,8 +242,13 @@ fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> R
     let report = RUNNER
         .run_on(kind, puzzle, variant, &kernel.variant(variant), case)
         .map_err(|e| e.to_string())?;
+    let bug = puzzle.spec.raw.bug;
     let ok = match (variant, report.status) {
         (Variant::Solution, Status::Pass) => true,
+        (Variant::Skeleton, _) if bug.is_some() && kind.is_simulator() => {
+            bug.is_some_and(|b| report.findings().contains(&b))
+        }
+        (Variant::Skeleton, Status::Pass) => bug.is_some(),
         (Variant::Skeleton, Status::Fail) => true,
         // Compiled but not run (no GPU for this backend): compiling is what can be checked.
         (_, Status::Compiled) => true,
@@ -249,9 +257,13 @@ fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> R
     if ok {
         Ok(())
     } else {
-        let want = match variant {
-            Variant::Skeleton => "the skeleton to compile and fail",
-            _ => "the solution to pass",
+        let want = match (variant, bug) {
+            (Variant::Skeleton, Some(bug)) if kind.is_simulator() => {
+                format!("the kernel as given to show {bug}")
+            }
+            (Variant::Skeleton, Some(_)) => "the kernel as given to compile and run".into(),
+            (Variant::Skeleton, None) => "the skeleton to compile and fail".into(),
+            _ => "the solution to pass".into(),
         };
         Err(format!("expected {want}, got:\n{}", report.to_text()).into())
     }
@@ -259,7 +271,8 @@ fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> R
 
 /// `{id}::wgsl::sim_agrees_with_recorded`: on every GPU recording in
 /// `results/` that holds this puzzle's current WGSL runs, the simulator gives
-/// the same verdict for the solution and the skeleton, and the solution's
+/// the same verdict for the solution and the skeleton (not for a debugging
+/// case's kernel as given, which a GPU may pass), and the solution's
 /// values equal the recorded ones wherever the recording kept them (buffers
 /// of up to 64 elements). Skipped, by name, when no recording is current.
 fn recorded_agreement(
@@ -303,7 +316,10 @@ fn recorded_agreement(
                     &Case::teaching(),
                 )
                 .map_err(|e| e.to_string())?;
-            if sim.status != gpu.status {
+            // A debugging case's kernel as given is the exception: the
+            // checker must fail it even where a GPU passes it (a race).
+            let given = *variant == Variant::Skeleton && puzzle.spec.raw.bug.is_some();
+            if sim.status != gpu.status && !given {
                 return Err(format!(
                     "{variant}: recorded on {device} as {}, sim says:\n{}",
                     gpu.status.word(),

@@ -61,7 +61,9 @@ pub fn problems(book: &Book) -> Vec<Located> {
         }
         for (lang, kernel) in &puzzle.kernels {
             let skeleton = kernel.skeleton().text;
-            if skeleton == kernel.solution().text || !skeleton.contains("FILL ME IN") {
+            // A debugging case gives a whole kernel; it must still differ from the fix.
+            let gap = kernel.is_given_with_bug() || skeleton.contains("FILL ME IN");
+            if skeleton == kernel.solution().text || !gap {
                 found.push(kernel.source.locate(
                     1,
                     format!(

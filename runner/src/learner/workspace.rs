@@ -138,13 +138,10 @@ impl Workspace {
 /// The learner's file name: the book's kernel file name (`add_10_guard.cu`),
 /// or `<puzzle>.<ext>` for a kernel written inline in its chapter.
 pub fn file_name(puzzle: &Puzzle, lang: Lang) -> String {
-    let from_book = puzzle
-        .kernel(lang)
-        .and_then(|k| k.source.main_file())
-        .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
-        .and_then(|f| f.file_name())
-        .map(|n| n.to_string_lossy().into_owned());
-    from_book.unwrap_or_else(|| format!("{}.{}", puzzle.id(), lang.extension()))
+    puzzle.kernel(lang).map_or_else(
+        || format!("{}.{}", puzzle.id(), lang.extension()),
+        |k| k.copy_name.clone(),
+    )
 }
 
 #[cfg(test)]

@@ -121,11 +121,14 @@ pub fn chapter_puzzles(
                 format!("a second {} kernel for `{id}`", lang.label()),
             )),
             Some(p) => {
+                let mut kernel = kernel;
+                kernel.name_copy(&id);
                 p.kernels.insert(lang, kernel);
             }
         }
     }
     for p in &puzzles {
+        errors.extend(bug_and_given_agree(p, file));
         for lang in p.spec.raw.why_no_kernel.keys() {
             if p.kernels.contains_key(lang) {
                 errors.push(Located::new(
@@ -145,6 +148,39 @@ pub fn chapter_puzzles(
     } else {
         Err(errors)
     }
+}
+
+/// A debugging case (a spec with `bug:`) gives every kernel with a bug, and
+/// a kernel given with a bug (`AS GIVEN`) needs the spec to say which.
+fn bug_and_given_agree(p: &Puzzle, file: &Path) -> Vec<Located> {
+    let bug = p.spec.raw.bug;
+    p.kernels
+        .values()
+        .filter(|k| k.is_given_with_bug() != bug.is_some())
+        .map(|k| match bug {
+            Some(bug) => Located::new(
+                file,
+                p.spec.origin.first_line,
+                format!(
+                    "`{}` states `bug: {}`, but its {} kernel has no `AS GIVEN` lines: mark the \
+                     lines the learner is given in place of the fix",
+                    p.id(),
+                    bug.name(),
+                    k.lang.label()
+                ),
+            ),
+            None => k.source.locate(
+                1,
+                format!(
+                    "this {} kernel is given with a bug (`AS GIVEN`), but the spec of `{}` does \
+                     not say which: add `bug:` ({})",
+                    k.lang.label(),
+                    p.id(),
+                    crate::judge::finding::Finding::ALL.map(|f| f.name()).join(", ")
+                ),
+            ),
+        })
+        .collect()
 }
 
 /// The `id:` a spec block states on a line of its own, read without parsing
@@ -207,6 +243,21 @@ mod tests {
                     SPEC.replace("grid: [1]", "grid: [1")
                 ),
                 vec![(6, "")],
+            ),
+            (
+                // A debugging case's spec with a kernel that gives no bug.
+                format!(
+                    "{}\n```wgsl,puzzle=p1\n// BEGIN PUZZLE\n// END PUZZLE\n```\n",
+                    SPEC.replace("kernel: k", "kernel: k\nbug: race")
+                ),
+                vec![(2, "states `bug: race`, but its WGSL kernel has no `AS GIVEN`")],
+            ),
+            (
+                // A kernel given with a bug, under a spec that does not name it.
+                format!(
+                    "{SPEC}\n```wgsl,puzzle=p1\n// BEGIN PUZZLE\n// AS GIVEN\n// END PUZZLE\n```\n"
+                ),
+                vec![(15, "add `bug:` (unwritten, wrong, out_of_bounds, race")],
             ),
         ];
         for (chapter, want) in cases {

@@ -120,14 +120,16 @@ impl AccessSummary {
     }
 }
 
+/// How an over-the-bound sentence begins (what [`RunReport::findings`] looks for).
+pub(crate) const TOO_MUCH_TRAFFIC: &str = "too much global memory traffic";
+
 fn excess_message(count: &AccessCount, allowed: u32, noun: &str, verb: &str) -> Located {
     let first = count.nth.get(allowed as usize);
     // One thread per sentence: the busiest one, then (where another thread
     // went past the bound first) the one this line is about.
     let same = first.is_some_and(|site| site.thread == count.max_thread);
     let mut message = format!(
-        "too much global memory traffic: {} {verb} global memory {} times{}; this puzzle allows \
-         {} per thread",
+        "{TOO_MUCH_TRAFFIC}: {} {verb} global memory {} times{}; this puzzle allows {} per thread",
         thread(count.max_thread),
         count.max,
         if same || first.is_none() {

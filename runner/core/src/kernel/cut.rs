@@ -10,15 +10,34 @@
 //!
 //! The skeleton replaces that region with `// FILL ME IN (roughly 2 lines)`.
 //! Both are derived from the one file, so they cannot drift apart.
+//!
+//! A debugging case gives the learner a whole kernel with a bug instead of a
+//! gap. Its region holds the fix, then an `AS GIVEN` marker, then the lines
+//! the learner receives in its place:
+//!
+//! ```text
+//!     // BEGIN PUZZLE
+//!     ...fixed lines...
+//!     // AS GIVEN
+//!     ...buggy lines...
+//!     // END PUZZLE
+//! ```
+//!
+//! Its skeleton is the kernel as given: no gap and no marker, so nothing
+//! points at the bug. Its lines are numbered as the learner's copy numbers
+//! them, under the file's name alone, because that copy and the page show
+//! exactly this text, never the file with both versions.
 
 use crate::lang::Lang;
 use crate::source::diag::Located;
 use crate::source::text::{LineOrigin, SourceText};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::path::Path;
 
 const BEGIN: &str = "BEGIN PUZZLE";
 const END: &str = "END PUZZLE";
+const GIVEN: &str = "AS GIVEN";
 
 /// Which version of a kernel to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -49,8 +68,13 @@ pub struct Kernel {
     /// Line indices (0-based, into `source`) of the BEGIN and END markers.
     begin: usize,
     end: usize,
+    /// The `AS GIVEN` marker's line index, in a debugging case's region.
+    given: Option<usize>,
     /// The marker's size hint, e.g. "roughly 2 lines".
     pub hint: String,
+    /// The file name of the learner's copy: the kernel file's own, or, for a
+    /// kernel written in its chapter, `<puzzle>.<ext>` (see [`Kernel::name_copy`]).
+    pub copy_name: String,
 }
 
 impl Kernel {
@@ -58,9 +82,11 @@ impl Kernel {
     pub fn new(lang: Lang, source: SourceText) -> Result<Kernel, Located> {
         let mut begin = None;
         let mut end = None;
+        let mut given = None;
         for (i, (line, _)) in source.iter().enumerate() {
             let at = |m: &str| source.locate(i + 1, m.to_string());
-            if line.matches(BEGIN).count() + line.matches(END).count() > 1 {
+            let markers = [BEGIN, END, GIVEN].map(|m| line.matches(m).count());
+            if markers.iter().sum::<usize>() > 1 {
                 // The rest of a BEGIN line is the size hint the skeleton
                 // shows: a second marker there would show up in it.
                 return Err(at("two markers on one line: put each on a line of its own"));
@@ -72,6 +98,17 @@ impl Kernel {
                     ));
                 }
                 begin = Some(i);
+            } else if line.contains(GIVEN) {
+                if begin.is_none() || end.is_some() {
+                    return Err(at(
+                        "`AS GIVEN` outside a `BEGIN PUZZLE` ... `END PUZZLE` region: it \
+                         separates the fix from the lines the learner is given",
+                    ));
+                }
+                if given.is_some() {
+                    return Err(at("a second `AS GIVEN` marker: a region has one"));
+                }
+                given = Some(i);
             } else if line.contains(END) {
                 if begin.is_none() || end.is_some() {
                     return Err(at(
@@ -105,22 +142,59 @@ impl Kernel {
                     .to_string()
             })
             .unwrap_or_default();
+        let copy_name = source
+            .main_file()
+            .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
+            .and_then(|f| f.file_name())
+            .map_or_else(
+                || format!("kernel.{}", lang.extension()),
+                |n| n.to_string_lossy().into_owned(),
+            );
         Ok(Kernel {
             lang,
             source,
             begin,
             end,
+            given,
             hint,
+            copy_name,
         })
     }
 
-    /// The complete kernel, marker lines removed.
-    pub fn solution(&self) -> SourceText {
-        self.keep(|i| i != self.begin && i != self.end, None)
+    /// Names the learner's copy after `puzzle` where the kernel is written
+    /// in its chapter (a kernel file keeps its own name).
+    pub fn name_copy(&mut self, puzzle: &str) {
+        let from_file = self
+            .source
+            .main_file()
+            .is_some_and(|f| f.extension().is_some_and(|e| e == self.lang.extension()));
+        if !from_file {
+            self.copy_name = format!("{puzzle}.{}", self.lang.extension());
+        }
     }
 
-    /// The kernel with the learner's region replaced by one `FILL ME IN` line.
+    /// Whether this is a debugging case: a kernel given with a bug to find,
+    /// rather than one with a gap to fill.
+    pub fn is_given_with_bug(&self) -> bool {
+        self.given.is_some()
+    }
+
+    /// The complete kernel, marker lines removed (and, in a debugging case,
+    /// the lines as given).
+    pub fn solution(&self) -> SourceText {
+        let fix_end = self.given.unwrap_or(self.end);
+        self.keep(
+            |i| i < self.begin || (i > self.begin && i < fix_end) || i > self.end,
+            None,
+        )
+    }
+
+    /// The kernel with the learner's region replaced by one `FILL ME IN`
+    /// line; in a debugging case, the kernel as given.
     pub fn skeleton(&self) -> SourceText {
+        if let Some(given) = self.given {
+            return self.as_given(given);
+        }
         let marker = self.source.text.lines().nth(self.begin).unwrap_or_default();
         let indent: String = marker.chars().take_while(|c| c.is_whitespace()).collect();
         let comment = if self.hint.is_empty() {
@@ -136,6 +210,16 @@ impl Kernel {
             Variant::Skeleton => self.skeleton(),
             Variant::Solution | Variant::File => self.solution(),
         }
+    }
+
+    /// The kernel with the region's given lines, numbered as the learner's
+    /// copy and the page number them (see the module's comment).
+    fn as_given(&self, given: usize) -> SourceText {
+        let kept = self.keep(
+            |i| i < self.begin || (i > given && i < self.end) || i > self.end,
+            None,
+        );
+        SourceText::new(kept.text, Path::new(&self.copy_name), 1)
     }
 
     fn keep(&self, keep: impl Fn(usize) -> bool, fill: Option<String>) -> SourceText {
@@ -157,7 +241,6 @@ impl Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     const SOLUTION: &str = "\
 void k(float* out) {
@@ -191,6 +274,53 @@ void k(float* out) {
     }
 
     #[test]
+    fn a_debugging_case_gives_the_buggy_lines_and_solves_with_the_fix() {
+        let text = "\
+void k(float* out, unsigned n) {
+    unsigned i = threadIdx.x;
+    // BEGIN PUZZLE
+    if (i < n) {
+        out[i] = 1.0f;
+    }
+    // AS GIVEN
+    out[i] = 1.0f;
+    // END PUZZLE
+    return;
+}
+";
+        let k = Kernel::new(Lang::Cuda, SourceText::new(text, Path::new("kernels/d/k.cu"), 1))
+            .unwrap();
+        assert!(k.is_given_with_bug());
+        assert!(!kernel(SOLUTION).unwrap().is_given_with_bug());
+        let solution = k.solution();
+        assert_eq!(
+            solution.text,
+            "void k(float* out, unsigned n) {\n    unsigned i = threadIdx.x;\n    if (i < n) {\n        \
+             out[i] = 1.0f;\n    }\n    return;\n}\n"
+        );
+        // The solution's lines still point into the file.
+        assert_eq!(solution.locate(6, "x").line, 10);
+        let given = k.skeleton();
+        assert_eq!(
+            given.text,
+            "void k(float* out, unsigned n) {\n    unsigned i = threadIdx.x;\n    out[i] = 1.0f;\n    \
+             return;\n}\n"
+        );
+        // The given kernel's lines are the learner's copy's: line 3 of `k.cu`.
+        let at = given.locate(3, "x");
+        assert_eq!((at.file.as_path(), at.line), (Path::new("k.cu"), 3));
+        assert_eq!(k.variant(Variant::Skeleton), given);
+    }
+
+    #[test]
+    fn a_missing_line_is_a_bug_too() {
+        let text = "a\n// BEGIN PUZZLE\nb\n// AS GIVEN\n// END PUZZLE\nc\n";
+        let k = kernel(text).unwrap();
+        assert_eq!(k.solution().text, "a\nb\nc\n");
+        assert_eq!(k.skeleton().text, "a\nc\n");
+    }
+
+    #[test]
     fn bad_markers_table() {
         let cases = [
             ("void k() {}\n", 1, "no `// BEGIN PUZZLE`"),
@@ -210,6 +340,18 @@ void k(float* out) {
                 "// BEGIN PUZZLE\n// END PUZZLE\n// BEGIN PUZZLE\n",
                 3,
                 "a second",
+            ),
+            ("a\n// AS GIVEN\n// BEGIN PUZZLE\n// END PUZZLE\n", 2, "outside"),
+            ("// BEGIN PUZZLE\n// END PUZZLE\n// AS GIVEN\n", 3, "outside"),
+            (
+                "// BEGIN PUZZLE\n// AS GIVEN\n// AS GIVEN\n// END PUZZLE\n",
+                3,
+                "a second `AS GIVEN`",
+            ),
+            (
+                "// BEGIN PUZZLE\n// AS GIVEN // END PUZZLE\n",
+                2,
+                "two markers on one line",
             ),
         ];
         for (text, line, message) in cases {

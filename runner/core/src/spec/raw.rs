@@ -5,6 +5,7 @@
 use crate::lang::Lang;
 use crate::spec::data::{Dtype, Values};
 use serde::{Deserialize, Serialize};
+use crate::judge::finding::Finding;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
 
@@ -166,6 +167,11 @@ pub struct RawSpec {
     /// `global_access: { reads: 2, writes: 1 }`; see [`AccessBound`].
     #[serde(default)]
     pub global_access: Option<AccessBound>,
+    /// A debugging case: what the CPU checker must report on the kernel as
+    /// given (e.g. `bug: race`). Its kernels mark the lines given in place
+    /// of the fix with `AS GIVEN` (see `kernel::cut`).
+    #[serde(default)]
+    pub bug: Option<Finding>,
 }
 
 /// A bound on global-memory (storage buffer) traffic per thread, as the

@@ -61,6 +61,7 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
             )
         }
         "prefix_sum" => inclusive_scan(&input("a")?),
+        "reverse" => input("a")?.iter().rev().copied().collect(),
         "prefix_sum_exclusive" => exclusive_scan(&input("a")?),
         "row_sum" => {
             let a = buffer("a")?;
@@ -494,6 +495,12 @@ mod tests {
                 "prefix_sum",
                 vec![a(&[8], arange(8))],
                 vec![0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0],
+            ),
+            // The debugging chapter's fifth case (no seed has it).
+            (
+                "reverse",
+                vec![a(&[6], arange(6))],
+                vec![5.0, 4.0, 3.0, 2.0, 1.0, 0.0],
             ),
             (
                 "prefix_sum_exclusive",

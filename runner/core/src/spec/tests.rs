@@ -40,6 +40,27 @@ fn parses_strictly_table() {
     assert_eq!(none.raw.global_access, None);
 }
 
+/// A debugging case's `bug`: one of the findings, spelled as the spec spells it.
+#[test]
+fn bug_names_a_finding_table() {
+    use crate::judge::finding::Finding;
+    let cases: &[(&str, Result<Finding, ()>)] = &[
+        ("bug: race", Ok(Finding::Race)),
+        ("bug: out_of_bounds", Ok(Finding::OutOfBounds)),
+        ("bug: divergent_barrier", Ok(Finding::DivergentBarrier)),
+        ("bug: racy", Err(())),
+        ("bug: [race]", Err(())),
+    ];
+    for (line, want) in cases {
+        let got = PuzzleSpec::parse(&format!("{BASE}{line}\n"), Path::new("ch.md"), 100);
+        match (got, want) {
+            (Ok(spec), Ok(finding)) => assert_eq!(spec.raw.bug, Some(*finding), "{line}"),
+            (Err(e), Err(())) => assert_eq!(e.line, 110, "{line}: {e}"),
+            (got, _) => panic!("{line}: {:?}", got.map(|s| s.raw.bug)),
+        }
+    }
+}
+
 const GOOD: &str = "\
 id: p06_blocks
 title: Blocks
