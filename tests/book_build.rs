@@ -22,7 +22,10 @@ const DEBUGGING_CASES: &[(&str, &str)] = &[
     ("d2_missing_columns", "were never written"),
     ("d3_race_that_passes", "data race"),
     ("d4_halo_off_by_one", "uninitialized read"),
-    ("d5_barrier_in_branch", "barrier in non-uniform control flow"),
+    (
+        "d5_barrier_in_branch",
+        "barrier in non-uniform control flow",
+    ),
 ];
 
 #[test]
@@ -66,8 +69,8 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     // The debugging cases: a whole kernel given with its bug, no gap and no
     // marker, the report that names the bug, and the fix folded away.
     for (case, report) in DEBUGGING_CASES {
-        let html = std::fs::read_to_string(out.path().join(format!("debugging/{case}.html")))
-            .unwrap();
+        let html =
+            std::fs::read_to_string(out.path().join(format!("debugging/{case}.html"))).unwrap();
         let (given, _) = html
             .split_once("<summary>WGSL solution")
             .unwrap_or_else(|| panic!("{case}.html has no WGSL solution"));
@@ -82,7 +85,10 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
             report,
             "as the CPU checker traced the kernel as given",
         ] {
-            assert!(wgsl.contains(part), "{case}.html's kernel as given lacks {part:?}");
+            assert!(
+                wgsl.contains(part),
+                "{case}.html's kernel as given lacks {part:?}"
+            );
         }
         for absent in ["FILL ME IN", "AS GIVEN", "BEGIN PUZZLE"] {
             assert!(!html.contains(absent), "{case}.html shows {absent:?}");

@@ -32,8 +32,8 @@ use puzzle_core::judge::finding::Finding;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::source::diag::{Located, display_path};
 use puzzle_core::run::backend::BackendKind;
+use puzzle_core::source::diag::{Located, display_path};
 use runner::book::load::BookFiles;
 use runner::perf::baseline::{self, Baseline};
 use runner::perf::record::schema::Recording;
@@ -657,14 +657,10 @@ fn access_diagram(
         Variant::Skeleton => "the kernel as given",
         _ => "this solution",
     };
-    report.accesses.as_deref().map(|a| {
-        render::diagram(
-            a,
-            what,
-            puzzle.id(),
-            puzzle.spec.raw.global_access.as_ref(),
-        )
-    })
+    report
+        .accesses
+        .as_deref()
+        .map(|a| render::diagram(a, what, puzzle.id(), puzzle.spec.raw.global_access.as_ref()))
 }
 
 /// `kernels/p01_map/add_10.cu` rather than an absolute path.

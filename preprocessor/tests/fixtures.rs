@@ -121,17 +121,26 @@ fn a_kernel_given_with_a_bug_shows_the_bug() {
         "as the CPU checker traced the kernel as given",
         "<svg",
     ] {
-        assert!(given.contains(part), "the kernel as given lacks {part:?}:\n{given}");
+        assert!(
+            given.contains(part),
+            "the kernel as given lacks {part:?}:\n{given}"
+        );
     }
     for absent in ["FILL ME IN", "AS GIVEN", "if (lid.x < size)"] {
-        assert!(!given.contains(absent), "{absent:?} gives the bug away:\n{given}");
+        assert!(
+            !given.contains(absent),
+            "{absent:?} gives the bug away:\n{given}"
+        );
     }
     for part in [
         "if (lid.x < size) {",
         "<strong>PASS</strong>: passes",
         "traced this solution",
     ] {
-        assert!(solution.contains(part), "the solution lacks {part:?}:\n{solution}");
+        assert!(
+            solution.contains(part),
+            "the solution lacks {part:?}:\n{solution}"
+        );
     }
 }
 

@@ -13,7 +13,8 @@
 //! teaching sizes. `sim_bench draw` measures what an access diagram costs:
 //! each teaching-size check again with every access traced and the SVG
 //! drawn (what `runner check --draw` adds), against the plain check (the
-//! budget: at most 20 % more).
+//! budget: at most 20 % more); `sim_bench draw p02` only the puzzles whose
+//! id starts so.
 
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
@@ -37,6 +38,9 @@ const LARGE_BLOCK: i64 = 256;
 const LARGE_RUNS: usize = 5;
 /// Runs of each teaching-size puzzle.
 const SMALL_RUNS: usize = 21;
+/// Runs of each way of checking a puzzle when measuring the diagrams: their
+/// differences are tens of microseconds.
+const DRAW_RUNS: usize = 201;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -51,7 +55,7 @@ fn main() {
     });
     let only = std::env::args().nth(1);
     if only.as_deref() == Some("draw") {
-        return draw(&book, &runner);
+        return draw(&book, &runner, std::env::args().nth(2));
     }
     if only.as_deref() != Some("large") {
         small(&book, &runner);
@@ -85,13 +89,14 @@ fn small(book: &Book, runner: &Runner) {
 
 /// Every teaching-size WGSL solution small enough for the page's diagram,
 /// checked plainly and then traced and drawn: the medians and the overhead.
-fn draw(book: &Book, runner: &Runner) {
+fn draw(book: &Book, runner: &Runner, only: Option<String>) {
     println!(
-        "{:<28} {:>10} {:>15} {:>9}",
-        "puzzle", "check", "traced + drawn", "overhead"
+        "{:<28} {:>10} {:>10} {:>15} {:>9}",
+        "puzzle", "check", "traced", "traced + drawn", "overhead"
     );
     let mut overheads = Vec::new();
-    for puzzle in &book.puzzles {
+    let wanted = |p: &Puzzle| only.as_deref().is_none_or(|o| p.id().starts_with(o));
+    for puzzle in book.puzzles.iter().filter(|p| wanted(p)) {
         let Some(kernel) = puzzle.kernel(Lang::Wgsl) else {
             continue;
         };
@@ -111,29 +116,36 @@ fn draw(book: &Book, runner: &Runner) {
             continue;
         }
         let source = kernel.variant(Variant::Solution);
-        let plain = median_ms(SMALL_RUNS, || check(runner, puzzle, &source, None));
-        let drawn = median_ms(SMALL_RUNS, || {
+        let plain = median_ms(DRAW_RUNS, || check(runner, puzzle, &source, None));
+        let traced = median_ms(DRAW_RUNS, || {
+            let report = runner
+                .traced(puzzle, Variant::Solution, &source)
+                .expect("runs");
+            assert!(report.accesses.is_some());
+        });
+        let drawn = median_ms(DRAW_RUNS, || {
             let report = runner
                 .traced(puzzle, Variant::Solution, &source)
                 .expect("runs");
             let accesses = report.accesses.as_deref().expect("a traced run");
-            let svg = puzzle_core::judge::diagram::svg(
-                accesses,
-                puzzle.spec.raw.global_access.as_ref(),
-            );
+            let svg =
+                puzzle_core::judge::diagram::svg(accesses, puzzle.spec.raw.global_access.as_ref());
             assert!(svg.contains("<svg"));
         });
         let overhead = (drawn / plain - 1.0) * 100.0;
         overheads.push((overhead, puzzle.id().to_string()));
         println!(
-            "{:<28} {plain:>7.2} ms {drawn:>12.2} ms {overhead:>8.1} %",
+            "{:<28} {plain:>7.2} ms {traced:>7.2} ms {drawn:>12.2} ms {overhead:>8.1} %",
             puzzle.id()
         );
     }
     overheads.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (median, worst) = (&overheads[overheads.len() / 2], &overheads[overheads.len() - 1]);
+    let (median, worst) = (
+        &overheads[overheads.len() / 2],
+        &overheads[overheads.len() - 1],
+    );
     println!(
-        "{} puzzles (medians of {SMALL_RUNS} runs each): overhead median {:.1} %, least {:.1} % ({}), \
+        "{} puzzles (medians of {DRAW_RUNS} runs each): overhead median {:.1} %, least {:.1} % ({}), \
          most {:.1} % ({}); budget 20 %",
         overheads.len(),
         median.0,

@@ -176,7 +176,9 @@ fn bug_and_given_agree(p: &Puzzle, file: &Path) -> Vec<Located> {
                      not say which: add `bug:` ({})",
                     k.lang.label(),
                     p.id(),
-                    crate::judge::finding::Finding::ALL.map(|f| f.name()).join(", ")
+                    crate::judge::finding::Finding::ALL
+                        .map(|f| f.name())
+                        .join(", ")
                 ),
             ),
         })
@@ -250,7 +252,10 @@ mod tests {
                     "{}\n```wgsl,puzzle=p1\n// BEGIN PUZZLE\n// END PUZZLE\n```\n",
                     SPEC.replace("kernel: k", "kernel: k\nbug: race")
                 ),
-                vec![(2, "states `bug: race`, but its WGSL kernel has no `AS GIVEN`")],
+                vec![(
+                    2,
+                    "states `bug: race`, but its WGSL kernel has no `AS GIVEN`",
+                )],
             ),
             (
                 // A kernel given with a bug, under a spec that does not name it.

@@ -140,19 +140,30 @@ const HEAT_CELLS: usize = 256;
 const SHADES: usize = 6;
 const PAD: usize = 12;
 const TITLE: usize = 22;
-const RED: &str = "#d33";
-const ORANGE: &str = "#e90";
+/// The marks' colours, as macros so that whole attributes are literals.
+macro_rules! red {
+    () => {
+        "#d33"
+    };
+}
+macro_rules! orange {
+    () => {
+        "#e90"
+    };
+}
+const RED: &str = red!();
 
 /// The whole diagram: one panel per variable, then the per-invocation
 /// counts of global memory, against the puzzle's `bound` where it sets one.
 pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
     let pictures: Vec<Picture> = map.variables.iter().map(Picture::of).collect();
-    let mut body = String::new();
+    // About 120 bytes an element drawn: sized once, not regrown.
+    let cells: usize = pictures.iter().map(|p| p.cells.len().min(HEAT_CELLS)).sum();
+    let mut body = String::with_capacity(1024 + 160 * cells);
     let mut y = PAD;
     let mut width = 480;
     for picture in &pictures {
-        let (panel, w, h) = panel(picture, y);
-        body.push_str(&panel);
+        let (w, h) = panel(&mut body, picture, y);
         width = width.max(w);
         y += h + PAD;
     }
@@ -178,8 +189,7 @@ pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
             width = width.max(text_width(&line, 13));
             y += 24;
         }
-        let (table, w, h) = counts_table(&counts, bound, y);
-        body.push_str(&table);
+        let (w, h) = counts_table(&mut body, &counts, bound, y);
         width = width.max(w);
         y += h;
     }
@@ -193,11 +203,16 @@ pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
         );
         y += 24;
     }
-    format!(
+    let mut svg = String::with_capacity(body.len() + 300);
+    let _ = writeln!(
+        svg,
         "<svg class=\"puzzle-access-diagram\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
          height=\"{y}\" viewBox=\"0 0 {width} {y}\" font-family=\"sans-serif\" \
-         role=\"img\" aria-label=\"Which invocation read and wrote which element\">\n{body}</svg>\n"
-    )
+         role=\"img\" aria-label=\"Which invocation read and wrote which element\">"
+    );
+    svg.push_str(&body);
+    svg.push_str("</svg>\n");
+    svg
 }
 
 /// An invocation by its number, with its launch's where there are several: "3", "2:3".
@@ -214,13 +229,13 @@ const TABLED: usize = 16;
 
 /// Reads and writes of global memory by each invocation, a column each
 /// (up to [`TABLED`] invocations), with counts over `bound` in red; and the
-/// bound in words. Its SVG, width and height at height `top`.
+/// bound in words, at height `top`, onto `svg`; its width and height.
 fn counts_table(
+    svg: &mut String,
     counts: &BTreeMap<(u32, u32), (u32, u32)>,
     bound: Option<&AccessBound>,
     top: usize,
-) -> (String, usize, usize) {
-    let mut svg = String::new();
+) -> (usize, usize) {
     let mut y = top;
     let mut width = 0;
     if counts.len() <= TABLED {
@@ -246,9 +261,9 @@ fn counts_table(
                     n.to_string()
                 };
                 let ink = if red {
-                    format!("fill=\"{RED}\" font-weight=\"bold\"")
+                    concat!("fill=\"", red!(), "\" font-weight=\"bold\"")
                 } else {
-                    "fill=\"currentColor\"".to_string()
+                    "fill=\"currentColor\""
                 };
                 let _ = writeln!(
                     svg,
@@ -284,11 +299,11 @@ fn counts_table(
         width = width.max(text_width(&line, 13));
         y += 24;
     }
-    (svg, width, y - top)
+    (width, y - top)
 }
 
-/// One variable's panel at height `top`: its SVG, width and height.
-fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
+/// One variable's panel at height `top`, onto `svg`: its width and height.
+fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
     let labelled = p.cells.len() <= LABELLED;
     let (cw, ch) = if labelled {
         (CELL_W, CELL_H)
@@ -325,7 +340,6 @@ fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
     let shape: Vec<String> = p.shape.iter().map(usize::to_string).collect();
     let shape = shape.join(" × ");
     let title_width = text_width(&format!("{} [{shape}] · {kind} · {how}", p.name), 14);
-    let mut svg = String::new();
     let _ = writeln!(
         svg,
         "<text x=\"{PAD}\" y=\"{}\" font-size=\"14\" fill=\"currentColor\"><tspan font-weight=\"bold\">{}</tspan> [{shape}] · {kind} · {how}</text>",
@@ -368,11 +382,19 @@ fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
             0.12 + 0.5 * f64::from(touched) / f64::from(most)
         };
         let mark = if cell.race {
-            format!(" stroke=\"{RED}\" stroke-opacity=\"1\" stroke-width=\"3\"")
+            concat!(
+                " stroke=\"",
+                red!(),
+                "\" stroke-opacity=\"1\" stroke-width=\"3\""
+            )
         } else if cell.uninitialized {
-            format!(" stroke=\"{ORANGE}\" stroke-opacity=\"1\" stroke-width=\"3\"")
+            concat!(
+                " stroke=\"",
+                orange!(),
+                "\" stroke-opacity=\"1\" stroke-width=\"3\""
+            )
         } else {
-            String::new()
+            ""
         };
         let _ = writeln!(
             svg,
@@ -384,13 +406,14 @@ fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
                 .filter(|(_, w)| !w.is_empty())
                 .enumerate()
             {
-                let _ = writeln!(
+                let _ = write!(
                     svg,
-                    "<text x=\"{}\" y=\"{}\" font-size=\"10\" stroke=\"none\">{tag} {}</text>",
+                    "<text x=\"{}\" y=\"{}\" font-size=\"10\" stroke=\"none\">{tag} ",
                     x + 4,
                     y + 15 + k * 14,
-                    names(who)
                 );
+                write_names(svg, who);
+                svg.push_str("</text>\n");
             }
         }
     }
@@ -414,22 +437,23 @@ fn panel(p: &Picture, top: usize) -> (String, usize, usize) {
                 "<rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill=\"{RED}\" fill-opacity=\"0.35\" stroke=\"{RED}\" stroke-width=\"2\"/>"
             );
             if labelled {
-                let _ = writeln!(
+                let _ = write!(
                     svg,
                     "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">past end</text>\n\
-                     <text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">by {}</text>",
+                     <text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">by ",
                     x + 4,
                     y + 15,
                     x + 4,
                     y + 29,
-                    names(who)
                 );
+                write_names(svg, who);
+                svg.push_str("</text>\n");
             }
         }
         right += 6 + p.past_end.len() * cw;
     }
     let height = TITLE + rows * ch;
-    (svg, (right + PAD).max(title_width), height)
+    ((right + PAD).max(title_width), height)
 }
 
 /// Several elements' facts as one heat-map cell's.
@@ -449,21 +473,28 @@ fn text_width(text: &str, size: usize) -> usize {
 }
 
 /// "0,1,2" for a set of invocations, cut to what a cell holds: "0,21,…".
+#[cfg(test)]
 fn names(who: &BTreeSet<u32>) -> String {
     let mut text = String::new();
+    write_names(&mut text, who);
+    text
+}
+
+/// [`names`], written onto `out` (one label of many: no string of its own).
+fn write_names(out: &mut String, who: &BTreeSet<u32>) {
+    let start = out.len();
     for (k, n) in who.iter().enumerate() {
-        let next = if k == 0 {
-            n.to_string()
-        } else {
-            format!(",{n}")
-        };
-        if text.len() + next.len() > LABEL_CHARS {
-            text.push_str(",…");
+        let before = out.len();
+        if k > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{n}");
+        if out.len() - start > LABEL_CHARS {
+            out.truncate(before);
+            out.push_str(",…");
             break;
         }
-        text.push_str(&next);
     }
-    text
 }
 
 #[cfg(test)]

@@ -105,7 +105,8 @@ impl RunReport {
                 Finding::Unwritten => checks().any(|c| c.judged && !c.unwritten.is_empty()),
                 Finding::Wrong => checks().any(|c| {
                     c.judged
-                        && (!c.wrong.is_empty() || c.from_poison.as_ref().is_some_and(|p| !p.is_empty()))
+                        && (!c.wrong.is_empty()
+                            || c.from_poison.as_ref().is_some_and(|p| !p.is_empty()))
                 }),
                 Finding::OutOfBounds => {
                     checks().any(|c| !c.out_of_bounds.is_empty())
@@ -136,7 +137,10 @@ mod tests {
             backend: BackendKind::Sim,
             device: None,
             status: Status::Fail,
-            diagnostics: diagnostics.iter().map(|m| Located::new("k.wgsl", 3, *m)).collect(),
+            diagnostics: diagnostics
+                .iter()
+                .map(|m| Located::new("k.wgsl", 3, *m))
+                .collect(),
             message: None,
             error: None,
             checks: vec![check],
@@ -169,16 +173,32 @@ mod tests {
         let traffic = format!("{TOO_MUCH_TRAFFIC}: thread 3 read global memory 3 times");
         let cases: Vec<(BufferCheck, Vec<&str>, Vec<Finding>)> = vec![
             (check(&[], &[], &[], true), vec![], vec![]),
-            (check(&[1], &[2, 3], &[], true), vec![], vec![Unwritten, Wrong]),
+            (
+                check(&[1], &[2, 3], &[], true),
+                vec![],
+                vec![Unwritten, Wrong],
+            ),
             // An input's buffer is not judged on its values, only its guard bands.
             (check(&[1], &[2], &[4], false), vec![], vec![OutOfBounds]),
-            (check(&[], &[], &[], true), vec![&race, &barrier], vec![Race, DivergentBarrier]),
-            (check(&[], &[], &[], true), vec![&traffic], vec![TooMuchTraffic]),
+            (
+                check(&[], &[], &[], true),
+                vec![&race, &barrier],
+                vec![Race, DivergentBarrier],
+            ),
+            (
+                check(&[], &[], &[], true),
+                vec![&traffic],
+                vec![TooMuchTraffic],
+            ),
             // A compiler's message is no finding.
             (check(&[], &[], &[], true), vec!["expected `;`"], vec![]),
         ];
         for (check, diagnostics, want) in cases {
-            assert_eq!(report(check, &diagnostics).findings(), want, "{diagnostics:?}");
+            assert_eq!(
+                report(check, &diagnostics).findings(),
+                want,
+                "{diagnostics:?}"
+            );
         }
     }
 

@@ -288,8 +288,11 @@ void k(float* out, unsigned n) {
     return;
 }
 ";
-        let k = Kernel::new(Lang::Cuda, SourceText::new(text, Path::new("kernels/d/k.cu"), 1))
-            .unwrap();
+        let k = Kernel::new(
+            Lang::Cuda,
+            SourceText::new(text, Path::new("kernels/d/k.cu"), 1),
+        )
+        .unwrap();
         assert!(k.is_given_with_bug());
         assert!(!kernel(SOLUTION).unwrap().is_given_with_bug());
         let solution = k.solution();
@@ -341,8 +344,16 @@ void k(float* out, unsigned n) {
                 3,
                 "a second",
             ),
-            ("a\n// AS GIVEN\n// BEGIN PUZZLE\n// END PUZZLE\n", 2, "outside"),
-            ("// BEGIN PUZZLE\n// END PUZZLE\n// AS GIVEN\n", 3, "outside"),
+            (
+                "a\n// AS GIVEN\n// BEGIN PUZZLE\n// END PUZZLE\n",
+                2,
+                "outside",
+            ),
+            (
+                "// BEGIN PUZZLE\n// END PUZZLE\n// AS GIVEN\n",
+                3,
+                "outside",
+            ),
             (
                 "// BEGIN PUZZLE\n// AS GIVEN\n// AS GIVEN\n// END PUZZLE\n",
                 3,
