@@ -28,12 +28,12 @@ use puzzle_core::chapter::extract::{self, BlockKind};
 use puzzle_core::chapter::puzzle::{Puzzle, chapter_puzzles};
 use puzzle_core::check::cases::Case;
 use puzzle_core::check::execute::Settings;
-use puzzle_core::judge::finding::Finding;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::{Located, display_path};
+use puzzle_core::spec::finding::Finding;
 use runner::book::load::BookFiles;
 use runner::perf::baseline::{self, Baseline};
 use runner::perf::record::schema::Recording;
@@ -452,18 +452,16 @@ fn kernel_section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String, Op
     let describe = |r: &RunReport| format!("{place}:\n{}", r.to_text());
     let (label, id) = (lang.label(), puzzle.id());
     if let Some(bug) = puzzle.spec.raw.bug {
-        return match given_with_bug(puzzle, lang, bug, skeleton, session) {
-            Ok(given) => {
-                let problem = (!solution_passes(&solution)).then(|| {
-                    format!(
-                        "the {label} solution of `{id}` does not pass: {}",
-                        describe(&solution)
-                    )
-                });
-                kernel_page(puzzle, lang, session, (given, solution), problem)
-            }
-            Err(problem) => (String::new(), Some(problem)),
-        };
+        let (given, problem) = given_with_bug(puzzle, lang, bug, skeleton, session);
+        let problem = problem.or_else(|| {
+            (!solution_passes(&solution)).then(|| {
+                format!(
+                    "the {label} solution of `{id}` does not pass: {}",
+                    describe(&solution)
+                )
+            })
+        });
+        return kernel_page(puzzle, lang, session, (given, solution), problem);
     }
     let problem = match (solution.status, skeleton.status) {
         (
@@ -493,20 +491,21 @@ fn solution_passes(solution: &RunReport) -> bool {
     )
 }
 
-/// A debugging case's kernel as given, and the run the page shows of it:
-/// on the CPU checker (WGSL) it must show the stated bug, whatever a GPU
-/// made of it, and where the default backend's run does not show it (a GPU
-/// on which a race happens to pass), the checker's run is the one shown.
-/// A CUDA kernel as given must compile and run; the checker cannot read it.
+/// The run the page shows of a debugging case's kernel as given, and the
+/// problem with it, if any. On the CPU checker (WGSL) it must show the
+/// stated bug, whatever a GPU made of it; where the default backend's run
+/// does not show it (a GPU on which a race happens to pass), the checker's
+/// run is the one shown. A CUDA kernel as given must compile and run; the
+/// checker cannot read it.
 fn given_with_bug(
     puzzle: &Puzzle,
     lang: Lang,
     bug: Finding,
     run: RunReport,
     session: &Session,
-) -> std::result::Result<RunReport, String> {
+) -> (RunReport, Option<String>) {
     let (label, id) = (lang.label(), puzzle.id());
-    let given = |report: &RunReport| {
+    let must_show = |report: &RunReport| {
         format!(
             "the {label} kernel as given of `{id}` must show {bug} (its `bug: {}`), but {}:\n{}",
             bug.name(),
@@ -525,35 +524,34 @@ fn given_with_bug(
         )
     };
     if lang == Lang::Cuda {
-        return match run.status {
-            Status::CompileError | Status::Error => Err(format!(
+        let problem = matches!(run.status, Status::CompileError | Status::Error).then(|| {
+            format!(
                 "the CUDA kernel as given of `{id}` must compile and run:\n{}",
                 run.to_text()
-            )),
-            _ => Ok(run),
-        };
+            )
+        });
+        return (run, problem);
     }
     if run.findings().contains(&bug) {
-        return Ok(run);
+        return (run, None);
     }
     let source = puzzle
         .kernel(lang)
         .expect("kernel present: the block names it")
         .skeleton();
-    let checked = session
-        .runner
-        .run_on(
-            BackendKind::Sim,
-            puzzle,
-            Variant::Skeleton,
-            &source,
-            &Case::teaching(),
-        )
-        .map_err(|e| e.to_string())?;
-    if checked.findings().contains(&bug) {
-        Ok(checked)
-    } else {
-        Err(given(&checked))
+    match session.runner.run_on(
+        BackendKind::Sim,
+        puzzle,
+        Variant::Skeleton,
+        &source,
+        &Case::teaching(),
+    ) {
+        Ok(checked) if checked.findings().contains(&bug) => (checked, None),
+        Ok(checked) => {
+            let problem = must_show(&checked);
+            (checked, Some(problem))
+        }
+        Err(e) => (run, Some(e.to_string())),
     }
 }
 
@@ -635,14 +633,7 @@ fn access_diagram(
         session.runner.settings.memory,
     )
     .ok()?;
-    let elements: usize = spec
-        .args
-        .iter()
-        .map(|a| match a {
-            puzzle_core::spec::model::Arg::Buffer(b) => b.len(),
-            _ => 0,
-        })
-        .sum();
+    let elements = spec.elements();
     if elements > DIAGRAM_ELEMENTS {
         return Some(format!(
             "<p class=\"puzzle-diagram-note\">No access diagram here: the teaching size has {} \

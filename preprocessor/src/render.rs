@@ -5,7 +5,6 @@
 //! without a GPU.
 
 use puzzle_core::chapter::extract::BlockKind;
-use puzzle_core::judge::finding::Finding;
 use puzzle_core::judge::format::{escape_html as escape, format_values};
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::judge::verify::BufferCheck;
@@ -13,6 +12,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::{si, thousands};
 use puzzle_core::run::access_map::AccessMap;
+use puzzle_core::spec::finding::Finding;
 use puzzle_core::spec::model::{Arg, Spec};
 use puzzle_core::spec::raw::AccessBound;
 use runner::perf::record::schema::{Recorded, Recording};

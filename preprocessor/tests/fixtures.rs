@@ -93,7 +93,7 @@ const BAIL_CASES: &[(&str, &str)] = &[
     // A debugging case whose kernel as given shows another bug than its spec states.
     (
         "given_wrong_bug",
-        "the WGSL kernel as given of `fx` must show a data race (its `bug: race`), but the \
+        "WGSL kernel as given of `fx` must show a data race (its `bug: race`), but the \
          checker finds an access out of bounds",
     ),
 ];

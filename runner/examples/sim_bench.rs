@@ -104,15 +104,7 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
         // diagram (Part III's are larger).
         let spec = puzzle_core::check::execute::resolve(&puzzle.spec, &Case::teaching(), None)
             .expect("the teaching size resolves");
-        let elements: usize = spec
-            .args
-            .iter()
-            .map(|a| match a {
-                puzzle_core::spec::model::Arg::Buffer(b) => b.len(),
-                _ => 0,
-            })
-            .sum();
-        if elements > 4096 {
+        if spec.elements() > 4096 {
             continue;
         }
         let source = kernel.variant(Variant::Solution);

@@ -176,7 +176,7 @@ fn bug_and_given_agree(p: &Puzzle, file: &Path) -> Vec<Located> {
                      not say which: add `bug:` ({})",
                     k.lang.label(),
                     p.id(),
-                    crate::judge::finding::Finding::ALL
+                    crate::spec::finding::Finding::ALL
                         .map(|f| f.name())
                         .join(", ")
                 ),

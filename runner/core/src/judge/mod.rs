@@ -2,7 +2,7 @@
 //!
 //! - [`verify`]: outputs against expected values, element by element
 //!   (unwritten, wrong, written out of bounds), in sentences a learner can act on;
-//! - [`finding`]: the kinds of mistake a report shows, as data;
+//! - [`finding`]: which kinds of mistake ([`crate::spec::finding::Finding`]) a report shows;
 //! - [`report`]: one run's [`report::RunReport`], built once from a backend's outcome;
 //! - [`abridge`]: a check cut to what a page shows (recordings, the book's cache);
 //! - [`diagram`]: who touched which element, drawn from a traced run;

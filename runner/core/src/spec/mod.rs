@@ -5,12 +5,14 @@
 //! - [`raw`]: the YAML as written, parsed strictly;
 //! - [`expr`]: integer size expressions over the spec's constants;
 //! - [`data`]: element types, generated inputs, poison and guard-band words;
+//! - [`finding`]: the kinds of mistake a run can show (a debugging case's `bug:`);
 //! - [`model`]: the resolved spec (every size a number);
 //! - [`reference`]: CPU references, the expected outputs at any size;
 //! - [`resolve`]: from the one to the other, every error at its line.
 
 pub mod data;
 pub mod expr;
+pub mod finding;
 pub mod model;
 pub mod raw;
 pub mod reference;

@@ -124,6 +124,11 @@ impl Spec {
             .saturating_mul(HOST_BYTES_PER_ELEMENT)
     }
 
+    /// Elements of every buffer together: what a diagram of the run would draw.
+    pub fn elements(&self) -> usize {
+        self.buffers().map(Buffer::len).sum()
+    }
+
     pub fn buffers(&self) -> impl Iterator<Item = &Buffer> {
         self.args.iter().filter_map(|a| match a {
             Arg::Buffer(b) => Some(b),

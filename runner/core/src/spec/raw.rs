@@ -2,9 +2,9 @@
 //! strictly (unknown keys are errors) into types that keep every expression
 //! and the line it was written on, for [`super::resolve`] to evaluate.
 
-use crate::judge::finding::Finding;
 use crate::lang::Lang;
 use crate::spec::data::{Dtype, Values};
+use crate::spec::finding::Finding;
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;

@@ -43,7 +43,7 @@ fn parses_strictly_table() {
 /// A debugging case's `bug`: one of the findings, spelled as the spec spells it.
 #[test]
 fn bug_names_a_finding_table() {
-    use crate::judge::finding::Finding;
+    use crate::spec::finding::Finding;
     let cases: &[(&str, Result<Finding, ()>)] = &[
         ("bug: race", Ok(Finding::Race)),
         ("bug: out_of_bounds", Ok(Finding::OutOfBounds)),
