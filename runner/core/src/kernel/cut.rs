@@ -142,14 +142,8 @@ impl Kernel {
                     .to_string()
             })
             .unwrap_or_default();
-        let copy_name = source
-            .main_file()
-            .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
-            .and_then(|f| f.file_name())
-            .map_or_else(
-                || format!("kernel.{}", lang.extension()),
-                |n| n.to_string_lossy().into_owned(),
-            );
+        let copy_name =
+            file_name(&source, lang).unwrap_or_else(|| format!("kernel.{}", lang.extension()));
         Ok(Kernel {
             lang,
             source,
@@ -164,11 +158,7 @@ impl Kernel {
     /// Names the learner's copy after `puzzle` where the kernel is written
     /// in its chapter (a kernel file keeps its own name).
     pub fn name_copy(&mut self, puzzle: &str) {
-        let from_file = self
-            .source
-            .main_file()
-            .is_some_and(|f| f.extension().is_some_and(|e| e == self.lang.extension()));
-        if !from_file {
+        if file_name(&self.source, self.lang).is_none() {
             self.copy_name = format!("{puzzle}.{}", self.lang.extension());
         }
     }
@@ -236,6 +226,16 @@ impl Kernel {
         }
         SourceText::from_lines(lines)
     }
+}
+
+/// The name of the kernel file `source` came from, where it is a `lang`
+/// file (not a chapter the kernel is written in).
+fn file_name(source: &SourceText, lang: Lang) -> Option<String> {
+    source
+        .main_file()
+        .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
+        .and_then(|f| f.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
