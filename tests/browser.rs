@@ -7,13 +7,13 @@
 //! Without Chromium (Debian's `chromium`; or GPU_PUZZLES_CHROMIUM=/path)
 //! every page is reported as skipped, by name, with that reason.
 
-use book_tests::{build, root, serve};
+use book_tests::drive::Site;
+use book_tests::{build, chromium, root, serve};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Log, Runtime};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,39 +33,6 @@ fn pages() -> Vec<String> {
 
 /// A laptop's width: what the page must fit.
 const WIDTH: u32 = 1280;
-
-/// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
-fn chromium() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os("GPU_PUZZLES_CHROMIUM") {
-        return Ok(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in [
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-    ] {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-        }
-    }
-    Err(
-        "no Chromium on PATH: install Debian's `chromium` (`apt-get install chromium`) \
-         or set GPU_PUZZLES_CHROMIUM to a Chrome or Chromium binary"
-            .into(),
-    )
-}
-
-/// The built book, its server, and one browser for all pages.
-struct Site {
-    port: u16,
-    browser: Browser,
-    _out: tempfile::TempDir,
-}
 
 static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
     let chromium = chromium()?;
@@ -90,11 +57,7 @@ static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
         .build()
         .map_err(|e| e.to_string())?;
     let browser = Browser::new(options).map_err(|e| format!("cannot start Chromium: {e}"))?;
-    Ok(Site {
-        port,
-        browser,
-        _out: out,
-    })
+    Ok(Site { port, browser, out })
 });
 
 /// Runs `script` (an expression yielding a JSON string) in the page.

@@ -1,6 +1,8 @@
 //! Helpers for the end-to-end tests: find the tools, build books into
 //! temporary folders, fetch pages from `mdbook serve`.
 
+pub mod drive;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -167,6 +169,8 @@ fn answer(mut stream: TcpStream, dir: &Path) {
         "css" => "text/css",
         "js" => "text/javascript",
         "json" => "application/json",
+        // WebAssembly compiles while it downloads only when served as such.
+        "wasm" => "application/wasm",
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "woff2" => "font/woff2",
@@ -180,4 +184,30 @@ fn answer(mut stream: TcpStream, dir: &Path) {
         body.len()
     );
     let _ = stream.write_all(&body);
+}
+
+/// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
+pub fn chromium() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("GPU_PUZZLES_CHROMIUM") {
+        return Ok(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ] {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(
+        "no Chromium on PATH: install Debian's `chromium` (`apt-get install chromium`) \
+         or set GPU_PUZZLES_CHROMIUM to a Chrome or Chromium binary"
+            .into(),
+    )
 }

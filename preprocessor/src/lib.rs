@@ -16,6 +16,7 @@
 pub mod config;
 pub mod math;
 pub mod memo;
+pub mod playground;
 pub mod progress;
 pub mod render;
 pub mod roofline;
@@ -58,7 +59,7 @@ pub struct Session {
     pub root: PathBuf,
     book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, Vec<Located>>>,
     /// The files chapters may include: those inside the book.
-    files: BookFiles,
+    pub(crate) files: BookFiles,
     /// Each recording's roofs, worked out once for every roofline block.
     roofs: roofline::roofs::Memo,
     /// Kernel sections checked so far, said on stderr in a long build.
@@ -606,6 +607,7 @@ fn kernel_page(
         shown(&skeleton_code, &skeleton, Variant::Skeleton),
         shown(&solution_code, &solution, Variant::Solution),
         shown_problem.as_deref(),
+        &playground::beside_the_skeleton(puzzle, lang, session),
     );
     (text, problem)
 }

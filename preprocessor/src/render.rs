@@ -191,6 +191,7 @@ pub fn kernel_block(
     skeleton: Shown,
     solution: Shown,
     problem: Option<&str>,
+    playground: &str,
 ) -> String {
     let class = highlight_class(lang);
     let mut md = String::new();
@@ -266,6 +267,7 @@ pub fn kernel_block(
     if let Some(diagram) = &skeleton.diagram {
         md.push_str(diagram);
     }
+    md.push_str(playground);
     let _ = writeln!(
         md,
         "<details class=\"puzzle-solution\">\n<summary>{} solution (<code>{}</code>)</summary>\n",
@@ -280,6 +282,36 @@ pub fn kernel_block(
     }
     let _ = writeln!(md, "</details>\n\n</div>\n");
     md
+}
+
+/// Where the published book checks a reader's WGSL kernel in the page:
+/// the puzzle packed for the checker (`bundle`, JSON), which
+/// `theme/playground.js` turns into an editor when the reader asks, and
+/// only then loads the checker (WebAssembly). Without JavaScript, or in a
+/// build without the checker, the box says how to check it instead.
+pub fn playground(bundle: &str, puzzle: &str) -> String {
+    // `</` would end the script element early; `<\/` is the same JSON string.
+    let bundle = bundle.replace("</", "<\\/");
+    format!(
+        "<div class=\"puzzle-playground\" data-puzzle=\"{id}\">\n\
+         <script type=\"application/json\" class=\"puzzle-bundle\">{bundle}</script>\n\
+         <p class=\"puzzle-playground-off\">Check your WGSL kernel in this page: the published \
+         book runs the checker here (it needs JavaScript). On your machine: \
+         <code>runner check {id} --lang wgsl</code>.</p>\n\
+         </div>\n\n",
+        id = escape(puzzle),
+    )
+}
+
+/// Why a CUDA kernel is not checked in the page, said beside it.
+pub fn no_browser_note(puzzle: &str) -> String {
+    format!(
+        "<p class=\"puzzle-no-browser\">CUDA C runs only through NVIDIA's driver on an NVIDIA \
+         GPU, and a web page cannot reach either: browsers run GPU code only as WebGPU \
+         shaders (WGSL). So this page shows CUDA results recorded on real GPUs, and your CUDA \
+         kernel is checked on your machine with <code>runner check {} --lang cuda</code>.</p>\n\n",
+        escape(puzzle)
+    )
 }
 
 /// A traced run's access diagram, under a line that says what it shows.
@@ -625,6 +657,18 @@ mod tests {
             None,
             Ok(Outcome::Ran(execution)),
         )
+    }
+
+    /// A kernel's text may hold `</script>`: the bundle must not end early.
+    #[test]
+    fn the_playground_box_keeps_its_bundle_whole() {
+        let bundle = r#"{"markdown":"// </script><script>alert(1)</script>"}"#;
+        let html = playground(bundle, "p<1>");
+        assert_eq!(html.matches("</script>").count(), 1, "{html}");
+        assert!(html.contains(r#"data-puzzle="p&lt;1&gt;""#), "{html}");
+        let json = &html[html.find("\">{").unwrap() + 2..html.find("</script>").unwrap()];
+        let back: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(back["markdown"], "// </script><script>alert(1)</script>");
     }
 
     /// (reads, bound, what the page must say, what it must not).

@@ -45,6 +45,25 @@ fn require_wgpu(runner: &Runner) {
     }
 }
 
+/// The page as a reader sees it: without the playground's bundles, the
+/// kernel source (markers and all) that the in-page checker cuts its
+/// skeleton from, the way the engine does; the page already holds the
+/// solution, folded away, so the bundle gives nothing more away.
+fn without_bundles(page: &str) -> String {
+    let mut shown = String::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<script type=\"application/json\" class=\"puzzle-bundle\">")
+    {
+        shown.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find("</script>")
+            .map_or(rest.len(), |e| start + e + 9);
+        rest = &rest[end..];
+    }
+    shown.push_str(rest);
+    shown
+}
+
 fn page_shows_config_skeleton_solution_and_verdicts() {
     let session = session(OnFailure::Bail);
     require_wgpu(&session.runner);
@@ -73,9 +92,25 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
     ] {
         assert!(page.contains(part), "the page lacks {part:?}:\n{page}");
     }
+    let shown = without_bundles(&page);
     assert!(
-        !page.contains("```puzzle") && !page.contains("BEGIN PUZZLE"),
-        "{page}"
+        !shown.contains("```puzzle") && !shown.contains("BEGIN PUZZLE"),
+        "{shown}"
+    );
+    // The playground's box carries the puzzle, packed, and it reads back as
+    // the chapter's puzzle from the bundle alone (what the browser does).
+    let start = page
+        .find("<script type=\"application/json\" class=\"puzzle-bundle\">")
+        .expect("a playground");
+    let json = &page[start..];
+    let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
+    let bundle: puzzle_core::chapter::bundle::Bundle =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    let puzzle = bundle.puzzle().unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(puzzle.id(), "fx");
+    assert!(
+        !bundle.chapter.is_absolute() && bundle.files.keys().all(|f| f.is_relative()),
+        "a bundle names no path of the machine that built it: {bundle:?}"
     );
 }
 
@@ -126,6 +161,7 @@ fn a_kernel_given_with_a_bug_shows_the_bug() {
             "the kernel as given lacks {part:?}:\n{given}"
         );
     }
+    let given = without_bundles(given);
     for absent in ["FILL ME IN", "AS GIVEN", "if (lid.x < size)"] {
         assert!(
             !given.contains(absent),

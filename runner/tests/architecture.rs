@@ -3,7 +3,8 @@
 //!
 //! - no import cycle between modules, in any crate of the engine;
 //! - no source file over 700 lines, its test module aside;
-//! - the core (`runner/core`) and the checker (`runner/sim`) touch no files,
+//! - the core (`runner/core`), the checker (`runner/sim`) and the browser's
+//!   module (`runner/web`) touch no files,
 //!   processes, threads, environment or clock, and depend on nothing that
 //!   does, so they compile to WebAssembly and judge a kernel in a browser as
 //!   they do in the CLI.
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 const CRATES: &[(&str, &str)] = &[
     ("puzzle_core", "runner/core/src"),
     ("wgsl_sim", "runner/sim/src"),
+    ("puzzle_web", "runner/web/src"),
     ("runner", "runner/src"),
     ("runner_cli", "runner/cli"),
     ("mdbook_puzzles", "preprocessor/src"),
@@ -353,6 +355,17 @@ fn no_source_file_is_over_700_lines() {
     assert!(long.is_empty(), "{}", long.join("\n"));
 }
 
+/// What code that runs in a browser may not use: files, processes, the
+/// environment, threads, std's clock.
+const OUTSIDE: &[&str] = &[
+    "std::fs",
+    "std::process",
+    "std::env::var",
+    "std::thread",
+    "Instant::now",
+    "SystemTime",
+];
+
 /// (crate folder, dependencies it may have, words its code may not use)
 const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     (
@@ -366,14 +379,14 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
             "thiserror",
             "wgsl-sim",
         ],
-        &[
-            "std::fs",
-            "std::process",
-            "std::env::var",
-            "std::thread",
-            "Instant::now",
-            "SystemTime",
-        ],
+        OUTSIDE,
+    ),
+    // The browser's module: the core, and JSON to the page (its bindings
+    // to JavaScript are dependencies of the wasm32 target only).
+    (
+        "runner/web",
+        &["puzzle-core", "serde", "serde_json"],
+        OUTSIDE,
     ),
     (
         "runner/sim",

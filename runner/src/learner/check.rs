@@ -34,6 +34,7 @@ pub fn check(
         file,
         backend: kind,
         device: runner.backend(kind).ok().map(|b| b.device().label()),
+        stress: true,
     };
     let text = input::validate(std::fs::read(file).ok(), file, puzzle);
     learner::check(subject, text, |case, source| {

@@ -199,7 +199,7 @@ impl Runner {
             return Ok(report);
         }
         let bound = puzzle.spec.raw.global_access;
-        let vouch = self.on_cpu_adapter() && checkable(puzzle, case);
+        let vouch = self.on_cpu_adapter() && cases::checkable(&puzzle.spec, case);
         if bound.is_none() && !vouch {
             return Ok(report);
         }
@@ -392,26 +392,6 @@ fn abridged(mut report: RunReport) -> RunReport {
         check.abridge(LISTED);
     }
     report
-}
-
-/// Launches up to this many invocations are also run on the CPU checker
-/// when wgpu runs on a CPU adapter; larger ones would take it too long.
-const CHECKED_INVOCATIONS: u64 = 1 << 16;
-
-/// Whether the checker can run `puzzle` at `case` in good time.
-fn checkable(puzzle: &Puzzle, case: &Case) -> bool {
-    let sized = match &case.overrides {
-        Some(overrides) => puzzle.spec.sized(overrides),
-        None => puzzle.spec.sized(&Default::default()),
-    };
-    sized.is_ok_and(|spec| {
-        spec.launches
-            .iter()
-            .map(|l| l.total_threads())
-            .max()
-            .unwrap_or(0)
-            <= CHECKED_INVOCATIONS
-    })
 }
 
 /// A lavapipe run and the checker's run of the same kernel, as one report:

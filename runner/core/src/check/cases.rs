@@ -73,6 +73,33 @@ pub fn cases(spec: &PuzzleSpec, stress: bool) -> Vec<Case> {
     all
 }
 
+/// Launches up to this many invocations are run on the CPU checker. It
+/// interprets every invocation, so a stress size past this (a hundred
+/// thousand invocations, each looping over thousands of elements) could
+/// take it longer than the time limit although the kernel is right; such
+/// sizes are left to a GPU (or lavapipe), and the check says so.
+pub const CHECKER_INVOCATIONS: u64 = 1 << 16;
+
+/// The most invocations one launch of `case` has, where its sizes resolve.
+pub fn invocations(spec: &PuzzleSpec, case: &Case) -> Option<u64> {
+    let overrides = case.overrides.clone().unwrap_or_default();
+    let sized = spec.sized(&overrides).ok()?;
+    sized.launches.iter().map(|l| l.total_threads()).max()
+}
+
+/// Whether the CPU checker runs `case` in good time.
+pub fn checkable(spec: &PuzzleSpec, case: &Case) -> bool {
+    invocations(spec, case).is_none_or(|n| n <= CHECKER_INVOCATIONS)
+}
+
+/// The cases the CPU checker runs (the teaching size always), and the
+/// stress sizes it leaves to a GPU.
+pub fn for_checker(spec: &PuzzleSpec) -> (Vec<Case>, Vec<Case>) {
+    cases(spec, true)
+        .into_iter()
+        .partition(|case| case.stage == Stage::Teaching || checkable(spec, case))
+}
+
 /// When [`run_cases`] stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Until {
@@ -148,5 +175,32 @@ args: [out, a]\nexpect:\n  out: [10, 11, 12, 13]\nstress:\n  - { SIZE: 7 }\n  - 
         );
         // `- { SIZE: 9 }` is the spec's 16th line.
         assert_eq!(cases(&spec, true)[2].line, Some(16));
+    }
+
+    /// (stress sizes, the ones the checker runs, the ones it leaves to a GPU)
+    #[test]
+    fn the_checker_leaves_sizes_past_its_reach_to_a_gpu_table() {
+        let table = [
+            ("{ SIZE: 7 }", vec!["", "SIZE=7"], vec![]),
+            ("{ SIZE: 65536 }", vec!["", "SIZE=65536"], vec![]),
+            ("{ SIZE: 65537 }", vec![""], vec!["SIZE=65537"]),
+        ];
+        for (stress, run, left) in table {
+            let text = SPEC.replace(
+                "  - { SIZE: 7 }\n  - { SIZE: 9 }\n",
+                &format!("  - {stress}\n"),
+            );
+            let spec = PuzzleSpec::parse(&text, Path::new("c.md"), 1).expect("parses");
+            let (ran, beyond) = for_checker(&spec);
+            let labels = |cases: &[Case]| cases.iter().map(Case::label).collect::<Vec<_>>();
+            assert_eq!(
+                (labels(&ran), labels(&beyond)),
+                (
+                    run.iter().map(|s| s.to_string()).collect(),
+                    left.iter().map(|s: &&str| s.to_string()).collect()
+                ),
+                "{stress}"
+            );
+        }
     }
 }

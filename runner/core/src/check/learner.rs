@@ -13,6 +13,7 @@ use crate::check::input::BadInput;
 use crate::judge::report::{RunReport, Status};
 use crate::judge::verify::BufferCheck;
 use crate::lang::Lang;
+use crate::quantity::thousands;
 use crate::run::backend::{BackendError, BackendKind};
 use crate::source::diag::{Located, display_path};
 use crate::source::text::SourceText;
@@ -224,6 +225,9 @@ pub struct Subject<'a> {
     pub backend: BackendKind,
     /// What runs it ("wgpu · llvmpipe (…) (CPU, Vulkan)"), when the backend opened.
     pub device: Option<String>,
+    /// Through the stress sizes (a check); without, the teaching size
+    /// alone (the browser's first, quicker verdict, before the full one).
+    pub stress: bool,
 }
 
 /// Checks the learner's kernel, `input` (its text, or why there is none),
@@ -240,6 +244,7 @@ pub fn check(
         file,
         backend,
         device,
+        stress,
     } = subject;
     let report = CheckReport {
         schema: SCHEMA,
@@ -262,11 +267,13 @@ pub fn check(
             return report.finish(Verdict::BadInput, bad_input(&bad), what, next);
         }
     };
-    let ran = cases::run_cases(
-        cases::cases(&puzzle.spec, true),
-        Until::FirstFailure,
-        |case| run(case, &source),
-    );
+    // The CPU checker leaves sizes past its reach to a GPU, and says so.
+    let (cases, beyond) = match (stress, backend) {
+        (false, _) => (cases::cases(&puzzle.spec, false), vec![]),
+        (true, BackendKind::Sim) => cases::for_checker(&puzzle.spec),
+        (true, _) => (cases::cases(&puzzle.spec, true), vec![]),
+    };
+    let ran = cases::run_cases(cases, Until::FirstFailure, |case| run(case, &source));
     let ran = match ran {
         Ok(ran) => ran,
         Err(located) => {
@@ -274,7 +281,9 @@ pub fn check(
             return report.finish(Verdict::Error, What::Error, message.clone(), message);
         }
     };
-    report.judge_runs(puzzle, ran)
+    report
+        .judge_runs(puzzle, ran)
+        .left_to_a_gpu(puzzle, &beyond)
 }
 
 impl CheckReport {
@@ -310,6 +319,42 @@ impl CheckReport {
 }
 
 impl CheckReport {
+    /// Names the stress sizes the CPU checker did not run, on a pass (a
+    /// failure stops before them anyway).
+    fn left_to_a_gpu(mut self, puzzle: &Puzzle, beyond: &[Case]) -> Self {
+        if beyond.is_empty() || self.verdict != Verdict::Pass {
+            return self;
+        }
+        let sizes: Vec<String> = beyond
+            .iter()
+            .map(|case| {
+                let count = cases::invocations(&puzzle.spec, case).unwrap_or(0);
+                format!("{} ({} invocations)", case.label(), thousands(count))
+            })
+            .collect();
+        let ran = match self.summary.as_str() {
+            "passes" => "passes at the teaching size".to_string(),
+            said => said.replace(
+                "at every stress size",
+                "at the stress sizes the CPU checker runs",
+            ),
+        };
+        let labels: Vec<String> = beyond.iter().map(Case::label).collect();
+        self.summary = format!("{ran}; left to a GPU: {}", labels.join("; "));
+        self.findings.push(Finding {
+            what: What::Note,
+            run: None,
+            message: format!(
+                "The CPU checker runs launches of up to {} invocations, so it left {} to a \
+                 GPU: `runner check {} --lang wgsl` runs it on one (or on lavapipe).",
+                thousands(cases::CHECKER_INVOCATIONS),
+                sizes.join(", "),
+                puzzle.id()
+            ),
+        });
+        self
+    }
+
     /// Ends a check with one finding.
     fn finish(mut self, verdict: Verdict, what: What, message: String, next: String) -> Self {
         self.verdict = verdict;

@@ -1,0 +1,49 @@
+//! The published book's playground, as the page carries it: each WGSL
+//! puzzle packed ([`Bundle`]: its blocks and the files they include, by
+//! paths relative to the book) into the box `theme/playground.js` turns into
+//! an editor; and, beside each CUDA kernel, why a page cannot run it.
+
+use crate::{Session, render};
+use puzzle_core::chapter::bundle::Bundle;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::lang::Lang;
+use runner::book::load::BookFiles;
+use std::path::Path;
+
+/// What follows the skeleton: for WGSL, the published book's playground,
+/// with the puzzle packed for the in-page checker; for CUDA, why a page
+/// cannot run it. A puzzle that cannot be packed gets no playground (its
+/// problems are the chapter's, reported where it loads).
+pub fn beside_the_skeleton(puzzle: &Puzzle, lang: Lang, session: &Session) -> String {
+    if lang == Lang::Cuda {
+        return render::no_browser_note(puzzle.id());
+    }
+    let chapter = puzzle
+        .chapter
+        .strip_prefix(&session.root)
+        .unwrap_or(&puzzle.chapter);
+    let rooted = UnderRoot {
+        root: &session.root,
+        files: &session.files,
+    };
+    let bundle = std::fs::read_to_string(&puzzle.chapter)
+        .ok()
+        .and_then(|markdown| Bundle::of(&markdown, chapter, puzzle.id(), lang, &rooted).ok())
+        .and_then(|bundle| serde_json::to_string(&bundle).ok());
+    bundle.map_or_else(String::new, |bundle| {
+        render::playground(&bundle, puzzle.id())
+    })
+}
+
+/// The book's files by paths relative to its root: a bundle names its
+/// chapter and includes the same way on every machine that builds it.
+struct UnderRoot<'a> {
+    root: &'a Path,
+    files: &'a BookFiles,
+}
+
+impl puzzle_core::source::include::Files for UnderRoot<'_> {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.files.read(&self.root.join(path))
+    }
+}
