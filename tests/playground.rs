@@ -336,6 +336,24 @@ fn reader(case: &Reader) -> Result<(), Failed> {
     {
         return Err(format!("{id}: the solution should PASS and be marked solved: {right}").into());
     }
+    // The picture of who touched what, drawn in the page.
+    press(&tab, id, "playground-draw")?;
+    let b = the_box(id);
+    wait_for(
+        &tab,
+        &format!("{b}.querySelector('.playground-drawn')"),
+        Duration::from_secs(60),
+        &format!("{id}: the diagram"),
+    )?;
+    let drawn = eval(
+        &tab,
+        &format!(
+            "JSON.stringify({b}.querySelectorAll('.playground-drawn svg rect, .playground-drawn svg path').length)"
+        ),
+    )?;
+    if drawn.as_u64().unwrap_or(0) == 0 {
+        return Err(format!("{id}: no diagram of the solution: {}", shown(&tab, id)?).into());
+    }
     reload(&tab)?;
     let again = shown(&tab, id)?;
     if !again["solved"]
@@ -465,6 +483,24 @@ fn webgpu() -> Result<(), Failed> {
         || gpu_passed != explained
     {
         return Err(format!("the unguarded kernel: the checker must FAIL it, and a GPU pass must be explained: {wrong}").into());
+    }
+    let _ = tab.close(true);
+    // Subgroup operations: run where the adapter offers them through
+    // WebGPU, and otherwise a sentence saying so, never an error.
+    let (id, kernel) = ("p21_warp_add", "p21_warp_add/row_sums.wgsl");
+    let tab = open("warps/p21_warp_sum")?;
+    forget(&tab, id)?;
+    open_playground(&tab, id)?;
+    let right = check(&tab, id, &solution_of(kernel)?)?;
+    let gpu = right["gpu"].as_str().unwrap_or_default();
+    let ran = gpu.starts_with("PASS");
+    let said = gpu.contains("subgroup operations, which that adapter does not offer");
+    let checked = right["verdicts"][0].as_str().unwrap_or_default();
+    if !checked.starts_with("PASS") || !(ran || said) {
+        return Err(format!(
+            "{id}: the checker should PASS it, and the adapter run it or say why not: {right}"
+        )
+        .into());
     }
     let _ = tab.close(true);
     Ok(())

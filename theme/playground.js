@@ -209,13 +209,16 @@
       this.check = el('button', { type: 'button', class: 'playground-check' }, 'Check');
       this.stop = el('button', { type: 'button', class: 'playground-stop', disabled: '' }, 'Stop');
       this.reset = el('button', { type: 'button', class: 'playground-reset' }, 'Reset to the skeleton');
+      this.drawButton = el('button', { type: 'button', class: 'playground-draw' }, 'Draw who touched what');
       this.status = el('p', { class: 'playground-status', role: 'status' }, 'Loading the checker…');
       this.results = el('div', { class: 'playground-results', 'aria-live': 'polite' });
       this.check.disabled = true;
+      this.drawButton.disabled = true;
       box.append(el('div', { class: 'playground-body' }, this.editor.node,
-        el('div', { class: 'playground-buttons' }, this.check, this.stop, this.reset),
+        el('div', { class: 'playground-buttons' }, this.check, this.stop, this.drawButton, this.reset),
         this.status, this.results));
       this.check.addEventListener('click', () => this.run());
+      this.drawButton.addEventListener('click', () => this.run('draw'));
       this.stop.addEventListener('click', () => this.halt('Stopped. Nothing was judged.'));
       this.reset.addEventListener('click', () => {
         if (!this.start) return;
@@ -249,6 +252,7 @@
       this.clearTimer();
       this.status.textContent = `The checker could not run here: ${message}`;
       this.check.disabled = true;
+      this.drawButton.disabled = true;
       this.stop.disabled = true;
     }
 
@@ -264,8 +268,24 @@
           this.status.textContent = `Ready: ${data.start.file}, checked at ${sizes.join(', then ')}${data.start.hint ? ` (the gap: ${data.start.hint})` : ''}.`;
         }
         this.check.disabled = false;
-        if (this.pending) { const text = this.pending; this.pending = null; this.send(text); }
+        this.drawButton.disabled = false;
+        if (this.pending) { const [text, kind] = this.pending; this.pending = null; this.send(text, kind); }
         return;
+      }
+      if (data.kind === 'drawn') {
+        const picture = data.svg
+          ? el('div', { class: 'puzzle-diagram playground-drawn' })
+          : el('p', { class: 'puzzle-diagram-note playground-drawn' }, data.error);
+        if (data.svg) picture.innerHTML = data.svg;
+        this.results.replaceChildren(
+          el('p', { class: 'puzzle-diagram-note' },
+            'Who read and wrote which element, as the CPU checker traced your kernel at the teaching size (invocations numbered in their launch):'),
+          picture);
+        return this.done();
+      }
+      if (data.kind === 'crashed') {
+        this.halt(`The checker itself failed (${data.message}): a bug in the book's checker, not in your kernel. Check again, or use \`runner check ${this.id} --lang wgsl\`.`, 'ERROR');
+        return undefined;
       }
       if (data.kind === 'teaching') {
         this.box.dataset.teachingMs = (performance.now() - this.started).toFixed(1);
@@ -316,24 +336,32 @@
       return `the teaching size took ${ms(timing.median_ms)} (median of ${timing.samples}, ${ms(timing.min_ms)} to ${ms(timing.max_ms)}, timestamp queries)`;
     }
 
-    send(text) {
+    send(text, kind = 'check') {
+      if (kind === 'draw') {
+        this.worker.postMessage({ kind: 'draw', text });
+        this.arm(RUN_LIMIT_MS + GRACE_MS, 'Stopped: the kernel did not finish, so there is nothing to draw.');
+        return;
+      }
       this.expectGpu = 'gpu' in navigator;
       this.worker.postMessage({ kind: 'check', text, gpu: this.expectGpu });
       const limit = RUN_LIMIT_MS * Math.max(1, this.start.sizes.length) + GRACE_MS;
       this.arm(limit, `Stopped after ${limit / 1000} s without an answer: the kernel did not finish. Look for a loop whose condition never becomes false.`);
     }
 
-    run() {
+    run(kind = 'check') {
       this.check.disabled = true;
+      this.drawButton.disabled = true;
       this.stop.disabled = false;
       this.results.replaceChildren();
       this.editor.mark([]);
-      this.status.textContent = `Checking at ${this.start.sizes.join(', then ')}…`;
+      this.status.textContent = kind === 'draw'
+        ? 'Tracing your kernel at the teaching size…'
+        : `Checking at ${this.start.sizes.join(', then ')}…`;
       this.started = performance.now();
       delete this.box.dataset.teachingMs;
       delete this.box.dataset.verdictMs;
-      if (this.worker) this.send(this.editor.text);
-      else { this.pending = this.editor.text; this.spawn(); }
+      if (this.worker) this.send(this.editor.text, kind);
+      else { this.pending = [this.editor.text, kind]; this.spawn(); }
     }
 
     arm(limit, message) {
@@ -347,20 +375,22 @@
     }
 
     /** Ends the worker (a kernel that never ends goes with it); the next check starts another. */
-    halt(message) {
+    halt(message, word = 'STOPPED') {
       this.clearTimer();
       if (this.worker) this.worker.terminate();
       this.worker = null;
       this.status.textContent = message;
       this.results.append(el('p', { class: 'puzzle-verdict puzzle-fail playground-stopped' },
-        el('strong', {}, 'STOPPED'), `: ${message}`));
+        el('strong', {}, word), `: ${message}`));
       this.check.disabled = false;
+      this.drawButton.disabled = false;
       this.stop.disabled = true;
     }
 
     done() {
       this.clearTimer();
       this.check.disabled = false;
+      this.drawButton.disabled = false;
       this.stop.disabled = true;
       this.status.textContent = `Done in ${ms(performance.now() - this.started)}.`;
     }

@@ -5,11 +5,14 @@
 //
 // Messages in:  {kind: 'open', bundle}             the puzzle the page carries
 //               {kind: 'check', text, gpu}         check a kernel (and run it on the GPU)
+//               {kind: 'draw', text}               draw who touched which element
 // Messages out: {kind: 'opened', start}            the skeleton, its file name, the sizes
 //               {kind: 'teaching', report, ms}     the teaching size passed; stress sizes next
 //               {kind: 'checked', report, ms}      the checker's report (JSON of `runner check`)
 //               {kind: 'gpu', report?, timing?, device?, cpu?, skipped?, ms}
+//               {kind: 'drawn', svg?, error?}      the access diagram, or why there is none
 //               {kind: 'broken', message}          the checker could not start
+//               {kind: 'crashed', message}         the checker failed (a bug of the checker)
 
 import init, { Puzzle, GpuRuns } from './puzzle_web.js';
 
@@ -30,21 +33,36 @@ onmessage = async ({ data }) => {
     } catch (e) {
       postMessage({ kind: 'broken', message: String(e.message || e) });
     }
+  } else if (data.kind === 'draw') {
+    try {
+      postMessage({ kind: 'drawn', svg: puzzle.draw(data.text) });
+    } catch (e) {
+      postMessage({ kind: 'drawn', error: String(e.message || e) });
+    }
   } else if (data.kind === 'check') {
     // The teaching size first, for a quick verdict; then, if it passed, the
     // whole check (the teaching size again, and every stress size).
     const started = performance.now();
-    let report = JSON.parse(puzzle.check(data.text, false));
-    if (report.verdict === 'pass' && puzzle.sizes() > 1) {
-      postMessage({ kind: 'teaching', report, ms: performance.now() - started });
-      report = JSON.parse(puzzle.check(data.text, true));
+    let report;
+    try {
+      report = JSON.parse(puzzle.check(data.text, false));
+      if (report.verdict === 'pass' && puzzle.sizes() > 1) {
+        postMessage({ kind: 'teaching', report, ms: performance.now() - started });
+        report = JSON.parse(puzzle.check(data.text, true));
+      }
+    } catch (e) {
+      // A fault of the checker itself (a WebAssembly trap): this worker is
+      // done for; the page starts another.
+      postMessage({ kind: 'crashed', message: String(e.message || e) });
+      return;
     }
     postMessage({ kind: 'checked', report, ms: performance.now() - started });
     // A kernel the checker saw hang, or that does not compile or read,
     // is not sent to a GPU: WebGPU cannot stop a kernel that never ends.
     if (data.gpu && !['hang', 'compile_error', 'bad_input'].includes(report.verdict)) {
       const gpuStarted = performance.now();
-      const gpu = await onGpu(data.text);
+      const gpu = await onGpu(data.text)
+        .catch(e => ({ skipped: `WebGPU failed: ${e.message || e}` }));
       postMessage({ kind: 'gpu', ...gpu, ms: performance.now() - gpuStarted });
     }
   }
@@ -63,7 +81,15 @@ async function onGpu(text) {
   const device_name = [info.vendor, info.architecture, info.description]
     .filter(Boolean).join(' ') || 'an unnamed adapter';
   const cpu = /swiftshader|llvmpipe|lavapipe|software|cpu/i.test(device_name);
-  const features = adapter.features.has('timestamp-query') ? ['timestamp-query'] : [];
+  // The book's WGSL uses subgroup builtins without `enable subgroups;` (naga,
+  // which checks it, does not take that line yet); WebGPU wants the line and
+  // the feature.
+  const subgroups = /\bsubgroup[A-Z_]|\bsubgroup_(invocation_id|size)\b/.test(text);
+  if (subgroups && !adapter.features.has('subgroups')) {
+    return { skipped: `Not run on ${[info.vendor, info.architecture].filter(Boolean).join(' ') || 'your adapter'}: this kernel uses subgroup operations, which that adapter does not offer through WebGPU. Only the checker ran.` };
+  }
+  const features = ['timestamp-query', ...(subgroups ? ['subgroups'] : [])]
+    .filter(f => adapter.features.has(f));
   const wanted = ['maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX',
     'maxComputeWorkgroupSizeY', 'maxComputeWorkgroupSizeZ', 'maxComputeWorkgroupStorageSize',
     'maxStorageBufferBindingSize', 'maxBufferSize', 'maxComputeWorkgroupsPerDimension'];
@@ -86,7 +112,7 @@ async function onGpu(text) {
       }
       runs.next_size();
       try {
-        const ran = await runPlan(device, plan, size === 0);
+        const ran = await runPlan(device, plan, size === 0, subgroups);
         ran.buffers.forEach(bytes => runs.buffer(bytes));
         runs.samples(Float64Array.from(ran.samples));
       } catch (e) {
@@ -109,10 +135,11 @@ const TIMED_RUNS = 10;
  * a guard band), every launch in order, everything read back; then, with
  * timestamp queries, TIMED_RUNS more runs timed on the GPU.
  */
-async function runPlan(device, plan, timed) {
+async function runPlan(device, plan, timed, subgroups) {
   const p = JSON.parse(plan.json());
   device.pushErrorScope('validation');
-  const module = device.createShaderModule({ code: p.code });
+  const code = subgroups ? `enable subgroups;\n${p.code}` : p.code;
+  const module = device.createShaderModule({ code });
   const layout = device.createBindGroupLayout({
     entries: p.bindings.map((b, i) => ({
       binding: i, visibility: GPUShaderStage.COMPUTE, buffer: { type: b.kind },

@@ -46,6 +46,15 @@ impl Puzzle {
         json(&self.0.check(text, &checker, TIMEOUT, stress))
     }
 
+    /// Who read and wrote which element at the teaching size (SVG); an
+    /// error says why there is no picture.
+    pub fn draw(&self, text: &str) -> Result<String, JsError> {
+        let checker = SimBackend::with_seed(0).with_clock(page_clock).with_trace();
+        self.0
+            .draw(text, &checker, TIMEOUT)
+            .map_err(|e| JsError::new(&e))
+    }
+
     /// How many sizes a check runs at.
     pub fn sizes(&self) -> usize {
         self.0.cases().len()

@@ -9,8 +9,10 @@ use puzzle_core::check::cases;
 use puzzle_core::check::execute::{self, Settings};
 use puzzle_core::check::input;
 use puzzle_core::check::learner::{self, CheckReport, Subject};
+use puzzle_core::judge::diagram;
 use puzzle_core::kernel::cut::{Kernel, Variant};
 use puzzle_core::lang::Lang;
+use puzzle_core::quantity::thousands;
 use puzzle_core::run::backend::{Backend, BackendKind};
 use puzzle_core::wgsl::checker::SimBackend;
 use serde::Serialize;
@@ -128,6 +130,56 @@ impl Playground {
     }
 }
 
+/// Teaching sizes up to this many elements are drawn in the page (the book
+/// draws its solutions up to the same size).
+pub const DRAWN_ELEMENTS: usize = 4096;
+
+impl Playground {
+    /// Who read and wrote which element when `text` ran at the teaching size
+    /// on `checker` (which must trace), as an SVG picture: the core's
+    /// drawing, as `runner check --draw` and the book draw it. An error says
+    /// in words why there is none.
+    pub fn draw(
+        &self,
+        text: &str,
+        checker: &SimBackend,
+        timeout: Duration,
+    ) -> Result<String, String> {
+        let file = self.file();
+        let id = self.puzzle.id();
+        let source = input::validate(Some(text.as_bytes().to_vec()), file, &self.puzzle)
+            .map_err(|bad| bad.describe(file, id, Lang::Wgsl).0)?;
+        let teaching = cases::Case::teaching();
+        let spec =
+            execute::resolve(&self.puzzle.spec, &teaching, Some(MEMORY)).map_err(|e| e.message)?;
+        if spec.elements() > DRAWN_ELEMENTS {
+            return Err(format!(
+                "The teaching size has {} elements, too many to draw here; `runner check {id} \
+                 --lang wgsl --draw` draws it into a file.",
+                thousands(spec.elements() as u64)
+            ));
+        }
+        let report = execute::run_case(
+            checker,
+            &self.puzzle,
+            Variant::File,
+            &source,
+            &teaching,
+            &settings(timeout),
+        )
+        .map_err(|e| e.to_string())?;
+        match &report.accesses {
+            Some(accesses) => Ok(diagram::svg(
+                accesses,
+                self.puzzle.spec.raw.global_access.as_ref(),
+            )),
+            None => Err(report.message.clone().unwrap_or_else(|| {
+                format!("Nothing to draw: the kernel {}.", report.status.word())
+            })),
+        }
+    }
+}
+
 /// The settings of every run the page makes; `timeout`: [`TIMEOUT`], but for tests.
 pub fn settings(timeout: Duration) -> Settings {
     Settings {
@@ -234,6 +286,16 @@ pub(crate) mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_page_draws_who_touched_what() {
+        let playground = Playground::open(&bundle()).unwrap();
+        let traced = SimBackend::with_seed(0).with_trace();
+        let svg = playground.draw(&solution(), &traced, TIMEOUT).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("out"), "{svg}");
+        let broken = playground.draw("fn add_10_guard( {", &traced, TIMEOUT);
+        assert!(broken.is_err(), "{broken:?}");
     }
 
     #[test]
