@@ -336,12 +336,20 @@ fn reader(case: &Reader) -> Result<(), Failed> {
     {
         return Err(format!("{id}: the solution should PASS and be marked solved: {right}").into());
     }
-    // The picture of who touched what, drawn in the page.
-    press(&tab, id, "playground-draw")?;
+    // The picture of who touched what: drawn after the check, and on request.
     let b = the_box(id);
     wait_for(
         &tab,
-        &format!("{b}.querySelector('.playground-drawn')"),
+        &format!("{b}.querySelector('details.playground-drawing .playground-drawn')"),
+        Duration::from_secs(30),
+        &format!("{id}: the diagram after the check"),
+    )?;
+    press(&tab, id, "playground-draw")?;
+    wait_for(
+        &tab,
+        &format!(
+            "{b}.querySelector('.playground-drawn') && !{b}.querySelector('details.playground-drawing')"
+        ),
         Duration::from_secs(60),
         &format!("{id}: the diagram"),
     )?;

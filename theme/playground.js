@@ -277,10 +277,16 @@
           ? el('div', { class: 'puzzle-diagram playground-drawn' })
           : el('p', { class: 'puzzle-diagram-note playground-drawn' }, data.error);
         if (data.svg) picture.innerHTML = data.svg;
-        this.results.replaceChildren(
-          el('p', { class: 'puzzle-diagram-note' },
-            'Who read and wrote which element, as the CPU checker traced your kernel at the teaching size (invocations numbered in their launch):'),
-          picture);
+        const title = 'Who read and wrote which element, as the CPU checker traced your kernel at the teaching size (invocations numbered in their launch)';
+        if (data.after) {
+          // Under the checker's report, folded: the GPU's report may follow.
+          const fold = el('details', { class: 'playground-drawing' }, el('summary', {}, title), picture);
+          fold.open = !!data.svg && this.checker && this.checker.verdict !== 'pass';
+          const report = this.results.querySelector('.playground-report');
+          if (report) report.after(fold); else this.results.append(fold);
+          return undefined;
+        }
+        this.results.replaceChildren(el('p', { class: 'puzzle-diagram-note' }, `${title}:`), picture);
         return this.done();
       }
       if (data.kind === 'crashed') {

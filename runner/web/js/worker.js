@@ -10,7 +10,8 @@
 //               {kind: 'teaching', report, ms}     the teaching size passed; stress sizes next
 //               {kind: 'checked', report, ms}      the checker's report (JSON of `runner check`)
 //               {kind: 'gpu', report?, timing?, device?, cpu?, skipped?, ms}
-//               {kind: 'drawn', svg?, error?}      the access diagram, or why there is none
+//               {kind: 'drawn', svg?, error?, after?}  the access diagram, or why there is none
+//                                                  (`after`: drawn after a check, unasked)
 //               {kind: 'broken', message}          the checker could not start
 //               {kind: 'crashed', message}         the checker failed (a bug of the checker)
 
@@ -57,6 +58,15 @@ onmessage = async ({ data }) => {
       return;
     }
     postMessage({ kind: 'checked', report, ms: performance.now() - started });
+    // The picture of who touched what, after every check whose kernel ran
+    // (none where the teaching size is too large to draw: it says so).
+    if (!['hang', 'compile_error', 'bad_input'].includes(report.verdict)) {
+      try {
+        postMessage({ kind: 'drawn', svg: puzzle.draw(data.text), after: true });
+      } catch (e) {
+        postMessage({ kind: 'drawn', error: String(e.message || e), after: true });
+      }
+    }
     // A kernel the checker saw hang, or that does not compile or read,
     // is not sent to a GPU: WebGPU cannot stop a kernel that never ends.
     if (data.gpu && !['hang', 'compile_error', 'bad_input'].includes(report.verdict)) {
