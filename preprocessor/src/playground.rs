@@ -47,3 +47,23 @@ impl puzzle_core::source::include::Files for UnderRoot<'_> {
         self.files.read(&self.root.join(path))
     }
 }
+
+/// A page as a reader sees it: without the playground's bundles, which hold
+/// the kernel source (markers and all) the in-page checker cuts its skeleton
+/// from, as the engine does. The page already shows the solution, folded
+/// away, so a bundle gives nothing more away; checks of what a page shows
+/// (no marker, no raw block) look at this.
+pub fn without_bundles(page: &str) -> String {
+    const OPEN: &str = "<script type=\"application/json\" class=\"puzzle-bundle\">";
+    let mut shown = String::new();
+    let mut rest = page;
+    while let Some(start) = rest.find(OPEN) {
+        shown.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find("</script>")
+            .map_or(rest.len(), |e| start + e + "</script>".len());
+        rest = &rest[end..];
+    }
+    shown.push_str(rest);
+    shown
+}

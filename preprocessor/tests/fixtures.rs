@@ -45,25 +45,6 @@ fn require_wgpu(runner: &Runner) {
     }
 }
 
-/// The page as a reader sees it: without the playground's bundles, the
-/// kernel source (markers and all) that the in-page checker cuts its
-/// skeleton from, the way the engine does; the page already holds the
-/// solution, folded away, so the bundle gives nothing more away.
-fn without_bundles(page: &str) -> String {
-    let mut shown = String::new();
-    let mut rest = page;
-    while let Some(start) = rest.find("<script type=\"application/json\" class=\"puzzle-bundle\">")
-    {
-        shown.push_str(&rest[..start]);
-        let end = rest[start..]
-            .find("</script>")
-            .map_or(rest.len(), |e| start + e + 9);
-        rest = &rest[end..];
-    }
-    shown.push_str(rest);
-    shown
-}
-
 fn page_shows_config_skeleton_solution_and_verdicts() {
     let session = session(OnFailure::Bail);
     require_wgpu(&session.runner);
@@ -92,7 +73,7 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
     ] {
         assert!(page.contains(part), "the page lacks {part:?}:\n{page}");
     }
-    let shown = without_bundles(&page);
+    let shown = mdbook_puzzles::playground::without_bundles(&page);
     assert!(
         !shown.contains("```puzzle") && !shown.contains("BEGIN PUZZLE"),
         "{shown}"
@@ -161,7 +142,7 @@ fn a_kernel_given_with_a_bug_shows_the_bug() {
             "the kernel as given lacks {part:?}:\n{given}"
         );
     }
-    let given = without_bundles(given);
+    let given = mdbook_puzzles::playground::without_bundles(given);
     for absent in ["FILL ME IN", "AS GIVEN", "if (lid.x < size)"] {
         assert!(
             !given.contains(absent),
