@@ -363,6 +363,36 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "read global memory 3 times; this puzzle allows 2 reads per thread",
         Some(24),
     ),
+    // Part VI's softmax: logits near 100, whose plain exp overflows a float.
+    (
+        "p28_softmax_no_max.wgsl",
+        "p28_softmax_three_pass",
+        Status::Fail,
+        "160 of 160 elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p28_softmax_no_max.cu",
+        "p28_softmax_three_pass",
+        Status::Fail,
+        "160 of 160 elements of `out` are wrong",
+        None,
+    ),
+    // The threads' sums added against different maxima.
+    (
+        "p28_softmax_online_no_rescale.wgsl",
+        "p28_softmax_online",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p28_softmax_online_no_rescale.cu",
+        "p28_softmax_online",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
 ];
 
 /// Near-twins of the fixtures above that must pass, on every backend of
@@ -385,6 +415,8 @@ const NEED_A_GPU: &[&str] = &[
     "p01_endless_loop.cu",
     "p01_illegal_address.cu",
     "too_much_dynamic_shared",
+    "p28_softmax_no_max.cu",
+    "p28_softmax_online_no_rescale.cu",
 ];
 
 /// WGSL kernels right only at some subgroup sizes: (file, puzzle, sizes at

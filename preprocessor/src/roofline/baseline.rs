@@ -23,7 +23,7 @@ pub fn baseline_section(
     else {
         return format!(
             "<p class=\"puzzle-baseline\">No `{}` baseline recorded on this GPU (results/baselines/): \
-             run <code>.ci/gpu/baseline/cublas.py</code> there to compare.</p>\n",
+             run <code>bash .ci/gpu/remote baseline</code> there to compare.</p>\n",
             wanted.name
         );
     };
@@ -32,14 +32,21 @@ pub fn baseline_section(
         .iter()
         .filter(|c| c.name == wanted.name)
         .collect();
+    // A stream (a softmax, a norm) is read in GB/s; a product in GFLOP/s.
+    let streams = cases.iter().all(|c| c.bytes.is_some());
+    let rate_unit = if streams { "GB/s" } else { "GFLOP/s" };
     let timed: Vec<String> = cases
         .iter()
         .map(|c| {
+            let rate = if streams {
+                c.gb_s().unwrap_or_default()
+            } else {
+                c.gflop_s()
+            };
             format!(
-                "{} at {} ({:.0} GFLOP/s, ± {:.1}% over {} runs)",
+                "{} at {} ({rate:.0} {rate_unit}, ± {:.1}% over {} runs)",
                 format_ms(c.timing.median_ms),
                 case_text(&c.constants),
-                c.gflop_s(),
                 c.timing.spread_pct(),
                 c.timing.samples
             )
@@ -51,8 +58,10 @@ pub fn baseline_section(
         .fold(0.0, f64::max);
     let mut md = format!(
         "**Against {}** ({}), timed on the same GPU on {} with device events, median after \
-         warm-up: {}. Its largest error against an FP64 product is {worst:.1e} of the largest \
-         output.\n\n| kernel | sizes | median time | GFLOP/s | % of {} |\n| --- | --- | ---: | ---: | ---: |\n",
+         warm-up: {}. Its largest error against the same computation in FP64 is {worst:.1e} of \
+         the largest output. A percentage is the library's time over the kernel's at the same \
+         size: above 100 %, the kernel is faster.\n\n| kernel | sizes | median time | {rate_unit} | \
+         % of {} |\n| --- | --- | ---: | ---: | ---: |\n",
         baseline.library,
         baseline.software,
         baseline.date,
@@ -71,10 +80,14 @@ pub fn baseline_section(
             (Ok(p), Some(percent)) => format!(
                 "{} | {:.0} | {percent:.1}%",
                 format_ms(p.median_ms),
-                p.achieved_gflop_s.unwrap_or_default()
+                if streams {
+                    p.achieved_gb_s
+                } else {
+                    p.achieved_gflop_s.unwrap_or_default()
+                }
             ),
             (Err(why), _) => format!("{why} | – | –"),
-            (Ok(_), None) => "no FLOPs in the spec | – | –".into(),
+            (Ok(_), None) => "no time recorded | – | –".into(),
         };
         let _ = writeln!(
             md,
@@ -102,8 +115,10 @@ pub fn baseline_section(
     md
 }
 
-/// A kernel row's FLOP rate as a percentage of the library's at the same size.
+/// The library's time over a kernel row's at the same size, as a
+/// percentage: the kernel's rate as a percentage of the library's, for the
+/// work is the same (a FLOP rate for a product, bytes for a stream).
 fn percent_of(case: &BaselineCase, row: &Row) -> Option<f64> {
-    let gflop_s = row.placement.as_ref().ok()?.achieved_gflop_s?;
-    Some(100.0 * gflop_s / case.gflop_s())
+    let ms = row.placement.as_ref().ok()?.median_ms;
+    (ms > 0.0).then(|| 100.0 * case.timing.median_ms / ms)
 }

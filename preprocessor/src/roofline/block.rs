@@ -26,7 +26,7 @@ pub struct RooflineBlock {
 pub struct BaselineRef {
     /// The case name in the baseline file, e.g. "sgemm".
     pub name: String,
-    /// `puzzle` reaches `percent` of the library's FLOP rate (headline case).
+    /// `puzzle` reaches `percent` of the library's speed (headline case).
     #[serde(default)]
     pub targets: Vec<Target>,
 }

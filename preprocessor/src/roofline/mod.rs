@@ -184,13 +184,17 @@ fn ceilings_sentence(
         compute.from,
         ceilings.launch_us.value
     );
+    // PyTorch's plain streams, not its softmax: a library's operation is
+    // compared in its own chapter's table.
+    let stream = |name: &str| matches!(name, "copy" | "read" | "write");
     if let Some(torch) = baselines
         .iter()
-        .find(|b| b.device == device && b.cases.iter().any(|c| c.bytes.is_some()))
+        .find(|b| b.device == device && b.cases.iter().any(|c| stream(&c.name)))
     {
         let cases: Vec<String> = torch
             .cases
             .iter()
+            .filter(|c| stream(&c.name))
             .filter_map(|c| Some(format!("{} {}", c.name, gb(c.gb_s()?))))
             .collect();
         let _ = write!(

@@ -139,13 +139,27 @@ pub enum Values {
     ArangeStep(f64),
     Fill(f64),
     Random(u64),
+    /// `random SEED + OFFSET`: the same quarters, all moved by OFFSET. A
+    /// softmax's answer does not move with them, but `exp` of them
+    /// overflows `float` past 88.7: large logits that a kernel must survive.
+    RandomAbove(u64, f64),
     /// Expected values only: whatever the puzzle's CPU reference computes.
     Reference,
 }
 
 impl Values {
-    /// Parses the word forms: `arange`, `zeros`, `ones`, `fill V`, `random SEED`.
+    /// Parses the word forms: `arange`, `zeros`, `ones`, `fill V`, `random SEED`,
+    /// `random SEED + OFFSET`.
     pub fn parse_word(text: &str) -> Result<Values, String> {
+        if let ["random", seed, "+", offset] = text.split_whitespace().collect::<Vec<_>>()[..] {
+            let seed = seed
+                .parse()
+                .map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?;
+            let offset: f64 = offset
+                .parse()
+                .map_err(|_| format!("`random {seed} +` needs a number, got `{offset}`"))?;
+            return Ok(Values::RandomAbove(seed, offset));
+        }
         let mut words = text.split_whitespace();
         let head = words.next().unwrap_or("");
         let arg = words.next();
@@ -169,11 +183,20 @@ impl Values {
             ),
             _ => {
                 return Err(format!(
-                    "`{text}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, reference"
+                    "`{text}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, reference"
                 ));
             }
         };
         Ok(parsed)
+    }
+
+    /// What a stress or benchmark run puts in this input: random values
+    /// seeded by `seed`, moved by the same offset as these.
+    pub fn reseeded(&self, seed: u64) -> Values {
+        match self {
+            Values::RandomAbove(_, offset) => Values::RandomAbove(seed, *offset),
+            _ => Values::Random(seed),
+        }
     }
 
     /// The `len` values this stands for.
@@ -196,6 +219,11 @@ impl Values {
                     .map(|_| ((unit_interval(&mut state) * 33.0).floor() - 16.0) / 4.0)
                     .collect())
             }
+            Values::RandomAbove(seed, offset) => Ok(Values::Random(*seed)
+                .materialize(len)?
+                .into_iter()
+                .map(|v| v + offset)
+                .collect()),
             Values::Reference => Err(
                 "cannot be `reference`: only expected values come from the CPU reference".into(),
             ),
@@ -209,7 +237,7 @@ impl<'de> Deserialize<'de> for Values {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = Values;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of numbers, or arange / arange STEP / zeros / ones / fill V / random SEED / reference")
+                f.write_str("a list of numbers, or arange / arange STEP / zeros / ones / fill V / random SEED / random SEED + OFFSET / reference")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Values, E> {
                 Values::parse_word(v).map_err(E::custom)
@@ -252,6 +280,8 @@ mod tests {
             ("ones", Ok(Values::Fill(1.0))),
             ("fill 11", Ok(Values::Fill(11.0))),
             ("random 7", Ok(Values::Random(7))),
+            ("random 7 + 100", Ok(Values::RandomAbove(7, 100.0))),
+            ("random 7 + -2.5", Ok(Values::RandomAbove(7, -2.5))),
             ("arange 2", Ok(Values::ArangeStep(2.0))),
         ];
         for (text, want) in cases {
@@ -261,6 +291,9 @@ mod tests {
             "fill",
             "fill x",
             "random -1",
+            "random 7 +",
+            "random 7 + x",
+            "random x + 1",
             "arange two",
             "arange 1 2",
             "iota",
@@ -283,6 +316,13 @@ mod tests {
         assert!(r.iter().any(|v| v.fract() != 0.0), "not only integers");
         assert_eq!(r, Values::Random(7).materialize(1000).unwrap(), "seeded");
         assert_ne!(r, Values::Random(8).materialize(1000).unwrap());
+        let above = Values::RandomAbove(7, 100.0).materialize(1000).unwrap();
+        assert!(above.iter().zip(&r).all(|(a, r)| *a == r + 100.0));
+        assert_eq!(
+            Values::RandomAbove(1, 9.0).reseeded(5),
+            Values::RandomAbove(5, 9.0)
+        );
+        assert_eq!(Values::Arange.reseeded(5), Values::Random(5));
     }
 
     #[test]

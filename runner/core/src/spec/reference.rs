@@ -127,6 +127,11 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
             smooth_rows(&a.init.clone()?, dims2(a)?, iters)
         }
         // ---- end Part IV ----
+        // ---- Part VI: the kernels of a transformer ----
+        "softmax" => {
+            let a = buffer("a")?;
+            softmax_rows(&a.init.clone()?, dims2(a)?)
+        }
         _ => return None,
     };
     Some(BTreeMap::from([("out".to_string(), out)]))
@@ -402,6 +407,20 @@ fn smooth_rows(a: &[f64], (_, cols): (usize, usize), iters: usize) -> Vec<f64> {
 
 // ---- end Part IV ----
 
+// ---- Part VI ----
+
+/// Each row's softmax, exp(x[j] − max) / Σ exp(x[k] − max), in f64: the
+/// same answer for logits near 100, whose plain exp overflows a `float`.
+fn softmax_rows(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    a.chunks(cols.max(1))
+        .flat_map(|row| {
+            let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
+            row.iter().map(move |v| (v - max).exp() / sum)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -658,6 +677,39 @@ mod tests {
     }
 
     // ---- end Part IV ----
+
+    /// Softmax, by hand: equal logits share evenly, a difference of ln 3
+    /// gives 3:1, and moving a row by 1000 changes nothing (a plain exp of
+    /// 1000 is infinite even in f64).
+    #[test]
+    fn softmax_references() {
+        let ln3 = 3f64.ln();
+        let cases: Vec<(&str, Vec<f64>, usize, Vec<f64>)> = vec![
+            ("equal logits", vec![2.0; 4], 4, vec![0.25; 4]),
+            ("ln 3 apart", vec![ln3, 0.0], 2, vec![0.75, 0.25]),
+            (
+                "moved by 1000",
+                vec![1000.0 + ln3, 1000.0],
+                2,
+                vec![0.75, 0.25],
+            ),
+            (
+                "two rows",
+                vec![0.0, 0.0, 5.0, 5.0 - ln3],
+                2,
+                vec![0.5, 0.5, 0.75, 0.25],
+            ),
+        ];
+        for (what, values, cols, want) in cases {
+            let rows = values.len() / cols;
+            let a = buffer("a", &[rows, cols], Some(values));
+            let got = &expected(&spec("softmax", vec![a])).unwrap()["out"];
+            assert_eq!(got.len(), want.len(), "{what}");
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-12, "{what}: {got:?}, want {want:?}");
+            }
+        }
+    }
 
     #[test]
     fn sampled_matmul_agrees_with_the_full_one() {

@@ -523,8 +523,8 @@ impl PuzzleSpec {
                 ));
             }
             (false, Some(_)) if fill == Fill::Empty => (Some(Vec::new()), None),
-            (false, Some(_)) if let Fill::Random(seed) = fill => (
-                Some(materialize(&Values::Random(seed), line, "init")?),
+            (false, Some(values)) if let Fill::Random(seed) = fill => (
+                Some(materialize(&values.reseeded(seed), line, "init")?),
                 None,
             ),
             (false, Some(values)) => (Some(materialize(values, line, "init")?), None),

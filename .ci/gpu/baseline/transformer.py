@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""There (the GPU machine): time PyTorch's own kernels for the operations of
+Part VI (the kernels of a transformer), the baselines its chapters are
+measured against, and write results/baselines/torch-<op>-<gpu>.json.
+
+    python3 .ci/gpu/baseline/transformer.py
+
+Each operation runs at the sizes of its chapter's benchmarks, in FP32, timed
+like `runner bench` times a kernel: warm-up calls, then CUDA events around
+each of 50 calls, the median. Its output is checked against the same
+operation in FP64 on the same inputs; the error recorded is the largest
+difference over the largest output.
+
+  softmax   torch.softmax(x, dim=1), rows x cols   (Puzzle 28)
+
+The inputs are logits near 100 (uniform in [96, 104)), as in the chapter: a
+softmax that did not subtract each row's maximum would return NaN here.
+"""
+import datetime
+import json
+import os
+import re
+import statistics
+import sys
+
+try:
+    import torch
+except ImportError:
+    sys.exit("PyTorch is not installed here: cannot time its kernels (pip install torch)")
+if not torch.cuda.is_available():
+    sys.exit("PyTorch sees no CUDA GPU here: cannot time its kernels")
+
+SAMPLES, WARMUP = 50, 5
+# (rows, cols): the `bench` sizes of Puzzle 28's specs.
+SOFTMAX_SIZES = [(8192, 4096), (32768, 1024), (61440, 128)]
+
+
+def timed(call):
+    for _ in range(WARMUP):
+        call()
+    times = []
+    for _ in range(SAMPLES):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return {
+        "clock": "device",
+        "samples": SAMPLES,
+        "median_ms": statistics.median(times),
+        "min_ms": min(times),
+        "max_ms": max(times),
+    }
+
+
+def relative_error(got, exact):
+    return ((got.double() - exact).abs().max() / exact.abs().max()).item()
+
+
+def softmax_case(rows, cols):
+    gen = torch.Generator(device="cuda").manual_seed(rows * cols)
+    x = torch.rand(rows, cols, device="cuda", generator=gen) * 8 + 96
+    # The operation alone, as a model calls it (it allocates its output; the
+    # caching allocator makes that free after the first call).
+    timing = timed(lambda: torch.softmax(x, dim=1))
+    y = torch.softmax(x, dim=1)
+    error = relative_error(y, torch.softmax(x.double(), dim=1))
+    return {
+        "name": "softmax",
+        "constants": {"ROWS": rows, "COLS": cols},
+        "bytes": 2 * 4 * rows * cols,
+        "timing": timing,
+        "max_relative_error": error,
+    }
+
+
+def write(op, library, cases):
+    device = torch.cuda.get_device_name()
+    report = {
+        "library": library,
+        "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
+        "device": device,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        "cases": cases,
+    }
+    bad = [c for c in cases if not c["max_relative_error"] <= 1e-5]
+    if bad:
+        sys.exit(f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} on {device}: not recorded")
+    os.makedirs("results/baselines", exist_ok=True)
+    # The same file naming as runner record's: lower case, runs of other characters as one dash.
+    stem = re.sub(r"[^a-z0-9]+", "-", f"torch-{op}-{device}".lower()).strip("-")
+    path = f"results/baselines/{stem}.json"
+    with open(path, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    for c in cases:
+        t = c["timing"]
+        size = " x ".join(str(v) for v in c["constants"].values())
+        print(
+            f"{library} {size} on {device}: median {t['median_ms']:.4f} ms "
+            f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
+            f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s, max rel. error vs FP64 {c['max_relative_error']:.1e}"
+        )
+    print(f"wrote {path}")
+
+
+write("softmax", "torch.softmax (FP32)", [softmax_case(r, c) for r, c in SOFTMAX_SIZES])
