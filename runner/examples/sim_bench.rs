@@ -91,8 +91,8 @@ fn small(book: &Book, runner: &Runner) {
 /// checked plainly and then traced and drawn: the medians and the overhead.
 fn draw(book: &Book, runner: &Runner, only: Option<String>) {
     println!(
-        "{:<28} {:>10} {:>10} {:>15} {:>9}",
-        "puzzle", "check", "traced", "traced + drawn", "overhead"
+        "{:<28} {:>10} {:>10} {:>15} {:>13} {:>9}",
+        "puzzle", "check", "traced", "traced + drawn", "drawing alone", "overhead"
     );
     let mut overheads = Vec::new();
     let wanted = |p: &Puzzle| only.as_deref().is_none_or(|o| p.id().starts_with(o));
@@ -108,26 +108,47 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
             continue;
         }
         let source = kernel.variant(Variant::Solution);
-        let plain = median_ms(DRAW_RUNS, || check(runner, puzzle, &source, None));
-        let traced = median_ms(DRAW_RUNS, || {
-            let report = runner
-                .traced(puzzle, Variant::Solution, &source)
-                .expect("runs");
-            assert!(report.accesses.is_some());
-        });
-        let drawn = median_ms(DRAW_RUNS, || {
-            let report = runner
-                .traced(puzzle, Variant::Solution, &source)
-                .expect("runs");
-            let accesses = report.accesses.as_deref().expect("a traced run");
-            let svg =
-                puzzle_core::judge::diagram::svg(accesses, puzzle.spec.raw.global_access.as_ref());
-            assert!(svg.contains("<svg"));
-        });
+        // The three ways in turn, run after run, so that a slower stretch of
+        // the machine (another process, a frequency change) lands on all three.
+        let report = runner
+            .traced(puzzle, Variant::Solution, &source)
+            .expect("runs");
+        let accesses = report.accesses.as_deref().expect("a traced run");
+        let [plain, traced, drawn, drawing] = interleaved_medians(
+            DRAW_RUNS,
+            &mut [
+                &mut || check(runner, puzzle, &source, None),
+                &mut || {
+                    let report = runner
+                        .traced(puzzle, Variant::Solution, &source)
+                        .expect("runs");
+                    assert!(report.accesses.is_some());
+                },
+                &mut || {
+                    let report = runner
+                        .traced(puzzle, Variant::Solution, &source)
+                        .expect("runs");
+                    let accesses = report.accesses.as_deref().expect("a traced run");
+                    let svg = puzzle_core::judge::diagram::svg(
+                        accesses,
+                        puzzle.spec.raw.global_access.as_ref(),
+                    );
+                    assert!(svg.contains("<svg"));
+                },
+                // The drawing alone, from one traced run's accesses.
+                &mut || {
+                    let svg = puzzle_core::judge::diagram::svg(
+                        accesses,
+                        puzzle.spec.raw.global_access.as_ref(),
+                    );
+                    assert!(svg.contains("<svg"));
+                },
+            ],
+        );
         let overhead = (drawn / plain - 1.0) * 100.0;
         overheads.push((overhead, puzzle.id().to_string()));
         println!(
-            "{:<28} {plain:>7.2} ms {traced:>7.2} ms {drawn:>12.2} ms {overhead:>8.1} %",
+            "{:<28} {plain:>7.3} ms {traced:>7.3} ms {drawn:>12.3} ms {drawing:>10.3} ms {overhead:>8.1} %",
             puzzle.id()
         );
     }
@@ -208,6 +229,22 @@ fn check(runner: &Runner, puzzle: &Puzzle, source: &SourceText, stress: Option<&
 }
 
 /// The median wall time of `runs` calls of `f`, in milliseconds.
+/// Each of `fs` run `runs` times, taking turns: their median times in ms.
+fn interleaved_medians<const N: usize>(runs: usize, fs: &mut [&mut dyn FnMut(); N]) -> [f64; N] {
+    let mut ms = [(); N].map(|_| Vec::with_capacity(runs));
+    for _ in 0..runs {
+        for (f, times) in fs.iter_mut().zip(ms.iter_mut()) {
+            let started = Instant::now();
+            f();
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    ms.map(|mut times| {
+        times.sort_by(f64::total_cmp);
+        times[runs / 2]
+    })
+}
+
 fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
     let mut ms: Vec<f64> = (0..runs)
         .map(|_| {

@@ -32,8 +32,10 @@ const LABEL_CHARS: usize = 8;
 /// What happened to one element over the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cell {
-    pub readers: BTreeSet<u32>,
-    pub writers: BTreeSet<u32>,
+    /// Invocations that read it, in increasing order, each once.
+    pub readers: Vec<u32>,
+    /// Invocations that wrote it, in increasing order, each once.
+    pub writers: Vec<u32>,
     pub reads: u32,
     pub writes: u32,
     /// Two invocations touched it with no order between them, one writing.
@@ -66,7 +68,9 @@ impl Picture {
                 0
             }
         };
-        let mut by_place: BTreeMap<(u32, usize), Vec<&Touch>> = BTreeMap::new();
+        // Every touch inside the variable, by place; a stable sort keeps each
+        // place's touches in the order they happened.
+        let mut by_place: Vec<((u32, usize), &Touch)> = Vec::with_capacity(variable.touches.len());
         for t in &variable.touches {
             if t.outside || t.element >= cells.len() {
                 past_end.entry(t.element).or_default().insert(t.invocation);
@@ -75,19 +79,31 @@ impl Picture {
             let cell = &mut cells[t.element];
             if t.write {
                 cell.writes += 1;
-                cell.writers.insert(t.invocation);
+                add_invocation(&mut cell.writers, t.invocation);
             } else {
                 cell.reads += 1;
-                cell.readers.insert(t.invocation);
+                add_invocation(&mut cell.readers, t.invocation);
             }
-            by_place.entry((copy(t), t.element)).or_default().push(t);
+            by_place.push(((copy(t), t.element), t));
         }
-        for ((_, element), touches) in by_place {
+        for cell in &mut cells {
+            for who in [&mut cell.readers, &mut cell.writers] {
+                who.sort_unstable();
+                who.dedup();
+            }
+        }
+        by_place.sort_by_key(|(place, _)| *place);
+        let mut touches: Vec<&Touch> = Vec::new();
+        for group in by_place.chunk_by(|a, b| a.0 == b.0) {
+            let element = group[0].0.1;
+            touches.clear();
+            touches.extend(group.iter().map(|(_, t)| *t));
             let cell = &mut cells[element];
             if variable.starts_unwritten && touches.first().is_some_and(|t| !t.write) {
                 cell.uninitialized = true;
             }
-            cell.race = races(&touches, variable.workgroup_memory);
+            // A place is marked if any copy of it (workgroup memory) raced.
+            cell.race |= races(&touches, variable.workgroup_memory);
         }
         Picture {
             name: variable.name.clone(),
@@ -96,6 +112,15 @@ impl Picture {
             cells,
             past_end,
         }
+    }
+}
+
+/// Notes `invocation` among a cell's readers or writers; repeats of the
+/// latest are skipped here, the rest by a sort and dedup once the run is read
+/// (a set per cell cost an allocation per cell).
+fn add_invocation(who: &mut Vec<u32>, invocation: u32) {
+    if who.last() != Some(&invocation) {
+        who.push(invocation);
     }
 }
 
@@ -173,20 +198,25 @@ pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
         let most_reads = counts.iter().rev().max_by_key(|(_, c)| c.0);
         let most_writes = counts.iter().rev().max_by_key(|(_, c)| c.1);
         if let (Some((&r, rc)), Some((&w, wc))) = (most_reads, most_writes) {
-            let (r, w) = (who(r), who(w));
-            let line = format!(
-                "Global memory: at most {} (invocation {r}) and {} (invocation {w}) by one \
-                 invocation, over {}",
-                plural(rc.0 as usize, "read"),
-                plural(wc.1 as usize, "write"),
-                plural(counts.len(), "invocation")
-            );
-            let _ = writeln!(
-                body,
-                "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\" fill=\"currentColor\">{line}</text>",
-                y + 14,
-            );
-            width = width.max(text_width(&line, 13));
+            body.push_str("<text x=\"");
+            num(&mut body, PAD);
+            body.push_str("\" y=\"");
+            num(&mut body, y + 14);
+            body.push_str("\" font-size=\"13\" fill=\"currentColor\">");
+            let line = body.len();
+            body.push_str("Global memory: at most ");
+            push_plural(&mut body, rc.0 as usize, "read");
+            body.push_str(" (invocation ");
+            write_who(&mut body, r);
+            body.push_str(") and ");
+            push_plural(&mut body, wc.1 as usize, "write");
+            body.push_str(" (invocation ");
+            write_who(&mut body, w);
+            body.push_str(") by one invocation, over ");
+            push_plural(&mut body, counts.len(), "invocation");
+            let chars = body[line..].chars().count();
+            body.push_str("</text>\n");
+            width = width.max(2 * PAD + chars * 13 * 56 / 100);
             y += 24;
         }
         let (w, h) = counts_table(&mut body, &counts, bound, y);
@@ -215,13 +245,45 @@ pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
     svg
 }
 
-/// An invocation by its number, with its launch's where there are several: "3", "2:3".
-fn who((launch, invocation): (u32, u32)) -> String {
-    if launch == 0 {
-        invocation.to_string()
-    } else {
-        format!("{}:{invocation}", launch + 1)
+/// An invocation by its number, with its launch's where there are several
+/// ("3", "2:3"), onto `out`.
+fn write_who(out: &mut String, (launch, invocation): (u32, u32)) {
+    if launch != 0 {
+        num(out, launch as usize + 1);
+        out.push(':');
     }
+    num(out, invocation as usize);
+}
+
+/// "1 read", "12 reads", "1,024 reads", onto `out` (as [`plural`], without a string of its own).
+fn push_plural(out: &mut String, n: usize, noun: &str) {
+    if n < 1000 {
+        num(out, n);
+    } else {
+        out.push_str(&crate::quantity::thousands(n as u64));
+    }
+    out.push(' ');
+    out.push_str(noun);
+    if n != 1 {
+        out.push('s');
+    }
+}
+
+/// `n` in decimal, onto `out`. A diagram writes thousands of coordinates, and
+/// `write!` spent most of the drawing's time in the formatting machinery.
+fn num(out: &mut String, n: usize) {
+    out.push_str(itoa::Buffer::new().format(n));
+}
+
+/// An opacity given in hundredths (0 to 100) as a decimal: "0.37".
+fn hundredths(out: &mut String, h: usize) {
+    if h >= 100 {
+        out.push_str("1.00");
+        return;
+    }
+    out.push_str("0.");
+    out.push(char::from(b'0' + (h / 10) as u8));
+    out.push(char::from(b'0' + (h % 10) as u8));
 }
 
 /// Invocations up to which the counts are a table, one column each.
@@ -255,21 +317,24 @@ fn counts_table(
                     "writes" => (writes, over(writes, bound.map(|b| b.writes))),
                     _ => (0, false),
                 };
-                let n = if label == "invocation" {
-                    who(*invocation)
-                } else {
-                    n.to_string()
-                };
                 let ink = if red {
                     concat!("fill=\"", red!(), "\" font-weight=\"bold\"")
                 } else {
                     "fill=\"currentColor\""
                 };
-                let _ = writeln!(
-                    svg,
-                    "<text x=\"{x}\" y=\"{}\" font-size=\"12\" {ink}>{n}</text>",
-                    y + 13
-                );
+                svg.push_str("<text x=\"");
+                num(svg, x);
+                svg.push_str("\" y=\"");
+                num(svg, y + 13);
+                svg.push_str("\" font-size=\"12\" ");
+                svg.push_str(ink);
+                svg.push('>');
+                if label == "invocation" {
+                    write_who(svg, *invocation);
+                } else {
+                    num(svg, n as usize);
+                }
+                svg.push_str("</text>\n");
             }
             y += 18;
         }
@@ -330,22 +395,36 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
     } else {
         "storage buffer"
     };
-    let how = if labelled {
-        "w: written by, r: read by (invocation numbers)".to_string()
+    let how: std::borrow::Cow<str> = if labelled {
+        "w: written by, r: read by (invocation numbers)".into()
     } else if per_cell > 1 {
-        format!("each cell {per_cell} elements, darker: more accesses")
+        format!("each cell {per_cell} elements, darker: more accesses").into()
     } else {
-        "darker: more accesses".to_string()
+        "darker: more accesses".into()
     };
-    let shape: Vec<String> = p.shape.iter().map(usize::to_string).collect();
-    let shape = shape.join(" × ");
-    let title_width = text_width(&format!("{} [{shape}] · {kind} · {how}", p.name), 14);
-    let _ = writeln!(
-        svg,
-        "<text x=\"{PAD}\" y=\"{}\" font-size=\"14\" fill=\"currentColor\"><tspan font-weight=\"bold\">{}</tspan> [{shape}] · {kind} · {how}</text>",
-        top + 15,
-        escape_html(&p.name),
-    );
+    // The title, written in place; its width from what a reader sees of it.
+    svg.push_str("<text x=\"");
+    num(svg, PAD);
+    svg.push_str("\" y=\"");
+    num(svg, top + 15);
+    svg.push_str("\" font-size=\"14\" fill=\"currentColor\"><tspan font-weight=\"bold\">");
+    svg.push_str(&escape_html(&p.name));
+    svg.push_str("</tspan>");
+    let shown = svg.len();
+    svg.push_str(" [");
+    for (k, n) in p.shape.iter().enumerate() {
+        if k > 0 {
+            svg.push_str(" × ");
+        }
+        num(svg, *n);
+    }
+    svg.push_str("] · ");
+    svg.push_str(kind);
+    svg.push_str(" · ");
+    svg.push_str(&how);
+    let title_chars = p.name.chars().count() + svg[shown..].chars().count();
+    svg.push_str("</text>\n");
+    let title_width = 2 * PAD + title_chars * 14 * 56 / 100;
     let most = cells
         .iter()
         .map(|c| c.reads + c.writes)
@@ -370,16 +449,25 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
             } else {
                 1 + (SHADES - 1) * touched as usize / most as usize
             };
-            let _ = write!(
-                shades.entry(shade).or_default(),
-                "M{x} {y}h{cw}v{ch}h-{cw}z"
-            );
+            let path = shades.entry(shade).or_default();
+            path.push('M');
+            num(path, x);
+            path.push(' ');
+            num(path, y);
+            path.push('h');
+            num(path, cw);
+            path.push('v');
+            num(path, ch);
+            path.push_str("h-");
+            num(path, cw);
+            path.push('z');
             continue;
         }
+        // In hundredths: 0.12 to 0.62 by the share of the most-touched cell's accesses.
         let opacity = if touched == 0 {
-            0.0
+            0
         } else {
-            0.12 + 0.5 * f64::from(touched) / f64::from(most)
+            12 + (50 * touched as usize + most as usize / 2) / most as usize
         };
         let mark = if cell.race {
             concat!(
@@ -396,23 +484,33 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
         } else {
             ""
         };
-        let _ = writeln!(
-            svg,
-            "<rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill-opacity=\"{opacity:.2}\"{mark}/>"
-        );
+        svg.push_str("<rect x=\"");
+        num(svg, x);
+        svg.push_str("\" y=\"");
+        num(svg, y);
+        svg.push_str("\" width=\"");
+        num(svg, cw);
+        svg.push_str("\" height=\"");
+        num(svg, ch);
+        svg.push_str("\" fill-opacity=\"");
+        hundredths(svg, opacity);
+        svg.push('"');
+        svg.push_str(mark);
+        svg.push_str("/>\n");
         if labelled {
             for (k, (tag, who)) in [("w", &cell.writers), ("r", &cell.readers)]
                 .into_iter()
                 .filter(|(_, w)| !w.is_empty())
                 .enumerate()
             {
-                let _ = write!(
-                    svg,
-                    "<text x=\"{}\" y=\"{}\" font-size=\"10\" stroke=\"none\">{tag} ",
-                    x + 4,
-                    y + 15 + k * 14,
-                );
-                write_names(svg, who);
+                svg.push_str("<text x=\"");
+                num(svg, x + 4);
+                svg.push_str("\" y=\"");
+                num(svg, y + 15 + k * 14);
+                svg.push_str("\" font-size=\"10\" stroke=\"none\">");
+                svg.push_str(tag);
+                svg.push(' ');
+                write_names(svg, who.iter().copied());
                 svg.push_str("</text>\n");
             }
         }
@@ -446,7 +544,7 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
                     x + 4,
                     y + 29,
                 );
-                write_names(svg, who);
+                write_names(svg, who.iter().copied());
                 svg.push_str("</text>\n");
             }
         }
@@ -474,21 +572,21 @@ fn text_width(text: &str, size: usize) -> usize {
 
 /// "0,1,2" for a set of invocations, cut to what a cell holds: "0,21,…".
 #[cfg(test)]
-fn names(who: &BTreeSet<u32>) -> String {
+fn names(who: &[u32]) -> String {
     let mut text = String::new();
-    write_names(&mut text, who);
+    write_names(&mut text, who.iter().copied());
     text
 }
 
 /// [`names`], written onto `out` (one label of many: no string of its own).
-fn write_names(out: &mut String, who: &BTreeSet<u32>) {
+fn write_names(out: &mut String, who: impl IntoIterator<Item = u32>) {
     let start = out.len();
-    for (k, n) in who.iter().enumerate() {
+    for (k, n) in who.into_iter().enumerate() {
         let before = out.len();
         if k > 0 {
             out.push(',');
         }
-        let _ = write!(out, "{n}");
+        num(out, n as usize);
         if out.len() - start > LABEL_CHARS {
             out.truncate(before);
             out.push_str(",…");
@@ -593,7 +691,7 @@ mod tests {
         past.outside = true;
         let p = Picture::of(&variable(false, 4, vec![a, b, past]));
         assert!(!p.cells[0].race);
-        assert_eq!(p.cells[0].writers, BTreeSet::from([0, 5]));
+        assert_eq!(p.cells[0].writers, [0, 5]);
         assert_eq!(p.past_end, BTreeMap::from([(4, BTreeSet::from([3]))]));
     }
 
@@ -689,6 +787,25 @@ mod tests {
     }
 
     #[test]
+    fn written_numbers_read_as_the_formatted_ones() {
+        for n in [0, 1, 2, 999, 1000, 65_536] {
+            let mut out = String::new();
+            push_plural(&mut out, n, "read");
+            assert_eq!(out, plural(n, "read"));
+        }
+        for (h, shown) in [(0, "0.00"), (7, "0.07"), (62, "0.62"), (100, "1.00")] {
+            let mut out = String::new();
+            hundredths(&mut out, h);
+            assert_eq!(out, shown);
+        }
+        for (invocation, shown) in [((0, 3), "3"), ((1, 3), "2:3")] {
+            let mut out = String::new();
+            write_who(&mut out, invocation);
+            assert_eq!(out, shown);
+        }
+    }
+
+    #[test]
     fn a_cell_names_as_many_invocations_as_it_holds() {
         let cases: &[(&[u32], &str)] = &[
             (&[3], "3"),
@@ -697,7 +814,7 @@ mod tests {
             (&[1000, 2000, 3000], "1000,…"),
         ];
         for (who, shown) in cases {
-            assert_eq!(names(&who.iter().copied().collect()), *shown);
+            assert_eq!(names(who), *shown);
         }
     }
 }

@@ -132,6 +132,27 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
             let a = buffer("a")?;
             softmax_rows(&a.init.clone()?, dims2(a)?)
         }
+        "layernorm" => {
+            let a = buffer("a")?;
+            layer_norm_rows(
+                &a.init.clone()?,
+                dims2(a)?,
+                &input("gamma")?,
+                &input("beta")?,
+            )?
+        }
+        // LayerNorm of the residual stream's sum: x + r, then normalized.
+        "add_layernorm" => {
+            let x = buffer("x")?;
+            let sum: Vec<f64> = x
+                .init
+                .clone()?
+                .iter()
+                .zip(input("r")?)
+                .map(|(a, b)| a + b)
+                .collect();
+            layer_norm_rows(&sum, dims2(x)?, &input("gamma")?, &input("beta")?)?
+        }
         _ => return None,
     };
     Some(BTreeMap::from([("out".to_string(), out)]))
@@ -419,6 +440,36 @@ fn softmax_rows(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
             row.iter().map(move |v| (v - max).exp() / sum)
         })
         .collect()
+}
+
+/// The ε every LayerNorm kernel of the book adds to the variance (PyTorch's default).
+pub const LAYER_NORM_EPS: f64 = 1e-5;
+
+/// Each row normalized to mean 0 and variance 1 (the population variance,
+/// plus [`LAYER_NORM_EPS`]), then scaled by `gamma` and shifted by `beta`,
+/// one of each per column. None when `gamma` or `beta` does not match a row.
+fn layer_norm_rows(
+    a: &[f64],
+    (_, cols): (usize, usize),
+    gamma: &[f64],
+    beta: &[f64],
+) -> Option<Vec<f64>> {
+    if gamma.len() != cols || beta.len() != cols {
+        return None;
+    }
+    let rows = a
+        .chunks(cols.max(1))
+        .flat_map(|row| {
+            let n = row.len() as f64;
+            let mean = row.iter().sum::<f64>() / n;
+            let variance = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+            let scale = 1.0 / (variance + LAYER_NORM_EPS).sqrt();
+            row.iter()
+                .zip(gamma.iter().zip(beta))
+                .map(move |(v, (g, b))| (v - mean) * scale * g + b)
+        })
+        .collect();
+    Some(rows)
 }
 
 #[cfg(test)]
@@ -709,6 +760,53 @@ mod tests {
                 assert!((g - w).abs() < 1e-12, "{what}: {got:?}, want {want:?}");
             }
         }
+    }
+
+    /// LayerNorm, by hand: a row of 1, 3 has mean 2 and variance 1, so it
+    /// becomes −1, 1 (less ε), then is scaled and shifted per column; the
+    /// residual version normalizes x + r.
+    #[test]
+    fn layer_norm_references() {
+        let shrink = 1.0 / (1.0 + LAYER_NORM_EPS).sqrt();
+        let cols = |name: &str, v: Vec<f64>| buffer(name, &[2], Some(v));
+        let rows = |name: &str, v: Vec<f64>| buffer(name, &[v.len() / 2, 2], Some(v));
+        let plain = expected(&spec(
+            "layernorm",
+            vec![
+                rows("a", vec![1.0, 3.0, 10.0, 10.0]),
+                cols("gamma", vec![2.0, 3.0]),
+                cols("beta", vec![0.5, 0.0]),
+            ],
+        ))
+        .unwrap();
+        let want = [-2.0 * shrink + 0.5, 3.0 * shrink, 0.5, 0.0];
+        for (g, w) in plain["out"].iter().zip(want) {
+            assert!((g - w).abs() < 1e-12, "{:?}", plain["out"]);
+        }
+        let residual = expected(&spec(
+            "add_layernorm",
+            vec![
+                rows("x", vec![0.0, 3.0]),
+                rows("r", vec![1.0, 0.0]),
+                cols("gamma", vec![1.0, 1.0]),
+                cols("beta", vec![0.0, 0.0]),
+            ],
+        ))
+        .unwrap();
+        assert!((residual["out"][0] + shrink).abs() < 1e-12);
+        assert!((residual["out"][1] - shrink).abs() < 1e-12);
+        let mismatched = spec(
+            "layernorm",
+            vec![
+                rows("a", vec![1.0, 3.0]),
+                cols("gamma", vec![1.0, 1.0]),
+                buffer("beta", &[3], Some(vec![0.0; 3])),
+            ],
+        );
+        assert!(
+            expected(&mismatched).is_none(),
+            "a beta of the wrong length has no reference"
+        );
     }
 
     #[test]

@@ -1,0 +1,111 @@
+// Puzzle 29, step 3: the residual stream's LayerNorm, fused. One kernel reads
+// x and r once each, adds them in registers, and normalizes the sum as step
+// 1 does: the sum never goes to memory.
+#define TPB 32
+#define VECS 1
+#define WARP 32
+#define FULL_MASK 0xffffffffu
+#define EPS 1e-5f
+
+// A group of values: how many, their mean, and the sum of their squared
+// deviations from it (the variance is m2 / n).
+struct Moments {
+    float n;
+    float mean;
+    float m2;
+};
+
+// Two groups as one (Chan, Golub and LeVeque): the mean moves towards the
+// other group's by its share of the count, and the squared deviations gain
+// the gap between the two means.
+__device__ Moments combine(Moments a, Moments b) {
+    float n = a.n + b.n;
+    if (n == 0.0f) {
+        return a;
+    }
+    float gap = b.mean - a.mean;
+    float share = b.n / n;
+    Moments c;
+    c.n = n;
+    c.mean = a.mean + gap * share;
+    c.m2 = a.m2 + b.m2 + gap * gap * a.n * share;
+    return c;
+}
+
+// The block's moments, returned to every thread: a butterfly in each warp
+// (the lower lane's group always first, so both partners compute the same
+// float), one slot per warp, then every thread folds the slots in order.
+__device__ Moments block_moments(Moments m, float* slots) {
+    unsigned int lane = threadIdx.x % WARP;
+    for (unsigned int offset = WARP / 2; offset > 0; offset /= 2) {
+        Moments other;
+        other.n = __shfl_xor_sync(FULL_MASK, m.n, offset);
+        other.mean = __shfl_xor_sync(FULL_MASK, m.mean, offset);
+        other.m2 = __shfl_xor_sync(FULL_MASK, m.m2, offset);
+        m = (lane & offset) ? combine(other, m) : combine(m, other);
+    }
+    const unsigned int warps = TPB / WARP;
+    if (lane == 0) {
+        unsigned int w = threadIdx.x / WARP;
+        slots[w] = m.n;
+        slots[warps + w] = m.mean;
+        slots[2 * warps + w] = m.m2;
+    }
+    __syncthreads();
+    Moments all = {slots[0], slots[warps], slots[2 * warps]};
+    for (unsigned int w = 1; w < warps; ++w) {
+        Moments next = {slots[w], slots[warps + w], slots[2 * warps + w]};
+        all = combine(all, next);
+    }
+    __syncthreads();
+    return all;
+}
+
+extern "C" __global__ void add_layernorm(float* out, const float* x, const float* r,
+                                         const float* gamma, const float* beta,
+                                         unsigned int cols) {
+    __shared__ float slots[3 * (TPB / WARP)];
+    const float4* x4 = reinterpret_cast<const float4*>(x + (size_t)blockIdx.x * cols);
+    const float4* r4 = reinterpret_cast<const float4*>(r + (size_t)blockIdx.x * cols);
+    float4* y = reinterpret_cast<float4*>(out + (size_t)blockIdx.x * cols);
+    const float4* g = reinterpret_cast<const float4*>(gamma);
+    const float4* b = reinterpret_cast<const float4*>(beta);
+    unsigned int quads = cols / 4;
+    unsigned int t = threadIdx.x;
+
+    // BEGIN PUZZLE (roughly 30 lines)
+    float4 v[VECS];
+    Moments m = {0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (unsigned int k = 0; k < VECS; ++k) {
+        unsigned int q = t + k * TPB;
+        if (q < quads) {
+            float4 a = x4[q], b = r4[q];
+            v[k] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+            float lanes[4] = {v[k].x, v[k].y, v[k].z, v[k].w};
+            // Welford: each value moves the mean by its share, and adds its
+            // deviation from the old mean times its deviation from the new.
+#pragma unroll
+            for (int l = 0; l < 4; ++l) {
+                m.n += 1.0f;
+                float before = lanes[l] - m.mean;
+                m.mean += before / m.n;
+                m.m2 += before * (lanes[l] - m.mean);
+            }
+        }
+    }
+    Moments row = block_moments(m, slots);
+    float scale = rsqrtf(row.m2 / row.n + EPS);
+#pragma unroll
+    for (unsigned int k = 0; k < VECS; ++k) {
+        unsigned int q = t + k * TPB;
+        if (q < quads) {
+            float4 gq = g[q], bq = b[q];
+            y[q] = make_float4((v[k].x - row.mean) * scale * gq.x + bq.x,
+                               (v[k].y - row.mean) * scale * gq.y + bq.y,
+                               (v[k].z - row.mean) * scale * gq.z + bq.z,
+                               (v[k].w - row.mean) * scale * gq.w + bq.w);
+        }
+    }
+    // END PUZZLE
+}

@@ -1,0 +1,89 @@
+// Puzzle 29, step 3: the residual stream's LayerNorm, fused. One kernel reads
+// x and r once each, adds them in a private array, and normalizes the sum as
+// step 1 does: the sum never goes to memory.
+const TPB: u32 = 32u;
+const VECS: u32 = 1u;
+const EPS: f32 = 1e-5;
+
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> r: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> gamma: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> beta: array<vec4<f32>>;
+@group(0) @binding(5) var<uniform> cols: u32;
+
+// A group of values: how many, their mean, and the sum of their squared
+// deviations from it (the variance is m2 / n).
+struct Moments {
+    n: f32,
+    mean: f32,
+    m2: f32,
+}
+
+var<workgroup> slots: array<Moments, TPB>;
+
+// Two groups as one (Chan, Golub and LeVeque): the mean moves towards the
+// other group's by its share of the count, and the squared deviations gain
+// the gap between the two means.
+fn combine(a: Moments, b: Moments) -> Moments {
+    let n = a.n + b.n;
+    if (n == 0.0) {
+        return a;
+    }
+    let gap = b.mean - a.mean;
+    let share = b.n / n;
+    return Moments(n, a.mean + gap * share, a.m2 + b.m2 + gap * gap * a.n * share);
+}
+
+// The workgroup's moments, returned to every invocation: a tree in
+// workgroup memory, then everyone reads the root.
+fn workgroup_moments(t: u32, m: Moments) -> Moments {
+    slots[t] = m;
+    workgroupBarrier();
+    for (var half = TPB / 2u; half > 0u; half /= 2u) {
+        if (t < half) {
+            slots[t] = combine(slots[t], slots[t + half]);
+        }
+        workgroupBarrier();
+    }
+    let all = slots[0];
+    workgroupBarrier();
+    return all;
+}
+
+@compute @workgroup_size(TPB)
+fn add_layernorm(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let quads = cols / 4u;
+    let start = wid.x * quads;
+    let t = lid.x;
+
+    // BEGIN PUZZLE (roughly 28 lines)
+    var v: array<vec4<f32>, VECS>;
+    var m = Moments(0.0, 0.0, 0.0);
+    for (var k = 0u; k < VECS; k++) {
+        let q = t + k * TPB;
+        if (q < quads) {
+            v[k] = x[start + q] + r[start + q];
+            // Welford: each value moves the mean by its share, and adds its
+            // deviation from the old mean times its deviation from the new.
+            for (var l = 0u; l < 4u; l++) {
+                m.n += 1.0;
+                let before = v[k][l] - m.mean;
+                m.mean += before / m.n;
+                m.m2 += before * (v[k][l] - m.mean);
+            }
+        }
+    }
+    let row = workgroup_moments(t, m);
+    let scale = inverseSqrt(row.m2 / row.n + EPS);
+    for (var k = 0u; k < VECS; k++) {
+        let q = t + k * TPB;
+        if (q < quads) {
+            out[start + q] = (v[k] - vec4(row.mean)) * scale * gamma[q] + beta[q];
+        }
+    }
+    // END PUZZLE
+}

@@ -1,0 +1,106 @@
+// Puzzle 29, step 2: the residual stream's LayerNorm, unfused. Dispatch 1
+// adds the sublayer's output r to the stream x and writes the sum h to
+// memory; dispatch 2 is step 1's kernel, reading h back. Two dispatches, and
+// the whole of h goes to memory and returns.
+const TPB: u32 = 32u;
+const VECS: u32 = 1u;
+// Invocations per workgroup of dispatch 1, the addition.
+const ADD_TPB: u32 = 64u;
+const EPS: f32 = 1e-5;
+
+// Bindings follow the spec's args; each entry point uses the ones it needs.
+@group(0) @binding(0) var<storage, read_write> out: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> h: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> r: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> gamma: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> beta: array<vec4<f32>>;
+@group(0) @binding(6) var<uniform> cols: u32;
+@group(0) @binding(7) var<uniform> total_quads: u32;
+
+// A group of values: how many, their mean, and the sum of their squared
+// deviations from it (the variance is m2 / n).
+struct Moments {
+    n: f32,
+    mean: f32,
+    m2: f32,
+}
+
+var<workgroup> slots: array<Moments, TPB>;
+
+// Two groups as one (Chan, Golub and LeVeque): the mean moves towards the
+// other group's by its share of the count, and the squared deviations gain
+// the gap between the two means.
+fn combine(a: Moments, b: Moments) -> Moments {
+    let n = a.n + b.n;
+    if (n == 0.0) {
+        return a;
+    }
+    let gap = b.mean - a.mean;
+    let share = b.n / n;
+    return Moments(n, a.mean + gap * share, a.m2 + b.m2 + gap * gap * a.n * share);
+}
+
+// The workgroup's moments, returned to every invocation: a tree in
+// workgroup memory, then everyone reads the root.
+fn workgroup_moments(t: u32, m: Moments) -> Moments {
+    slots[t] = m;
+    workgroupBarrier();
+    for (var half = TPB / 2u; half > 0u; half /= 2u) {
+        if (t < half) {
+            slots[t] = combine(slots[t], slots[t + half]);
+        }
+        workgroupBarrier();
+    }
+    let all = slots[0];
+    workgroupBarrier();
+    return all;
+}
+
+// Dispatch 1: h = x + r, a vec4 an invocation.
+@compute @workgroup_size(ADD_TPB)
+fn add(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let q = gid.x;
+
+    // BEGIN PUZZLE (roughly 3 lines)
+    if (q < total_quads) {
+        h[q] = x[q] + r[q];
+    }
+    // END PUZZLE
+}
+
+// Dispatch 2, given: step 1's LayerNorm of h.
+@compute @workgroup_size(TPB)
+fn layernorm(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let quads = cols / 4u;
+    let start = wid.x * quads;
+    let t = lid.x;
+
+    var v: array<vec4<f32>, VECS>;
+    var m = Moments(0.0, 0.0, 0.0);
+    for (var k = 0u; k < VECS; k++) {
+        let q = t + k * TPB;
+        if (q < quads) {
+            v[k] = h[start + q];
+            // Welford: each value moves the mean by its share, and adds its
+            // deviation from the old mean times its deviation from the new.
+            for (var l = 0u; l < 4u; l++) {
+                m.n += 1.0;
+                let before = v[k][l] - m.mean;
+                m.mean += before / m.n;
+                m.m2 += before * (v[k][l] - m.mean);
+            }
+        }
+    }
+    let row = workgroup_moments(t, m);
+    let scale = inverseSqrt(row.m2 / row.n + EPS);
+    for (var k = 0u; k < VECS; k++) {
+        let q = t + k * TPB;
+        if (q < quads) {
+            out[start + q] = (v[k] - vec4(row.mean)) * scale * gamma[q] + beta[q];
+        }
+    }
+}
