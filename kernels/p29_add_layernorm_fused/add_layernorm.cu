@@ -24,7 +24,9 @@ __device__ Moments combine(Moments a, Moments b) {
         return a;
     }
     float gap = b.mean - a.mean;
-    float share = b.n / n;
+    // The fast division (within 2 units in the last place): a weight
+    // between 0 and 1, and every combine waits on one.
+    float share = __fdividef(b.n, n);
     Moments c;
     c.n = n;
     c.mean = a.mean + gap * share;
@@ -80,18 +82,17 @@ extern "C" __global__ void add_layernorm(float* out, const float* x, const float
     for (unsigned int k = 0; k < VECS; ++k) {
         unsigned int q = t + k * TPB;
         if (q < quads) {
-            float4 a = x4[q], b = r4[q];
-            v[k] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
-            float lanes[4] = {v[k].x, v[k].y, v[k].z, v[k].w};
-            // Welford: each value moves the mean by its share, and adds its
-            // deviation from the old mean times its deviation from the new.
-#pragma unroll
-            for (int l = 0; l < 4; ++l) {
-                m.n += 1.0f;
-                float before = lanes[l] - m.mean;
-                m.mean += before / m.n;
-                m.m2 += before * (lanes[l] - m.mean);
-            }
+            float4 xq = x4[q], rq = r4[q];
+            v[k] = make_float4(xq.x + rq.x, xq.y + rq.y, xq.z + rq.z, xq.w + rq.w);
+            // Welford's update, a float4 at a time: the quad's own count,
+            // mean and squared deviations (four values, exact), joined to
+            // the running ones by the same formula that joins two threads'.
+            float4 q4 = v[k];
+            float quad_mean = ((q4.x + q4.y) + (q4.z + q4.w)) * 0.25f;
+            float dx = q4.x - quad_mean, dy = q4.y - quad_mean;
+            float dz = q4.z - quad_mean, dw = q4.w - quad_mean;
+            Moments quad = {4.0f, quad_mean, (dx * dx + dy * dy) + (dz * dz + dw * dw)};
+            m = combine(m, quad);
         }
     }
     Moments row = block_moments(m, slots);

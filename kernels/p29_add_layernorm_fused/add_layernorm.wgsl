@@ -67,14 +67,12 @@ fn add_layernorm(
         let q = t + k * TPB;
         if (q < quads) {
             v[k] = x[start + q] + r[start + q];
-            // Welford: each value moves the mean by its share, and adds its
-            // deviation from the old mean times its deviation from the new.
-            for (var l = 0u; l < 4u; l++) {
-                m.n += 1.0;
-                let before = v[k][l] - m.mean;
-                m.mean += before / m.n;
-                m.m2 += before * (v[k][l] - m.mean);
-            }
+            // Welford's update, a vec4 at a time: the quad's own count,
+            // mean and squared deviations (four values, exact), joined to
+            // the running ones by the same formula that joins two groups.
+            let quad_mean = ((v[k].x + v[k].y) + (v[k].z + v[k].w)) * 0.25;
+            let d = v[k] - vec4(quad_mean);
+            m = combine(m, Moments(4.0, quad_mean, (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w)));
         }
     }
     let row = workgroup_moments(t, m);

@@ -371,6 +371,8 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     (
         "runner/core",
         &[
+            // Integers to text, for the access diagram's SVG: no I/O.
+            "itoa",
             "naga",
             "pulldown-cmark",
             "serde",

@@ -3,7 +3,7 @@
 Part VI (the kernels of a transformer), the baselines its chapters are
 measured against, and write results/baselines/torch-<op>-<gpu>.json.
 
-    python3 .ci/gpu/baseline/transformer.py
+    python3 .ci/gpu/baseline/transformer.py [OP ...]     (default: every one below)
 
 Each operation runs at the sizes of its chapter's benchmarks, in FP32, timed
 like `runner bench` times a kernel: warm-up calls, then CUDA events around
@@ -11,10 +11,13 @@ each of 50 calls, the median. Its output is checked against the same
 operation in FP64 on the same inputs; the error recorded is the largest
 difference over the largest output.
 
-  softmax   torch.softmax(x, dim=1), rows x cols   (Puzzle 28)
+  softmax        torch.softmax(x, dim=1), rows x cols            (Puzzle 28)
+  layernorm      F.layer_norm(x, (cols,), gamma, beta)           (Puzzle 29)
+  add_layernorm  F.layer_norm(x + r, ...), eager: two kernels    (Puzzle 29)
 
-The inputs are logits near 100 (uniform in [96, 104)), as in the chapter: a
-softmax that did not subtract each row's maximum would return NaN here.
+The softmax's inputs are logits near 100 (uniform in [96, 104)), as in the
+chapter: a softmax that did not subtract each row's maximum would return NaN
+here. LayerNorm's are uniform in [-4, 4), with gamma and beta the same.
 """
 import datetime
 import json
@@ -33,6 +36,8 @@ if not torch.cuda.is_available():
 SAMPLES, WARMUP = 50, 5
 # (rows, cols): the `bench` sizes of Puzzle 28's specs.
 SOFTMAX_SIZES = [(8192, 4096), (32768, 1024), (61440, 128)]
+# The `bench` size of Puzzle 29's specs.
+LAYER_NORM_SIZES = [(8192, 4096)]
 
 
 def timed(call):
@@ -76,6 +81,32 @@ def softmax_case(rows, cols):
     }
 
 
+def layer_norm_case(rows, cols, residual):
+    gen = torch.Generator(device="cuda").manual_seed(rows * cols + residual)
+    uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
+    x, r = uniform(rows, cols), uniform(rows, cols)
+    gamma, beta = uniform(cols), uniform(cols)
+    norm = torch.nn.functional.layer_norm
+    if residual:
+        call = lambda: norm(x + r, (cols,), gamma, beta, eps=1e-5)
+        exact = norm((x + r).double(), (cols,), gamma.double(), beta.double(), eps=1e-5)
+        # The fewest bytes (read x and r, write the output), as the book's
+        # kernels are counted, so the rates compare; eager mode moves 5/3 of it.
+        moved = 3 * 4 * rows * cols
+    else:
+        call = lambda: norm(x, (cols,), gamma, beta, eps=1e-5)
+        exact = norm(x.double(), (cols,), gamma.double(), beta.double(), eps=1e-5)
+        moved = 2 * 4 * rows * cols
+    timing = timed(call)
+    return {
+        "name": "add_layernorm" if residual else "layernorm",
+        "constants": {"ROWS": rows, "COLS": cols},
+        "bytes": moved,
+        "timing": timing,
+        "max_relative_error": relative_error(call(), exact),
+    }
+
+
 def write(op, library, cases):
     device = torch.cuda.get_device_name()
     report = {
@@ -106,4 +137,24 @@ def write(op, library, cases):
     print(f"wrote {path}")
 
 
-write("softmax", "torch.softmax (FP32)", [softmax_case(r, c) for r, c in SOFTMAX_SIZES])
+OPS = {
+    "softmax": lambda: write(
+        "softmax", "torch.softmax (FP32)", [softmax_case(r, c) for r, c in SOFTMAX_SIZES]
+    ),
+    "layernorm": lambda: write(
+        "layernorm",
+        "torch.nn.functional.layer_norm (FP32)",
+        [layer_norm_case(r, c, False) for r, c in LAYER_NORM_SIZES],
+    ),
+    "add_layernorm": lambda: write(
+        "add-layernorm",
+        "x + r, then layer_norm, eager (FP32)",
+        [layer_norm_case(r, c, True) for r, c in LAYER_NORM_SIZES],
+    ),
+}
+wanted = sys.argv[1:] or list(OPS)
+unknown = [op for op in wanted if op not in OPS]
+if unknown:
+    sys.exit(f"no such operation: {', '.join(unknown)} (known: {', '.join(OPS)})")
+for op in wanted:
+    OPS[op]()
