@@ -14,6 +14,7 @@ difference over the largest output.
   softmax        torch.softmax(x, dim=1), rows x cols            (Puzzle 28)
   layernorm      F.layer_norm(x, (cols,), gamma, beta)           (Puzzle 29)
   add_layernorm  F.layer_norm(x + r, ...), eager: two kernels    (Puzzle 29)
+  bias_gelu_scale  F.gelu(x + b, approximate="tanh") * s, eager   (Puzzle 30)
 
 The softmax's inputs are logits near 100 (uniform in [96, 104)), as in the
 chapter: a softmax that did not subtract each row's maximum would return NaN
@@ -36,8 +37,9 @@ if not torch.cuda.is_available():
 SAMPLES, WARMUP = 50, 5
 # (rows, cols): the `bench` sizes of Puzzle 28's specs.
 SOFTMAX_SIZES = [(8192, 4096), (32768, 1024), (61440, 128)]
-# The `bench` size of Puzzle 29's specs.
+# The `bench` size of Puzzle 29's and Puzzle 30's specs.
 LAYER_NORM_SIZES = [(8192, 4096)]
+CHAIN_SIZES = [(8192, 4096)]
 
 
 def timed(call):
@@ -107,6 +109,23 @@ def layer_norm_case(rows, cols, residual):
     }
 
 
+def chain_case(rows, cols):
+    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 7)
+    uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
+    x, b, s = uniform(rows, cols), uniform(cols), uniform(cols)
+    gelu = torch.nn.functional.gelu
+    call = lambda: gelu(x + b, approximate="tanh") * s
+    exact = gelu(x.double() + b.double(), approximate="tanh") * s.double()
+    return {
+        "name": "bias_gelu_scale",
+        "constants": {"ROWS": rows, "COLS": cols},
+        # The fewest bytes (read x, write the output), as the book counts them.
+        "bytes": 2 * 4 * rows * cols,
+        "timing": timed(call),
+        "max_relative_error": relative_error(call(), exact),
+    }
+
+
 def write(op, library, cases):
     device = torch.cuda.get_device_name()
     report = {
@@ -150,6 +169,11 @@ OPS = {
         "add-layernorm",
         "x + r, then layer_norm, eager (FP32)",
         [layer_norm_case(r, c, True) for r, c in LAYER_NORM_SIZES],
+    ),
+    "bias_gelu_scale": lambda: write(
+        "bias-gelu-scale",
+        "gelu(x + b, approximate=tanh) * s, eager (FP32)",
+        [chain_case(r, c) for r, c in CHAIN_SIZES],
     ),
 }
 wanted = sys.argv[1:] or list(OPS)

@@ -153,6 +153,16 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
                 .collect();
             layer_norm_rows(&sum, dims2(x)?, &input("gamma")?, &input("beta")?)?
         }
+        // A column's bias, the tanh form of GELU, then the column's scale.
+        "bias_gelu_scale" => {
+            let x = buffer("x")?;
+            bias_gelu_scale(
+                &x.init.clone()?,
+                dims2(x)?,
+                &input("bias")?,
+                &input("scale")?,
+            )?
+        }
         _ => return None,
     };
     Some(BTreeMap::from([("out".to_string(), out)]))
@@ -470,6 +480,32 @@ fn layer_norm_rows(
         })
         .collect();
     Some(rows)
+}
+
+/// GELU in the tanh form every kernel of the book uses (WGSL has no `erf`):
+/// v/2 · (1 + tanh(√(2/π) · (v + 0.044715 v³))).
+fn gelu_tanh(v: f64) -> f64 {
+    let inner = (2.0 / std::f64::consts::PI).sqrt() * (v + 0.044715 * v * v * v);
+    0.5 * v * (1.0 + inner.tanh())
+}
+
+/// gelu(x + bias[col]) · scale[col] for every element; None when `bias` or
+/// `scale` does not match a row.
+fn bias_gelu_scale(
+    x: &[f64],
+    (_, cols): (usize, usize),
+    bias: &[f64],
+    scale: &[f64],
+) -> Option<Vec<f64>> {
+    if bias.len() != cols || scale.len() != cols {
+        return None;
+    }
+    Some(
+        x.iter()
+            .enumerate()
+            .map(|(i, v)| gelu_tanh(v + bias[i % cols]) * scale[i % cols])
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -807,6 +843,26 @@ mod tests {
             expected(&mismatched).is_none(),
             "a beta of the wrong length has no reference"
         );
+    }
+
+    /// The fused chain, by hand: GELU(0) = 0, GELU is nearly the identity
+    /// far above 0 and nearly 0 far below, and each column has its own bias
+    /// and scale.
+    #[test]
+    fn bias_gelu_scale_reference() {
+        assert_eq!(gelu_tanh(0.0), 0.0);
+        assert!((gelu_tanh(10.0) - 10.0).abs() < 1e-12);
+        assert!(gelu_tanh(-10.0).abs() < 1e-12);
+        // tanh form at 1: 0.5 · (1 + tanh(0.7978845608 · 1.044715)) = 0.841192
+        assert!((gelu_tanh(1.0) - 0.841_192).abs() < 1e-6);
+        let x = buffer("x", &[2, 2], Some(vec![-1.0, 10.0, 0.0, -20.0]));
+        let bias = buffer("bias", &[2], Some(vec![1.0, 0.0]));
+        let scale = buffer("scale", &[2], Some(vec![3.0, 2.0]));
+        let out = &expected(&spec("bias_gelu_scale", vec![x, bias, scale])).unwrap()["out"];
+        let want = [0.0, 20.0, 3.0 * gelu_tanh(1.0), 0.0];
+        for (g, w) in out.iter().zip(want) {
+            assert!((g - w).abs() < 1e-9, "{out:?}");
+        }
     }
 
     #[test]
