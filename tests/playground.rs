@@ -591,6 +591,24 @@ fn as_numbers(value: &mut Value) {
     }
 }
 
+/// The first place where two reports differ: its path (`runs[0].outputs[0].expected[5]`)
+/// and the two values there, cut to a readable length.
+fn first_difference(a: &Value, b: &Value, path: String) -> Option<(String, String, String)> {
+    let cut = |v: &Value| v.to_string().chars().take(300).collect::<String>();
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (x, y))| first_difference(x, y, format!("{path}[{i}]"))),
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() && x.keys().eq(y.keys()) => x
+            .iter()
+            .find_map(|(k, v)| first_difference(v, &y[k], format!("{path}.{k}"))),
+        _ if a == b => None,
+        _ => Some((path, cut(a), cut(b))),
+    }
+}
+
 fn agrees(page: &str, puzzles: &[Puzzle]) -> Result<(), Failed> {
     let _tab = one_tab();
     let tab = open(page)?;
@@ -607,13 +625,10 @@ fn agrees(page: &str, puzzles: &[Puzzle]) -> Result<(), Failed> {
                 report["file"] = Value::Null;
                 as_numbers(report);
             }
-            if expected != got {
-                let cut = |v: &Value| v.to_string().chars().take(1500).collect::<String>();
+            if let Some((path, page, runner)) = first_difference(&got, &expected, String::new()) {
                 return Err(format!(
-                    "{} {what}: the page's checker and `runner check` disagree\n page:   {}\n runner: {}",
+                    "{} {what}: the page's checker and `runner check` disagree at {path}\n page:   {page}\n runner: {runner}",
                     puzzle.id(),
-                    cut(&got),
-                    cut(&expected)
                 )
                 .into());
             }

@@ -373,6 +373,8 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
         &[
             // Integers to text, for the access diagram's SVG: no I/O.
             "itoa",
+            // Transcendental functions, identical on every platform.
+            "libm",
             "naga",
             "pulldown-cmark",
             "serde",
@@ -392,7 +394,7 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     ),
     (
         "runner/sim",
-        &["naga"],
+        &["libm", "naga"],
         &[
             "std::fs",
             "std::process",

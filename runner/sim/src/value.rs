@@ -420,17 +420,20 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
             math(M::Min, &[lo_clamped, arg(2)?.clone()])
         }
         M::Saturate => f1(|x| x.clamp(0.0, 1.0)),
-        M::Cos => f1(f32::cos),
-        M::Sin => f1(f32::sin),
-        M::Tan => f1(f32::tan),
-        M::Cosh => f1(f32::cosh),
-        M::Sinh => f1(f32::sinh),
-        M::Tanh => f1(f32::tanh),
-        M::Acos => f1(f32::acos),
-        M::Asin => f1(f32::asin),
-        M::Atan => f1(f32::atan),
+        // Transcendentals through `libm`, not the platform's C library: the
+        // same bits natively and in the browser's WebAssembly, so the page's
+        // checker and `runner check` agree value for value.
+        M::Cos => f1(libm::cosf),
+        M::Sin => f1(libm::sinf),
+        M::Tan => f1(libm::tanf),
+        M::Cosh => f1(libm::coshf),
+        M::Sinh => f1(libm::sinhf),
+        M::Tanh => f1(libm::tanhf),
+        M::Acos => f1(libm::acosf),
+        M::Asin => f1(libm::asinf),
+        M::Atan => f1(libm::atanf),
         M::Atan2 => args[0].zip(arg(1)?, &|y, x| {
-            Ok(Scalar::F32(floats(y)?.atan2(floats(x)?)))
+            Ok(Scalar::F32(libm::atan2f(floats(y)?, floats(x)?)))
         }),
         M::Radians => f1(f32::to_radians),
         M::Degrees => f1(f32::to_degrees),
@@ -439,10 +442,10 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
         M::Round => f1(f32::round_ties_even),
         M::Fract => f1(|x| x - x.floor()),
         M::Trunc => f1(f32::trunc),
-        M::Exp => f1(f32::exp),
-        M::Exp2 => f1(f32::exp2),
-        M::Log => f1(f32::ln),
-        M::Log2 => f1(f32::log2),
+        M::Exp => f1(libm::expf),
+        M::Exp2 => f1(libm::exp2f),
+        M::Log => f1(libm::logf),
+        M::Log2 => f1(libm::log2f),
         M::Sqrt => f1(f32::sqrt),
         M::InverseSqrt => f1(|x| 1.0 / x.sqrt()),
         M::Sign => args[0].map(&|s| {
@@ -459,7 +462,7 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
             })
         }),
         M::Pow => args[0].zip(arg(1)?, &|a, b| {
-            Ok(Scalar::F32(floats(a)?.powf(floats(b)?)))
+            Ok(Scalar::F32(libm::powf(floats(a)?, floats(b)?)))
         }),
         M::Step => args[0].zip(arg(1)?, &|edge, x| {
             Ok(Scalar::F32(if floats(edge)? <= floats(x)? {

@@ -446,8 +446,9 @@ fn softmax_rows(a: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
     a.chunks(cols.max(1))
         .flat_map(|row| {
             let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
-            row.iter().map(move |v| (v - max).exp() / sum)
+            // libm's exp: the same bits natively and in WebAssembly.
+            let sum: f64 = row.iter().map(|v| libm::exp(v - max)).sum();
+            row.iter().map(move |v| libm::exp(v - max) / sum)
         })
         .collect()
 }
@@ -472,7 +473,7 @@ fn layer_norm_rows(
         .flat_map(|row| {
             let n = row.len() as f64;
             let mean = row.iter().sum::<f64>() / n;
-            let variance = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+            let variance = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
             let scale = 1.0 / (variance + LAYER_NORM_EPS).sqrt();
             row.iter()
                 .zip(gamma.iter().zip(beta))
@@ -486,7 +487,7 @@ fn layer_norm_rows(
 /// v/2 · (1 + tanh(√(2/π) · (v + 0.044715 v³))).
 fn gelu_tanh(v: f64) -> f64 {
     let inner = (2.0 / std::f64::consts::PI).sqrt() * (v + 0.044715 * v * v * v);
-    0.5 * v * (1.0 + inner.tanh())
+    0.5 * v * (1.0 + libm::tanh(inner))
 }
 
 /// gelu(x + bias[col]) · scale[col] for every element; None when `bias` or
