@@ -86,3 +86,26 @@ fn the_workspace_holds_every_skeleton_in_reading_order() {
     assert!(at("v04_map_2d_view") < at("p09_pooling"), "{order:?}");
     assert!(at("p13_row_sum") < at("p14_matmul_naive"), "{order:?}");
 }
+
+/// The fused attention never allocates the SEQ x SEQ scores. At 16,384 tokens
+/// and DIM 128, one head: q, k, v and the output are 8 MiB each; the three
+/// kernels add 1 GiB of scores, the fused kernel nothing. Sizes only, as the
+/// runner resolves them before a benchmark allocates anything.
+#[test]
+fn attention_allocates_the_scores_only_unfused() {
+    let book = book();
+    let bytes = |id: &str| -> u64 {
+        let puzzle = book.find(id).unwrap();
+        let size = [("HEADS", 1), ("SEQ", 16_384), ("DIM", 128)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let spec = puzzle.spec.sized(&size).unwrap();
+        spec.buffers()
+            .map(|b| (b.len() * b.dtype.size()) as u64)
+            .sum()
+    };
+    let tensors = 4 * 16_384 * 128 * 4;
+    assert_eq!(bytes("p31_attention_fused"), tensors);
+    assert_eq!(bytes("p31_attention_naive"), tensors + 16_384 * 16_384 * 4);
+}

@@ -14,7 +14,11 @@ difference over the largest output.
   softmax        torch.softmax(x, dim=1), rows x cols            (Puzzle 28)
   layernorm      F.layer_norm(x, (cols,), gamma, beta)           (Puzzle 29)
   add_layernorm  F.layer_norm(x + r, ...), eager: two kernels    (Puzzle 29)
+  rmsnorm        F.rms_norm(x, (cols,), gamma)                   (Puzzle 29)
   bias_gelu_scale  F.gelu(x + b, approximate="tanh") * s, eager   (Puzzle 30)
+  attention      F.scaled_dot_product_attention, FP32 (its memory-efficient
+                 backend: flash takes no FP32), and BF16 restricted to the
+                 flash backend, the target of a tensor-core kernel   (Puzzle 31)
 
 The softmax's inputs are logits near 100 (uniform in [96, 104)), as in the
 chapter: a softmax that did not subtract each row's maximum would return NaN
@@ -40,6 +44,8 @@ SOFTMAX_SIZES = [(8192, 4096), (32768, 1024), (61440, 128)]
 # The `bench` size of Puzzle 29's and Puzzle 30's specs.
 LAYER_NORM_SIZES = [(8192, 4096)]
 CHAIN_SIZES = [(8192, 4096)]
+# (batch, heads, seq, dim): Puzzle 31's `bench` sizes, its 64 heads a batch of 4 x 16.
+ATTENTION_SIZES = [(4, 16, 4096, 128), (1, 16, 4096, 128)]
 
 
 def timed(call):
@@ -109,6 +115,22 @@ def layer_norm_case(rows, cols, residual):
     }
 
 
+def rms_norm_case(rows, cols):
+    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 3)
+    uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
+    x, gamma = uniform(rows, cols), uniform(cols)
+    norm = torch.nn.functional.rms_norm
+    call = lambda: norm(x, (cols,), gamma, eps=1e-5)
+    exact = norm(x.double(), (cols,), gamma.double(), eps=1e-5)
+    return {
+        "name": "rmsnorm",
+        "constants": {"ROWS": rows, "COLS": cols},
+        "bytes": 2 * 4 * rows * cols,
+        "timing": timed(call),
+        "max_relative_error": relative_error(call(), exact),
+    }
+
+
 def chain_case(rows, cols):
     gen = torch.Generator(device="cuda").manual_seed(rows * cols + 7)
     uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
@@ -126,7 +148,38 @@ def chain_case(rows, cols):
     }
 
 
-def write(op, library, cases):
+def attention_case(batch, heads, seq, dim, dtype):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    gen = torch.Generator(device="cuda").manual_seed(seq * dim)
+    uniform = lambda: (torch.rand(batch, heads, seq, dim, device="cuda", generator=gen) * 8 - 4).to(dtype)
+    q, k, v = uniform(), uniform(), uniform()
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    if dtype == torch.float32:
+        backend = SDPBackend.EFFICIENT_ATTENTION
+    else:
+        backend = SDPBackend.FLASH_ATTENTION
+    with sdpa_kernel([backend]):
+        call = lambda: sdpa(q, k, v)
+        timing = timed(call)
+        got = call()
+    # The FP64 answer a head group at a time: its score matrices are 128 MiB each.
+    error = 0.0
+    scale = 0.0
+    for b in range(batch):
+        exact = sdpa(q[b].double(), k[b].double(), v[b].double())
+        error = max(error, (got[b].double() - exact).abs().max().item())
+        scale = max(scale, exact.abs().max().item())
+    return {
+        "name": "attention" if dtype == torch.float32 else "attention_bf16",
+        "constants": {"HEADS": batch * heads, "SEQ": seq, "DIM": dim},
+        "flops": 4 * batch * heads * seq * seq * dim,
+        "timing": timing,
+        "max_relative_error": error / scale,
+    }
+
+
+def write(op, library, cases, tolerance=1e-5):
     device = torch.cuda.get_device_name()
     report = {
         "library": library,
@@ -135,7 +188,7 @@ def write(op, library, cases):
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "cases": cases,
     }
-    bad = [c for c in cases if not c["max_relative_error"] <= 1e-5]
+    bad = [c for c in cases if not c["max_relative_error"] <= tolerance]
     if bad:
         sys.exit(f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} on {device}: not recorded")
     os.makedirs("results/baselines", exist_ok=True)
@@ -148,10 +201,15 @@ def write(op, library, cases):
     for c in cases:
         t = c["timing"]
         size = " x ".join(str(v) for v in c["constants"].values())
+        rate = (
+            f"{c['flops'] / t['median_ms'] / 1e9:.1f} TFLOP/s"
+            if "flops" in c
+            else f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s"
+        )
         print(
             f"{library} {size} on {device}: median {t['median_ms']:.4f} ms "
             f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
-            f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s, max rel. error vs FP64 {c['max_relative_error']:.1e}"
+            f"{rate}, max rel. error vs FP64 {c['max_relative_error']:.1e}"
         )
     print(f"wrote {path}")
 
@@ -170,10 +228,30 @@ OPS = {
         "x + r, then layer_norm, eager (FP32)",
         [layer_norm_case(r, c, True) for r, c in LAYER_NORM_SIZES],
     ),
+    "rmsnorm": lambda: write(
+        "rmsnorm",
+        "torch.nn.functional.rms_norm (FP32)",
+        [rms_norm_case(r, c) for r, c in LAYER_NORM_SIZES],
+    ),
     "bias_gelu_scale": lambda: write(
         "bias-gelu-scale",
         "gelu(x + b, approximate=tanh) * s, eager (FP32)",
         [chain_case(r, c) for r, c in CHAIN_SIZES],
+    ),
+    "attention": lambda: (
+        write(
+            "sdpa",
+            "SDPA, FP32 (memory-efficient backend)",
+            [attention_case(*size, torch.float32) for size in ATTENTION_SIZES],
+        ),
+        # BF16 rounds q, k and v to 8 bits of mantissa: judged against FP64
+        # of the same rounded inputs, within BF16's own precision.
+        write(
+            "sdpa-flash-bf16",
+            "SDPA, BF16 (flash backend)",
+            [attention_case(*size, torch.bfloat16) for size in ATTENTION_SIZES],
+            tolerance=1e-2,
+        ),
     ),
 }
 wanted = sys.argv[1:] or list(OPS)

@@ -141,6 +141,10 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
                 &input("beta")?,
             )?
         }
+        "rmsnorm" => {
+            let a = buffer("a")?;
+            rms_norm_rows(&a.init.clone()?, dims2(a)?, &input("gamma")?)?
+        }
         // LayerNorm of the residual stream's sum: x + r, then normalized.
         "add_layernorm" => {
             let x = buffer("x")?;
@@ -162,6 +166,13 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
                 &input("bias")?,
                 &input("scale")?,
             )?
+        }
+        // softmax(q kᵀ / √dim) v for every head.
+        "attention" => {
+            let heads = Heads::of(buffer("q")?, buffer("k")?, buffer("v")?)?;
+            (0..heads.count * heads.seq)
+                .flat_map(|row| heads.row(row))
+                .collect()
         }
         _ => return None,
     };
@@ -194,6 +205,21 @@ pub fn sampled(spec: &Spec, budget: f64) -> Option<Vec<(usize, f64)>> {
                         let (row, col) = (flat / n, flat % n);
                         let value = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
                         (flat, value)
+                    })
+                    .collect(),
+            )
+        }
+        // Whole rows of the output: one row's scores serve all its columns.
+        "attention" => {
+            let heads = Heads::of(buffer("q")?, buffer("k")?, buffer("v")?)?;
+            let rows = heads.count * heads.seq;
+            let per_row = (4 * heads.seq * heads.dim) as f64;
+            let count = ((budget / per_row) as usize).clamp(1, rows);
+            Some(
+                spread(rows, count)
+                    .flat_map(|row| {
+                        let values = heads.row(row);
+                        (0..heads.dim).map(move |d| (row * heads.dim + d, values[d]))
                     })
                     .collect(),
             )
@@ -481,6 +507,77 @@ fn layer_norm_rows(
         })
         .collect();
     Some(rows)
+}
+
+/// Each row divided by its root mean square (plus [`LAYER_NORM_EPS`] under
+/// the root), then scaled by `gamma`, one per column: LayerNorm without the
+/// mean or the shift. None when `gamma` does not match a row.
+fn rms_norm_rows(a: &[f64], (_, cols): (usize, usize), gamma: &[f64]) -> Option<Vec<f64>> {
+    if gamma.len() != cols {
+        return None;
+    }
+    let rows = a
+        .chunks(cols.max(1))
+        .flat_map(|row| {
+            let mean_square = row.iter().map(|v| v * v).sum::<f64>() / row.len() as f64;
+            let scale = 1.0 / (mean_square + LAYER_NORM_EPS).sqrt();
+            row.iter().zip(gamma).map(move |(v, g)| v * scale * g)
+        })
+        .collect();
+    Some(rows)
+}
+
+/// The query, key and value tensors of an attention puzzle, each
+/// `[heads, seq, dim]`, flattened; the heads are independent.
+struct Heads<'a> {
+    q: &'a [f64],
+    k: &'a [f64],
+    v: &'a [f64],
+    count: usize,
+    seq: usize,
+    dim: usize,
+}
+
+impl<'a> Heads<'a> {
+    /// None unless all three are initialized and share one 3-D shape.
+    fn of(q: &'a Buffer, k: &'a Buffer, v: &'a Buffer) -> Option<Heads<'a>> {
+        let [count, seq, dim] = q.shape[..] else {
+            return None;
+        };
+        if k.shape != q.shape || v.shape != q.shape || seq * dim == 0 {
+            return None;
+        }
+        Some(Heads {
+            q: q.init.as_deref()?,
+            k: k.init.as_deref()?,
+            v: v.init.as_deref()?,
+            count,
+            seq,
+            dim,
+        })
+    }
+
+    /// Output row `row` (head `row / seq`, query `row % seq`): the softmax of
+    /// its scores q·k / √dim, largest subtracted, weighting the rows of v.
+    fn row(&self, row: usize) -> Vec<f64> {
+        let (seq, dim) = (self.seq, self.dim);
+        let head = row / seq * seq * dim;
+        let query = &self.q[row * dim..][..dim];
+        let scale = 1.0 / (dim as f64).sqrt();
+        let scores: Vec<f64> = (0..seq)
+            .map(|j| dot(query, &self.k[head + j * dim..][..dim]) * scale)
+            .collect();
+        let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = scores.iter().map(|s| libm::exp(s - max)).collect();
+        let total: f64 = weights.iter().sum();
+        let mut out = vec![0.0; dim];
+        for (j, w) in weights.iter().enumerate() {
+            for (o, v) in out.iter_mut().zip(&self.v[head + j * dim..][..dim]) {
+                *o += w / total * v;
+            }
+        }
+        out
+    }
 }
 
 /// GELU in the tanh form every kernel of the book uses (WGSL has no `erf`):
@@ -846,6 +943,24 @@ mod tests {
         );
     }
 
+    /// RMSNorm, by hand: a row of 3, 4 has mean square 12.5, so it is
+    /// divided by √12.5 (less ε), with no mean taken away; a row of zeros
+    /// stays zero.
+    #[test]
+    fn rms_norm_reference() {
+        let a = buffer("a", &[2, 2], Some(vec![3.0, 4.0, 0.0, 0.0]));
+        let gamma = buffer("gamma", &[2], Some(vec![1.0, 2.0]));
+        let out = &expected(&spec("rmsnorm", vec![a, gamma])).unwrap()["out"];
+        let root = (12.5 + LAYER_NORM_EPS).sqrt();
+        let want = [3.0 / root, 8.0 / root, 0.0, 0.0];
+        for (g, w) in out.iter().zip(want) {
+            assert!((g - w).abs() < 1e-12, "{out:?}");
+        }
+        let short = buffer("gamma", &[3], Some(vec![1.0; 3]));
+        let a = buffer("a", &[1, 2], Some(vec![1.0, 1.0]));
+        assert!(expected(&spec("rmsnorm", vec![a, short])).is_none());
+    }
+
     /// The fused chain, by hand: GELU(0) = 0, GELU is nearly the identity
     /// far above 0 and nearly 0 far below, and each column has its own bias
     /// and scale.
@@ -864,6 +979,33 @@ mod tests {
         for (g, w) in out.iter().zip(want) {
             assert!((g - w).abs() < 1e-9, "{out:?}");
         }
+    }
+
+    /// Attention, by hand: with equal scores every query averages the rows
+    /// of v; a key that scores far higher takes all the weight; heads do not
+    /// mix; and the sampled rows are the full reference's.
+    #[test]
+    fn attention_reference() {
+        let q = buffer("q", &[2, 2, 1], Some(vec![0.0, 0.0, 100.0, -100.0]));
+        let k = buffer("k", &[2, 2, 1], Some(vec![1.0, 2.0, 0.0, 1.0]));
+        let v = buffer("v", &[2, 2, 1], Some(vec![4.0, 8.0, -1.0, 3.0]));
+        let attention = spec("attention", vec![q, k, v]);
+        let out = &expected(&attention).unwrap()["out"];
+        // head 0: q = 0 scores both keys 0: the mean of 4 and 8. Head 1:
+        // q = 100 prefers key 1 (score 100 against 0), q = -100 key 0.
+        let want = [6.0, 6.0, 3.0, -1.0];
+        for (g, w) in out.iter().zip(want) {
+            assert!((g - w).abs() < 1e-9, "{out:?}");
+        }
+        let sample = sampled(&attention, 1e9).unwrap();
+        assert_eq!(sample.len(), 4, "every row fits the budget");
+        for (i, value) in sample {
+            assert_eq!(value, out[i]);
+        }
+        let flat = buffer("q", &[4], Some(vec![0.0; 4]));
+        let k = buffer("k", &[4], Some(vec![0.0; 4]));
+        let v = buffer("v", &[4], Some(vec![0.0; 4]));
+        assert!(expected(&spec("attention", vec![flat, k, v])).is_none());
     }
 
     #[test]
