@@ -16,6 +16,7 @@ difference over the largest output.
   add_layernorm  F.layer_norm(x + r, ...), eager: two kernels    (Puzzle 29)
   rmsnorm        F.rms_norm(x, (cols,), gamma)                   (Puzzle 29)
   bias_gelu_scale  F.gelu(x + b, approximate="tanh") * s, eager   (Puzzle 30)
+  embedding      F.embedding(ids, table), random ids            (Puzzle 32)
   attention      F.scaled_dot_product_attention, FP32 (its memory-efficient
                  backend: flash takes no FP32), and BF16 restricted to the
                  flash backend, the target of a tensor-core kernel   (Puzzle 31)
@@ -44,6 +45,8 @@ SOFTMAX_SIZES = [(8192, 4096), (32768, 1024), (61440, 128)]
 # The `bench` size of Puzzle 29's and Puzzle 30's specs.
 LAYER_NORM_SIZES = [(8192, 4096)]
 CHAIN_SIZES = [(8192, 4096)]
+# (tokens, vocab, dim): Puzzle 32's `bench` size.
+EMBEDDING_SIZES = [(16384, 4096, 4096)]
 # (batch, heads, seq, dim): Puzzle 31's `bench` sizes, its 64 heads a batch of 4 x 16.
 ATTENTION_SIZES = [(4, 16, 4096, 128), (1, 16, 4096, 128)]
 
@@ -148,6 +151,23 @@ def chain_case(rows, cols):
     }
 
 
+def embedding_case(tokens, vocab, dim):
+    gen = torch.Generator(device="cuda").manual_seed(tokens + vocab)
+    table = torch.rand(vocab, dim, device="cuda", generator=gen) * 8 - 4
+    ids = torch.randint(0, vocab, (tokens,), device="cuda", generator=gen)
+    call = lambda: torch.nn.functional.embedding(ids, table)
+    exact = table.double()[ids]
+    return {
+        "name": "embedding",
+        "constants": {"TOKENS": tokens, "VOCAB": vocab, "DIM": dim},
+        # The fewest bytes as the book counts them: the table once, the
+        # ids (as the kernels' 4-byte ids), the output once.
+        "bytes": 4 * (vocab * dim + tokens + tokens * dim),
+        "timing": timed(call),
+        "max_relative_error": relative_error(call(), exact),
+    }
+
+
 def attention_case(batch, heads, seq, dim, dtype):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
@@ -237,6 +257,11 @@ OPS = {
         "bias-gelu-scale",
         "gelu(x + b, approximate=tanh) * s, eager (FP32)",
         [chain_case(r, c) for r, c in CHAIN_SIZES],
+    ),
+    "embedding": lambda: write(
+        "embedding",
+        "torch.nn.functional.embedding (FP32)",
+        [embedding_case(*size) for size in EMBEDDING_SIZES],
     ),
     "attention": lambda: (
         write(

@@ -143,14 +143,31 @@ pub enum Values {
     /// softmax's answer does not move with them, but `exp` of them
     /// overflows `float` past 88.7: large logits that a kernel must survive.
     RandomAbove(u64, f64),
+    /// `random SEED below BOUND`: whole numbers from 0 to BOUND − 1, spread
+    /// evenly: indices into a table (an embedding's token ids). BOUND is a
+    /// number or an expression of the constants, kept as written until the
+    /// spec is resolved ([`Values::with_bound`]).
+    RandomIndex(u64, String),
     /// Expected values only: whatever the puzzle's CPU reference computes.
     Reference,
 }
 
 impl Values {
     /// Parses the word forms: `arange`, `zeros`, `ones`, `fill V`, `random SEED`,
-    /// `random SEED + OFFSET`.
+    /// `random SEED + OFFSET`, `random SEED below BOUND`.
     pub fn parse_word(text: &str) -> Result<Values, String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if let ["random", seed, "below", bound @ ..] = &words[..] {
+            let seed = seed
+                .parse()
+                .map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?;
+            if bound.is_empty() {
+                return Err(format!(
+                    "`random {seed} below` needs a bound, such as `VOCAB`"
+                ));
+            }
+            return Ok(Values::RandomIndex(seed, bound.join(" ")));
+        }
         if let ["random", seed, "+", offset] = text.split_whitespace().collect::<Vec<_>>()[..] {
             let seed = seed
                 .parse()
@@ -183,7 +200,7 @@ impl Values {
             ),
             _ => {
                 return Err(format!(
-                    "`{text}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, reference"
+                    "`{text}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, random SEED below BOUND, reference"
                 ));
             }
         };
@@ -195,7 +212,25 @@ impl Values {
     pub fn reseeded(&self, seed: u64) -> Values {
         match self {
             Values::RandomAbove(_, offset) => Values::RandomAbove(seed, *offset),
+            Values::RandomIndex(_, bound) => Values::RandomIndex(seed, bound.clone()),
             _ => Values::Random(seed),
+        }
+    }
+
+    /// `random SEED below BOUND` with BOUND worked out by `eval` (which knows
+    /// the constants) and written as a number; other values as they are.
+    pub fn with_bound(&self, eval: impl Fn(&str) -> Result<i64, String>) -> Result<Values, String> {
+        match self {
+            Values::RandomIndex(seed, bound) => {
+                let n = eval(bound)?;
+                if n < 1 {
+                    return Err(format!(
+                        "`random {seed} below {bound}`: the bound is {n}; it must be at least 1"
+                    ));
+                }
+                Ok(Values::RandomIndex(*seed, n.to_string()))
+            }
+            other => Ok(other.clone()),
         }
     }
 
@@ -224,6 +259,15 @@ impl Values {
                 .into_iter()
                 .map(|v| v + offset)
                 .collect()),
+            Values::RandomIndex(seed, bound) => {
+                let bound: u64 = bound.parse().map_err(|_| {
+                    format!("`random {seed} below {bound}`: the bound was not worked out")
+                })?;
+                let mut state = *seed;
+                Ok((0..len)
+                    .map(|_| (unit_interval(&mut state) * bound as f64).floor())
+                    .collect())
+            }
             Values::Reference => Err(
                 "cannot be `reference`: only expected values come from the CPU reference".into(),
             ),
@@ -323,6 +367,28 @@ mod tests {
             Values::RandomAbove(5, 9.0)
         );
         assert_eq!(Values::Arange.reseeded(5), Values::Random(5));
+        // Indices: whole numbers below the bound, every one of them reached.
+        let ids = Values::parse_word("random 3 below VOCAB").unwrap();
+        assert_eq!(ids, Values::RandomIndex(3, "VOCAB".into()));
+        assert!(
+            ids.materialize(4).is_err(),
+            "the bound is not worked out yet"
+        );
+        let ids = ids.with_bound(|_| Ok(10)).unwrap();
+        let drawn = ids.materialize(1000).unwrap();
+        assert!(
+            drawn
+                .iter()
+                .all(|v| (0.0..10.0).contains(v) && v.fract() == 0.0)
+        );
+        assert!((0..10).all(|i| drawn.contains(&(i as f64))));
+        assert_eq!(ids.reseeded(4), Values::RandomIndex(4, "10".into()));
+        assert!(
+            Values::RandomIndex(1, "0".into())
+                .with_bound(|b| Ok(b.parse().unwrap()))
+                .is_err()
+        );
+        assert!(Values::parse_word("random 1 below").is_err());
     }
 
     #[test]

@@ -167,6 +167,19 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
                 &input("scale")?,
             )?
         }
+        // Row ids[t] of the table for every token t.
+        "embedding" => {
+            let table = buffer("table")?;
+            let (vocab, dim) = dims2(table)?;
+            let rows = table.init.as_deref()?;
+            let ids = input("ids")?;
+            if ids.iter().any(|&id| id < 0.0 || id as usize >= vocab) {
+                return None;
+            }
+            ids.iter()
+                .flat_map(|&id| rows[id as usize * dim..][..dim].iter().copied())
+                .collect()
+        }
         // softmax(q kᵀ / √dim) v for every head.
         "attention" => {
             let heads = Heads::of(buffer("q")?, buffer("k")?, buffer("v")?)?;
@@ -1006,6 +1019,22 @@ mod tests {
         let k = buffer("k", &[4], Some(vec![0.0; 4]));
         let v = buffer("v", &[4], Some(vec![0.0; 4]));
         assert!(expected(&spec("attention", vec![flat, k, v])).is_none());
+    }
+
+    /// An embedding, by hand: each token's row of the table, in the ids'
+    /// order, repeats included; an id past the table has no reference.
+    #[test]
+    fn embedding_reference() {
+        let table = buffer(
+            "table",
+            &[3, 2],
+            Some(vec![0.0, 1.0, 10.0, 11.0, 20.0, 21.0]),
+        );
+        let ids = buffer("ids", &[4], Some(vec![2.0, 0.0, 2.0, 1.0]));
+        let out = &expected(&spec("embedding", vec![table.clone(), ids])).unwrap()["out"];
+        assert_eq!(out, &[20.0, 21.0, 0.0, 1.0, 20.0, 21.0, 10.0, 11.0]);
+        let past = buffer("ids", &[1], Some(vec![3.0]));
+        assert!(expected(&spec("embedding", vec![table, past])).is_none());
     }
 
     #[test]

@@ -497,7 +497,10 @@ impl PuzzleSpec {
         let len = len as usize;
         let materialize = |values: &Values, line: u64, what: &str| {
             values
-                .materialize(len)
+                .with_bound(|bound| {
+                    eval(&Size(bound.to_string()), line, "its bound").map_err(|e| e.message)
+                })
+                .and_then(|values| values.materialize(len))
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
         if b.scratch && (b.output || b.init.is_some()) {
