@@ -6,23 +6,10 @@
 # WGSL's tiles must fit the 48 KiB of workgroup memory Vulkan gives there.
 #   bash .ci/gpu/experiments/attention_configs.sh [cuda|wgpu ...]
 set -uo pipefail
-export GPU_PUZZLES_BOOK=$PWD XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-nvrtc=$(ls -d /usr/local/cuda*/targets/x86_64-linux/lib 2>/dev/null | sort -V | tail -1)
-export LD_LIBRARY_PATH=${nvrtc}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+SAMPLES=${SAMPLES:-10}
+source "$(dirname "$0")/bench_env.sh"
 backends=("$@")
 [ ${#backends[@]} -gt 0 ] || backends=(cuda wgpu)
-
-b() { # backend puzzle settings...
-    local backend=$1 puzzle=$2; shift 2
-    local sets=() s
-    for s in "$@"; do sets+=(--set "$s"); done
-    local line
-    line=$(.device/bin/runner bench "$puzzle" --backend "$backend" --samples 10 "${sets[@]}" 2>&1 \
-        | grep -E "device time|bound|error|Error|checked|wrong" | tr '\n' ' ' | tr -s ' ')
-    echo "$backend $puzzle $* | $line"
-}
 
 size=(HEADS=64 SEQ=4096 DIM=128)
 for backend in "${backends[@]}"; do

@@ -5,23 +5,9 @@
 # fastest measured rather than guessed. Prints one line per configuration.
 #   bash .ci/gpu/experiments/softmax_configs.sh [cuda|wgpu ...]
 set -uo pipefail
-export GPU_PUZZLES_BOOK=$PWD XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-nvrtc=$(ls -d /usr/local/cuda*/targets/x86_64-linux/lib 2>/dev/null | sort -V | tail -1)
-export LD_LIBRARY_PATH=${nvrtc}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/bench_env.sh"
 backends=("$@")
 [ ${#backends[@]} -gt 0 ] || backends=(cuda wgpu)
-
-b() { # backend puzzle settings...
-    local backend=$1 puzzle=$2; shift 2
-    local sets=() s
-    for s in "$@"; do sets+=(--set "$s"); done
-    local line
-    line=$(.device/bin/runner bench "$puzzle" --backend "$backend" --samples 20 "${sets[@]}" 2>&1 \
-        | grep -E "device time|memory-bound|error|Error" | tr '\n' ' ' | tr -s ' ')
-    echo "$backend $puzzle $* | $line"
-}
 
 for backend in "${backends[@]}"; do
     for rows_cols in "8192 4096" "32768 1024" "61440 128"; do
