@@ -32,8 +32,28 @@ fn dims(d: [u32; 3]) -> String {
     format!("{} × {} × {}", d[0], d[1], d[2])
 }
 
-/// How outputs are judged, said once on each page that judges any.
-pub fn tolerance_note() -> String {
+/// How outputs are judged, said once on each page that judges any (from
+/// its first puzzle's outputs: the book keeps one kind of output per page).
+pub fn tolerance_note(spec: &puzzle_core::spec::model::Spec) -> String {
+    let narrow: Vec<_> = spec
+        .outputs()
+        .map(|b| b.dtype)
+        .filter(|d| d.is_16_bit())
+        .collect();
+    if let Some(dtype) = narrow.first() {
+        let exponent = -dtype.tolerance().log2();
+        return format!(
+            "<p class=\"puzzle-tolerance\">How outputs are judged on this page: an output stored \
+             as {} passes when it is within 2<sup>−{exponent:.0}</sup> × (1 + |expected|) of the \
+             expected value (the tolerance is {}), twice the most that rounding to {} can move a \
+             value. <a href=\"../tensor/p33_precision.html#how-a-bf16-result-is-judged\">Puzzle 33</a> \
+             derives the rule. The expected value is the CPU reference's, in FP64, from the \
+             same rounded inputs.</p>\n",
+            dtype.name(),
+            dtype.tolerance(),
+            dtype.name(),
+        );
+    }
     format!(
         "<p class=\"puzzle-tolerance\">How outputs are judged on this page: an element passes \
          when it is within 10<sup>−5</sup> × (1 + |expected|) of the expected value, that is \
@@ -143,7 +163,7 @@ pub fn puzzle_block(spec: &Spec, hints: &[String], first_on_page: bool) -> Strin
     }
     let _ = writeln!(md, "\n</div>\n");
     if first_on_page && spec.outputs().next().is_some() {
-        md.push_str(&tolerance_note());
+        md.push_str(&tolerance_note(spec));
     }
     if !hints.is_empty() {
         let _ = writeln!(

@@ -371,6 +371,8 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     (
         "runner/core",
         &[
+            // bf16 and f16 to and from f64: arithmetic only, no_std.
+            "half",
             // Integers to text, for the access diagram's SVG: no I/O.
             "itoa",
             // Transcendental functions, identical on every platform.

@@ -25,7 +25,7 @@ use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::{self, Case};
 use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
-use puzzle_core::judge::verify::{TOLERANCE, close};
+use puzzle_core::judge::verify::{close, close_within};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
@@ -225,7 +225,7 @@ fn reference_agrees(spec: &PuzzleSpec) -> Result<(), Failed> {
             || want
                 .iter()
                 .zip(got)
-                .any(|(w, g)| (w - g).abs() > TOLERANCE * (1.0 + w.abs()));
+                .any(|(w, g)| !close_within(*g, *w, b.dtype.tolerance()));
         if differs {
             return Err(format!(
                 "the spec expects `{}` = {want:?}, but the CPU reference `{}` computes {got:?}",

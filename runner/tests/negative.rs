@@ -363,7 +363,7 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "read global memory 3 times; this puzzle allows 2 reads per thread",
         Some(24),
     ),
-    // Part VI's softmax: logits near 100, whose plain exp overflows a float.
+    // Part V's softmax: logits near 100, whose plain exp overflows a float.
     (
         "p28_softmax_no_max.wgsl",
         "p28_softmax_three_pass",
@@ -408,6 +408,29 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Part VI: BF16 by truncation; the ties, and everything above them, round down.
+    (
+        "p33_round_bf16_truncate.wgsl",
+        "p33_round_bf16",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p33_round_bf16_truncate.cu",
+        "p33_round_bf16",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    // Part VI: a tile stored swizzled and read as if it were not.
+    (
+        "p34_gemm_mma_unswizzled.cu",
+        "p34_gemm_mma",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
 ];
 
 /// Near-twins of the fixtures above that must pass, on every backend of
@@ -433,6 +456,8 @@ const NEED_A_GPU: &[&str] = &[
     "p28_softmax_no_max.cu",
     "p28_softmax_online_no_rescale.cu",
     "p31_attention_fused_no_rescale.cu",
+    "p33_round_bf16_truncate.cu",
+    "p34_gemm_mma_unswizzled.cu",
 ];
 
 /// WGSL kernels right only at some subgroup sizes: (file, puzzle, sizes at

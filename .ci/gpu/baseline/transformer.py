@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """There (the GPU machine): time PyTorch's own kernels for the operations of
-Part VI (the kernels of a transformer), the baselines its chapters are
+Part V (the kernels of a transformer), the baselines its chapters are
 measured against, and write results/baselines/torch-<op>-<gpu>.json.
 
     python3 .ci/gpu/baseline/transformer.py [OP ...]     (default: every one below)

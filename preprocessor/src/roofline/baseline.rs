@@ -3,6 +3,7 @@
 
 use crate::roofline::block::BaselineRef;
 use crate::roofline::rows::{Row, case_text};
+use crate::roofline::table;
 use crate::roofline::verdicts::{verdict, wrong};
 use puzzle_core::run::timing::format_ms;
 use runner::perf::baseline::{Baseline, BaselineCase};
@@ -44,9 +45,10 @@ pub fn baseline_section(
                 c.gflop_s()
             };
             format!(
-                "{} at {} ({rate:.0} {rate_unit}, ± {:.1}% over {} runs)",
+                "{} at {} ({} {rate_unit}, ± {:.1}% over {} runs)",
                 format_ms(c.timing.median_ms),
                 case_text(&c.constants),
+                table::rate(rate),
                 c.timing.spread_pct(),
                 c.timing.samples
             )
@@ -78,13 +80,13 @@ pub fn baseline_section(
         let Some(case) = case_of(row) else { continue };
         let cells = match (&row.placement, percent_of(case, row)) {
             (Ok(p), Some(percent)) => format!(
-                "{} | {:.0} | {percent:.1}%",
+                "{} | {} | {percent:.1}%",
                 format_ms(p.median_ms),
-                if streams {
+                table::rate(if streams {
                     p.achieved_gb_s
                 } else {
                     p.achieved_gflop_s.unwrap_or_default()
-                }
+                })
             ),
             (Err(why), _) => format!("{why} | – | –"),
             (Ok(_), None) => "no time recorded | – | –".into(),

@@ -38,6 +38,7 @@ use baseline::baseline_section;
 use block::{RooflineBlock, Sizes};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::quantity::thousands;
+use puzzle_core::spec::math::Math;
 use rows::{NOT_BENCHMARKED, Row, row, shown};
 use runner::perf::baseline::Baseline;
 use runner::perf::calibrate::{Ceilings, Traffic};
@@ -62,6 +63,7 @@ pub fn render(
         let puzzle = book.find(id).map_err(|e| e.to_string())?;
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
+    let math = block_math(&block, &shown_rows)?;
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
     let mut charted = 0;
@@ -70,8 +72,13 @@ pub fn render(
         .enumerate()
         .filter(|(_, r)| r.device.backend.lang() == block.lang)
     {
-        let Some((ceilings, best, compute)) = roofs.get(index, recordings, book, baselines) else {
+        let Some((ceilings, best, fp32, tensor)) = roofs.get(index, recordings, book, baselines)
+        else {
             continue;
+        };
+        let compute = match math {
+            Math::Fp32 => Some(fp32),
+            Math::Bf16Tensor => tensor.as_ref(),
         };
         let rows: Vec<Row> = shown_rows
             .iter()
@@ -100,7 +107,7 @@ pub fn render(
             "**{} on {device}**, recorded {} {at}. {}\n",
             block.title,
             recording.date,
-            ceilings_sentence(ceilings, (best, compute), device, baselines)
+            ceilings_sentence(ceilings, (best, math, compute), device, baselines)
         );
         let _ = writeln!(
             md,
@@ -115,7 +122,7 @@ pub fn render(
             let _ = writeln!(md, "\n{wrong}");
         }
         for target in &block.targets {
-            let _ = writeln!(md, "\n{}", target_verdict(target, &rows));
+            let _ = writeln!(md, "\n{}", target_verdict(target, &rows, math));
         }
         for speedup in &block.speedups {
             let _ = writeln!(md, "\n{}", speedup_line(speedup, &rows));
@@ -147,7 +154,7 @@ pub fn render(
                 roofline::LAUNCH_BOUND_FACTOR
             );
         }
-        md.push_str(&chart_figure(&block, device, ceilings, &rows)?);
+        md.push_str(&chart_figure(&block, device, (ceilings, math), &rows)?);
     }
     if charted == 0 {
         let _ = writeln!(
@@ -157,7 +164,7 @@ pub fn render(
             block.lang.label()
         );
     }
-    md.push_str(&datasheet_table(&shown_rows, block.sizes));
+    md.push_str(&datasheet_table(&shown_rows, block.sizes, math));
     let _ = writeln!(md, "</div>\n");
     Ok(md)
 }
@@ -167,7 +174,7 @@ pub fn render(
 /// streams on the same GPU where they were timed, and the datasheet.
 fn ceilings_sentence(
     ceilings: &Ceilings,
-    (best, compute): (&[roofs::Best], &roofs::BestCompute),
+    (best, math, compute): (&[roofs::Best], Math, Option<&roofs::BestCompute>),
     device: &str,
     baselines: &[Baseline],
 ) -> String {
@@ -175,13 +182,17 @@ fn ceilings_sentence(
         .iter()
         .map(|b| format!("{} {} ({})", b.traffic.label(), gb(b.gb_s), b.from))
         .collect();
+    let compute = match compute {
+        Some(c) => format!("{} {} GFLOP/s ({})", math.label(), rate(c.gflop_s), c.from),
+        None => format!(
+            "{} not measured on this GPU (run <code>bash .ci/gpu/remote baseline</code> there)",
+            math.label()
+        ),
+    };
     let mut text = format!(
         "Roofs, each the fastest of its kind measured on this GPU, through either API or \
-         by PyTorch: \
-         memory {}; FP32 {} GFLOP/s ({}). An empty kernel takes {:.1} µs.",
+         by a library: memory {}; {compute}. An empty kernel takes {:.1} µs.",
         memory.join("; "),
-        rate(compute.gflop_s),
-        compute.from,
         ceilings.launch_us.value
     );
     // PyTorch's plain streams, not its softmax: a library's operation is
@@ -206,12 +217,11 @@ fn ceilings_sentence(
         );
     }
     if let Some(d) = roofline::datasheet_for(device) {
-        let _ = write!(
-            text,
-            " Datasheet: {} GB/s, {} GFLOP/s.",
-            rate(d.bandwidth_gb_s),
-            rate(d.fp32_gflop_s)
-        );
+        let peak = match d.peak(math) {
+            Some(p) => format!(", {} {} GFLOP/s", math.label(), rate(p)),
+            None => String::new(),
+        };
+        let _ = write!(text, " Datasheet: {} GB/s{peak}.", rate(d.bandwidth_gb_s));
     }
     text
 }
@@ -225,9 +235,16 @@ fn gb(value: f64) -> String {
 fn chart_figure(
     block: &RooflineBlock,
     device: &str,
-    ceilings: &Ceilings,
+    (ceilings, math): (&Ceilings, Math),
     rows: &[Row],
 ) -> Result<String, String> {
+    let Some(compute) = ceilings.compute_roof(math) else {
+        return Ok(format!(
+            "\n<p class=\"puzzle-roofline-note puzzle-no-chart\">No chart: no {} rate has \
+             been measured on this GPU to draw as the roof.</p>\n\n",
+            math.label()
+        ));
+    };
     let mut points = Vec::new();
     let mut legend = String::new();
     let mut traffics = Vec::new();
@@ -292,13 +309,14 @@ fn chart_figure(
             )
         })
         .chain(std::iter::once(format!(
-            "<span style=\"color:#3f86d6\">▬</span> compute roof {} GFLOP/s",
-            rate(ceilings.fp32_gflop_s.value)
+            "<span style=\"color:#3f86d6\">▬</span> compute roof ({}) {} GFLOP/s",
+            math.label(),
+            rate(compute)
         )))
         .collect();
     let roofs = Roofs {
         memory,
-        fp32_gflop_s: ceilings.fp32_gflop_s.value,
+        compute_gflop_s: compute,
         label: format!(
             "{device}, ceilings measured by runner calibrate on {}",
             ceilings.date
@@ -362,7 +380,7 @@ fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
 /// What the datasheet roofs (the GPUs the book is recorded on, and the
 /// sources' worked examples) allow these kernels at the sizes the block
 /// shows: the teaching sizes, or each benchmark size.
-fn datasheet_table(rows: &[rows::Shown], sizes: Sizes) -> String {
+fn datasheet_table(rows: &[rows::Shown], sizes: Sizes, math: Math) -> String {
     let at = match sizes {
         Sizes::Teaching => "their teaching sizes",
         Sizes::Bench => "the benchmark sizes above",
@@ -374,21 +392,29 @@ fn datasheet_table(rows: &[rows::Shown], sizes: Sizes) -> String {
     }
     let mut md = format!(
         "What the datasheet roofs allow these kernels at {at}, in GFLOP/s (attainable = \
-         min(peak, intensity × bandwidth), with the fewest bytes):\n\n"
+         min(peak, intensity × bandwidth), with the fewest bytes; the peak is the {} rate):\n\n",
+        math.label()
     );
+    let unknown = "–".to_string();
     md.push_str(&datasheet_grid(
         &shown,
-        (&["GB/s", "GFLOP/s", "ridge (FLOP/byte)"], &|sheet| {
-            format!(
-                "{} | {} | {:.1}",
-                rate(sheet.bandwidth_gb_s),
-                rate(sheet.fp32_gflop_s),
-                sheet.ridge_point()
-            )
-        }),
+        (
+            &["GB/s", "GFLOP/s", "ridge (FLOP/byte)"],
+            &|sheet| match sheet.peak(math) {
+                Some(peak) => format!(
+                    "{} | {} | {:.1}",
+                    rate(sheet.bandwidth_gb_s),
+                    rate(peak),
+                    peak / sheet.bandwidth_gb_s
+                ),
+                None => format!("{} | {unknown} | {unknown}", rate(sheet.bandwidth_gb_s)),
+            },
+        ),
         &|sheet, r| {
             let f = r.spec.flops.unwrap_or_default();
-            rate(sheet.attainable(roofline::intensity(f, r.spec.min_bytes())))
+            sheet
+                .attainable(math, roofline::intensity(f, r.spec.min_bytes()))
+                .map_or(unknown.clone(), rate)
         },
     ));
     let sources: Vec<String> = DATASHEETS
@@ -401,4 +427,23 @@ fn datasheet_table(rows: &[rows::Shown], sizes: Sizes) -> String {
         sources.join("; ")
     );
     md
+}
+
+/// The arithmetic every puzzle of a block does (`math:` in their specs): one
+/// chart has one compute roof, so a block may not mix FP32 and tensor-core kernels.
+fn block_math(block: &RooflineBlock, shown: &[rows::Shown]) -> Result<Math, String> {
+    let mut maths = shown.iter().map(|s| (s.puzzle.id(), s.spec.math));
+    let Some((first_id, first)) = maths.next() else {
+        return Ok(Math::Fp32);
+    };
+    match maths.find(|(_, m)| *m != first) {
+        None => Ok(first),
+        Some((id, other)) => Err(format!(
+            "```roofline block \"{}\": `{first_id}` is {} arithmetic and `{id}` is {}; one \
+             chart has one compute roof, so put them in separate blocks",
+            block.title,
+            first.label(),
+            other.label()
+        )),
+    }
 }

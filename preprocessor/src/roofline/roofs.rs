@@ -16,8 +16,15 @@
 //! FP32 roof is taken the same way: Vulkan's FMA chains, as naga compiles
 //! them, reach a seventh of what the same GPU's CUDA chains do, and the
 //! book's WGSL matrix product runs past them.
+//!
+//! Part VI's kernels run on the tensor cores (`math: bf16-tensor`), whose
+//! rate `runner calibrate` does not measure. Their roof is the fastest BF16
+//! product measured on the GPU: cuBLAS's (`results/baselines/`, case
+//! `gemm_bf16`) or one of the book's. They never count toward the FP32 roof,
+//! which they would pass many times over.
 
 use puzzle_core::chapter::book::Book;
+use puzzle_core::spec::math::Math;
 use runner::perf::baseline::Baseline;
 use runner::perf::calibrate::{Ceilings, Traffic};
 use runner::perf::record::schema::Recording;
@@ -42,8 +49,9 @@ pub struct BestCompute {
 }
 
 /// A GPU's ceilings with its memory roofs raised to the best measured, what
-/// each came from, and the best FP32 rate.
-pub type Empirical = (Ceilings, Vec<Best>, BestCompute);
+/// each came from, the best FP32 rate, and the best BF16 tensor-core rate
+/// where one was measured (also in the ceilings' `bf16_tensor_gflop_s`).
+pub type Empirical = (Ceilings, Vec<Best>, BestCompute, Option<BestCompute>);
 
 /// Every recording's [`Empirical`] roofs, worked out once for a whole build,
 /// on first use: a book has a dozen roofline blocks, and each would otherwise
@@ -88,9 +96,17 @@ pub fn best_ceilings(
         gflop_s: 0.0,
         from: String::new(),
     };
-    let mut offer_compute = |gflop_s: f64, from: String| {
-        if gflop_s > compute.gflop_s {
-            compute = BestCompute { gflop_s, from };
+    let mut tensor: Option<BestCompute> = None;
+    let mut offer_compute = |math: Math, gflop_s: f64, from: String| {
+        let best = match math {
+            Math::Fp32 => &mut compute,
+            Math::Bf16Tensor => tensor.get_or_insert(BestCompute {
+                gflop_s: 0.0,
+                from: String::new(),
+            }),
+        };
+        if gflop_s > best.gflop_s {
+            *best = BestCompute { gflop_s, from };
         }
     };
     let mut offer = |traffic: Traffic, gb_s: f64, from: String| match best
@@ -121,6 +137,7 @@ pub fn best_ceilings(
         };
         if let Some(c) = &other.ceilings {
             offer_compute(
+                Math::Fp32,
                 c.fp32_gflop_s.value,
                 format!("`runner calibrate`'s FMA chains, through {api}"),
             );
@@ -161,7 +178,11 @@ pub fn best_ceilings(
                 crate::roofline::rows::case_text(&entry.case)
             );
             if let Some(flops) = spec.flops {
-                offer_compute(flops as f64 / (report.timing.median_ms * 1e6), from.clone());
+                offer_compute(
+                    spec.math,
+                    flops as f64 / (report.timing.median_ms * 1e6),
+                    from.clone(),
+                );
             }
             offer(roofline::traffic(&spec), gb_s, from);
         }
@@ -171,6 +192,19 @@ pub fn best_ceilings(
         .filter(|b| b.device == recording.device.name)
     {
         for case in &library.cases {
+            if case.name == "gemm_bf16" {
+                offer_compute(
+                    Math::Bf16Tensor,
+                    case.gflop_s(),
+                    format!(
+                        "{}: {} at {}",
+                        library.library,
+                        case.name,
+                        crate::roofline::rows::case_text(&case.constants)
+                    ),
+                );
+                continue;
+            }
             let traffic = match case.name.as_str() {
                 "copy" => Traffic::ReadWrite,
                 "read" => Traffic::Read,
@@ -210,5 +244,9 @@ pub fn best_ceilings(
         Traffic::Write => 2,
     });
     ceilings.fp32_gflop_s.value = compute.gflop_s;
-    Some((ceilings, best, compute))
+    ceilings.bf16_tensor_gflop_s = tensor.as_ref().map(|t| runner::perf::calibrate::Measured {
+        value: t.gflop_s,
+        timing: ceilings.fp32_gflop_s.timing.clone(),
+    });
+    Some((ceilings, best, compute, tensor))
 }

@@ -35,10 +35,25 @@ pub struct Row {
     pub headline: bool,
     pub flops: Option<u64>,
     pub bytes: u64,
+    /// The shapes of the buffers the problem is made of (scratch left out),
+    /// sorted: two rows with the same shapes solved the same problem, whatever
+    /// their tile constants.
+    pub shapes: Vec<Vec<usize>>,
     /// The placement, or why there is none ("no current recording", "stale: …").
     pub placement: Result<Placement, String>,
     /// At bench sizes: the benchmark behind the placement.
     pub bench: Option<BenchReport>,
+}
+
+/// The shapes of `spec`'s buffers, scratch left out, sorted.
+pub fn problem_shapes(spec: &puzzle_core::spec::model::Spec) -> Vec<Vec<usize>> {
+    let mut shapes: Vec<Vec<usize>> = spec
+        .buffers()
+        .filter(|b| !b.scratch)
+        .map(|b| b.shape.clone())
+        .collect();
+    shapes.sort();
+    shapes
 }
 
 /// The rows a puzzle contributes: its teaching size, or each of its `bench` cases.
@@ -135,6 +150,7 @@ pub fn row(
         headline: shown.headline,
         flops: spec.flops,
         bytes: spec.min_bytes(),
+        shapes: problem_shapes(spec),
         placement,
         bench,
     }

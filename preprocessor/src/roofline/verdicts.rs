@@ -4,11 +4,12 @@
 use crate::roofline::block::{Speedup, Target};
 use crate::roofline::rows::Row;
 use puzzle_core::run::timing::format_ms;
+use puzzle_core::spec::math::Math;
 use runner::perf::bench::Checked;
 use runner::perf::roofline::Roof;
 
 /// "Target: `x` at ≥ 90 % of the measured memory roof: 93.1 % — met."
-pub fn target_verdict(target: &Target, rows: &[Row]) -> String {
+pub fn target_verdict(target: &Target, rows: &[Row], math: Math) -> String {
     let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
     let placed = row.and_then(|r| r.placement.as_ref().ok());
     match placed.and_then(|p| p.binding.as_ref()) {
@@ -16,7 +17,7 @@ pub fn target_verdict(target: &Target, rows: &[Row]) -> String {
             let roof = match (b.roof, b.traffic) {
                 (Roof::Memory, Some(t)) => format!("{} memory", t.label()),
                 (Roof::Memory, None) => "memory".to_string(),
-                (Roof::Compute, _) => "compute (FP32)".to_string(),
+                (Roof::Compute, _) => format!("compute ({})", math.label()),
             };
             let of = format!("the measured {roof} roof");
             verdict(target, &of, Some((b.percent, row.is_some_and(wrong))))
@@ -59,16 +60,14 @@ pub fn verdict(target: &Target, of: &str, achieved: Option<(f64, bool)>) -> Stri
     )
 }
 
-/// Whether two rows ran at the same sizes: every constant that both bench
-/// cases set has one value (a kernel's own tile sizes do not keep it from
-/// being compared with another's at the same `SIZE`). Teaching rows match
-/// teaching rows.
+/// Whether two rows solved the same problem: two benchmarks whose buffers
+/// (scratch aside) have the same shapes, whatever their tile constants
+/// (BK = 32 in one kernel and 64 in another does not keep them apart, while
+/// 8,192 × 4,096 and 32,768 × 1,024 elements are different problems).
+/// Teaching rows match teaching rows.
 fn same_sizes(a: &Row, b: &Row) -> bool {
     match (&a.case, &b.case) {
-        (Some(x), Some(y)) => {
-            let shared: Vec<_> = x.keys().filter(|k| y.contains_key(*k)).collect();
-            !shared.is_empty() && shared.iter().all(|k| x[*k] == y[*k])
-        }
+        (Some(_), Some(_)) => a.shapes == b.shapes,
         (None, None) => true,
         _ => false,
     }
@@ -115,7 +114,7 @@ pub fn speedup_line(speedup: &Speedup, rows: &[Row]) -> String {
 mod tests {
     use super::*;
 
-    fn row(case: Option<&[(&str, i64)]>) -> Row {
+    fn row(case: Option<&[(&str, i64)]>, shapes: &[&[usize]]) -> Row {
         Row {
             id: "p".into(),
             sizes: None,
@@ -123,28 +122,64 @@ mod tests {
             headline: false,
             flops: None,
             bytes: 0,
+            shapes: shapes.iter().map(|s| s.to_vec()).collect(),
             placement: Err(String::new()),
             bench: None,
         }
     }
 
     #[test]
-    fn rows_pair_on_the_constants_both_set() {
+    fn rows_pair_on_the_shapes_of_their_buffers() {
         let size = |n| vec![("SIZE", n)];
         let tiled = |n, bk| vec![("SIZE", n), ("BK", bk), ("BM", 128)];
-        // (one case, the other, whether they are at the same sizes)
-        type Case<'a> = Option<Vec<(&'a str, i64)>>;
+        let square = |n: usize| vec![vec![n, n]; 3];
+        // (one case and its shapes, the other, whether they are the same problem)
+        type Case<'a> = (Option<Vec<(&'a str, i64)>>, Vec<Vec<usize>>);
         let cases: [(Case, Case, bool); 7] = [
-            (None, None, true),
-            (Some(size(4096)), None, false),
-            (Some(size(4096)), Some(size(4096)), true),
-            (Some(size(4096)), Some(size(2048)), false),
-            (Some(size(4096)), Some(tiled(4096, 8)), true),
-            (Some(tiled(4096, 16)), Some(tiled(4096, 8)), false),
-            (Some(vec![("TILE", 32)]), Some(size(4096)), false),
+            ((None, square(4)), (None, square(8)), true),
+            (
+                (Some(size(4096)), square(4096)),
+                (None, square(4096)),
+                false,
+            ),
+            (
+                (Some(size(4096)), square(4096)),
+                (Some(size(4096)), square(4096)),
+                true,
+            ),
+            (
+                (Some(size(4096)), square(4096)),
+                (Some(size(2048)), square(2048)),
+                false,
+            ),
+            (
+                (Some(size(4096)), square(4096)),
+                (Some(tiled(4096, 8)), square(4096)),
+                true,
+            ),
+            // Tile constants that differ do not keep the same problem apart.
+            (
+                (Some(tiled(4096, 16)), square(4096)),
+                (Some(tiled(4096, 8)), square(4096)),
+                true,
+            ),
+            // As many elements, in another shape: another problem.
+            (
+                (
+                    Some(vec![("ROWS", 8192), ("COLS", 4096)]),
+                    vec![vec![8192, 4096]; 2],
+                ),
+                (
+                    Some(vec![("ROWS", 32768), ("COLS", 1024)]),
+                    vec![vec![32768, 1024]; 2],
+                ),
+                false,
+            ),
         ];
-        for (a, b, want) in cases {
-            let (a, b) = (row(a.as_deref()), row(b.as_deref()));
+        for ((a, sa), (b, sb), want) in cases {
+            let sa: Vec<&[usize]> = sa.iter().map(Vec::as_slice).collect();
+            let sb: Vec<&[usize]> = sb.iter().map(Vec::as_slice).collect();
+            let (a, b) = (row(a.as_deref(), &sa), row(b.as_deref(), &sb));
             assert_eq!(same_sizes(&a, &b), want, "{:?} {:?}", a.case, b.case);
             assert_eq!(same_sizes(&b, &a), want, "{:?} {:?}", b.case, a.case);
         }

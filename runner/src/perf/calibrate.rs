@@ -22,6 +22,7 @@ use puzzle_core::run::outcome::GUARD_ELEMENTS;
 use puzzle_core::run::timing::Timing;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::data::Dtype;
+use puzzle_core::spec::math::Math;
 use puzzle_core::spec::model::{Arg, Buffer, Launch, Spec};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -50,6 +51,12 @@ pub struct Ceilings {
     pub write_gb_s: Option<Measured>,
     /// FP32 operations per second, in GFLOP/s (an FMA counts as 2).
     pub fp32_gflop_s: Measured,
+    /// BF16 tensor-core operations per second, in GFLOP/s. `runner
+    /// calibrate` has no tensor-core kernel and leaves it out; a page fills
+    /// it with the fastest BF16 product measured on the GPU (cuBLAS's, or a
+    /// kernel of the book's), the roof Part VI's kernels are placed under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bf16_tensor_gflop_s: Option<Measured>,
     /// Device time of an empty kernel, in µs: the floor under every launch.
     pub launch_us: Measured,
     /// Bytes one streaming launch moves (read + write).
@@ -110,10 +117,19 @@ impl Ceilings {
         }
     }
 
-    /// Arithmetic intensity (FLOP/byte) where the compute roof meets the
+    /// Arithmetic intensity (FLOP/byte) where the FP32 roof meets the
     /// memory roof for `traffic`.
     pub fn ridge_point(&self, traffic: Traffic) -> f64 {
         self.fp32_gflop_s.value / self.memory_roof(traffic).0
+    }
+
+    /// The compute roof for arithmetic of kind `math`, in GFLOP/s; `None`
+    /// where nothing measured it on this GPU.
+    pub fn compute_roof(&self, math: Math) -> Option<f64> {
+        match math {
+            Math::Fp32 => Some(self.fp32_gflop_s.value),
+            Math::Bf16Tensor => self.bf16_tensor_gflop_s.as_ref().map(|m| m.value),
+        }
     }
 }
 
@@ -167,6 +183,7 @@ fn spec(kernel: &str, grid: u32, block: u32, args: Vec<Arg>, launch_args: Vec<us
         }],
         args,
         flops: None,
+        math: Default::default(),
     }
 }
 
@@ -278,6 +295,7 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
             value: fma_flops / (arithmetic.median_ms * 1e-3) / 1e9,
             timing: arithmetic,
         },
+        bf16_tensor_gflop_s: None,
         launch_us: Measured {
             value: launch.median_ms * 1e3,
             timing: launch,

@@ -33,7 +33,8 @@ pub struct MemoryRoof {
 pub struct Roofs {
     /// At least one; the first is drawn boldest.
     pub memory: Vec<MemoryRoof>,
-    pub fp32_gflop_s: f64,
+    /// The compute roof: FP32, or the tensor cores' for their kernels.
+    pub compute_gflop_s: f64,
     /// e.g. "NVIDIA H200, measured by runner calibrate".
     pub label: String,
 }
@@ -72,11 +73,11 @@ pub fn roofline_svg(title: &str, roofs: &Roofs, points: &[Point]) -> Result<Stri
     let ys = points.iter().filter(drawn).map(|p| p.gflop_s);
     let x_lo = xs
         .clone()
-        .fold(roofs.fp32_gflop_s / highest / 100.0, f64::min)
+        .fold(roofs.compute_gflop_s / highest / 100.0, f64::min)
         / 2.0;
-    let x_hi = xs.fold(roofs.fp32_gflop_s / lowest * 10.0, f64::max) * 2.0;
+    let x_hi = xs.fold(roofs.compute_gflop_s / lowest * 10.0, f64::max) * 2.0;
     let y_lo = ys.fold(lowest * x_lo, f64::min) / 2.0;
-    let y_hi = roofs.fp32_gflop_s * 3.0;
+    let y_hi = roofs.compute_gflop_s * 3.0;
 
     let mut svg = String::new();
     {
@@ -102,11 +103,11 @@ pub fn roofline_svg(title: &str, roofs: &Roofs, points: &[Point]) -> Result<Stri
             .draw()
             .map_err(error)?;
         for (i, roof) in roofs.memory.iter().enumerate() {
-            let ridge = roofs.fp32_gflop_s / roof.gb_s;
+            let ridge = roofs.compute_gflop_s / roof.gb_s;
             let width = if i == 0 { 3 } else { 2 };
             chart
                 .draw_series(LineSeries::new(
-                    [(x_lo, roof.gb_s * x_lo), (ridge, roofs.fp32_gflop_s)],
+                    [(x_lo, roof.gb_s * x_lo), (ridge, roofs.compute_gflop_s)],
                     MEMORY[i % MEMORY.len()].stroke_width(width),
                 ))
                 .map_err(error)?;
@@ -114,8 +115,8 @@ pub fn roofline_svg(title: &str, roofs: &Roofs, points: &[Point]) -> Result<Stri
         chart
             .draw_series(LineSeries::new(
                 [
-                    (roofs.fp32_gflop_s / highest, roofs.fp32_gflop_s),
-                    (x_hi, roofs.fp32_gflop_s),
+                    (roofs.compute_gflop_s / highest, roofs.compute_gflop_s),
+                    (x_hi, roofs.compute_gflop_s),
                 ],
                 COMPUTE.stroke_width(3),
             ))
@@ -219,10 +220,11 @@ fn draw_labels<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Axis numbers without trailing ".0": 100000, 10, 0.1, 0.001.
+/// Axis numbers without trailing ".0", thousands separated: 100,000, 10, 0.1, 0.001.
 fn number(v: f64) -> String {
     if v >= 1.0 {
-        format!("{v:.0}")
+        // 1,000,000 rather than 1000000: a tensor-core chart reaches there.
+        puzzle_core::quantity::thousands(v.round() as u64)
     } else {
         let text = format!("{v:.6}");
         text.trim_end_matches('0').to_string()
@@ -245,7 +247,7 @@ mod tests {
                     gb_s: 4500.0,
                 },
             ],
-            fp32_gflop_s: 60_000.0,
+            compute_gflop_s: 60_000.0,
             label: "test device".into(),
         }
     }

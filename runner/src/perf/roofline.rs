@@ -8,6 +8,7 @@
 //! always labelled as such.
 
 use crate::perf::calibrate::{Ceilings, Traffic};
+use puzzle_core::spec::math::Math;
 use puzzle_core::spec::model::Spec;
 use serde::{Deserialize, Serialize};
 
@@ -79,19 +80,20 @@ pub fn traffic(spec: &Spec) -> Traffic {
 
 /// Places a run of `spec` that took `median_ms` under `ceilings`: below its
 /// ridge point under the memory roof its traffic matches, above it under the
-/// FP32 roof.
+/// compute roof of its arithmetic (FP32, or the tensor cores'). Not placed
+/// at all when `ceilings` have no roof for its arithmetic.
 pub fn place(spec: &Spec, median_ms: f64, ceilings: Option<&Ceilings>) -> Placement {
     let seconds = median_ms * 1e-3;
     let min_bytes = spec.min_bytes();
     let achieved_gb_s = min_bytes as f64 / seconds / 1e9;
     let achieved_gflop_s = spec.flops.map(|f| f as f64 / seconds / 1e9);
     let traffic = traffic(spec);
-    let binding = ceilings.map(|c| {
-        let compute_bound = spec
-            .flops
-            .is_some_and(|f| intensity(f, min_bytes) >= c.ridge_point(traffic));
-        if compute_bound {
-            let ceiling = c.fp32_gflop_s.value;
+    let binding = ceilings.and_then(|c| {
+        let compute = c.compute_roof(spec.math)?;
+        let ridge = compute / c.memory_roof(traffic).0;
+        let compute_bound = spec.flops.is_some_and(|f| intensity(f, min_bytes) >= ridge);
+        Some(if compute_bound {
+            let ceiling = compute;
             Binding {
                 roof: Roof::Compute,
                 ceiling,
@@ -106,7 +108,7 @@ pub fn place(spec: &Spec, median_ms: f64, ceilings: Option<&Ceilings>) -> Placem
                 percent: 100.0 * achieved_gb_s / ceiling,
                 traffic: Some(measured),
             }
-        }
+        })
     });
     Placement {
         median_ms,
@@ -167,6 +169,8 @@ impl Placement {
 pub struct Datasheet {
     pub name: &'static str,
     pub fp32_gflop_s: f64,
+    /// Dense BF16 on the tensor cores (without sparsity), where the table has it.
+    pub bf16_tensor_gflop_s: Option<f64>,
     pub bandwidth_gb_s: f64,
     /// Where the figures come from.
     pub source: &'static str,
@@ -179,9 +183,17 @@ impl Datasheet {
         self.fp32_gflop_s / self.bandwidth_gb_s
     }
 
-    /// What the roofline allows a kernel of this intensity, in GFLOP/s.
-    pub fn attainable(&self, intensity: f64) -> f64 {
-        self.fp32_gflop_s.min(intensity * self.bandwidth_gb_s)
+    /// The peak rate for arithmetic of kind `math`, where the table has it.
+    pub fn peak(&self, math: Math) -> Option<f64> {
+        match math {
+            Math::Fp32 => Some(self.fp32_gflop_s),
+            Math::Bf16Tensor => self.bf16_tensor_gflop_s,
+        }
+    }
+
+    /// What the roofline allows a kernel of this intensity and arithmetic, in GFLOP/s.
+    pub fn attainable(&self, math: Math, intensity: f64) -> Option<f64> {
+        Some(self.peak(math)?.min(intensity * self.bandwidth_gb_s))
     }
 }
 
@@ -190,13 +202,15 @@ pub const DATASHEETS: &[Datasheet] = &[
     Datasheet {
         name: "NVIDIA A100",
         fp32_gflop_s: 19_500.0,
+        bf16_tensor_gflop_s: Some(312_000.0),
         bandwidth_gb_s: 1_555.0,
-        source: "the MatMul chapter's worked example (NVIDIA A100 architecture whitepaper)",
+        source: "the MatMul chapter's worked example (NVIDIA A100 architecture whitepaper; BF16 tensor cores, dense)",
         matches: "A100",
     },
     Datasheet {
         name: "NVIDIA RTX 4000 Ada",
         fp32_gflop_s: 26_700.0,
+        bf16_tensor_gflop_s: None,
         bandwidth_gb_s: 360.0,
         source: "the puzzles blog post's worked example (RTX 4000 Ada datasheet)",
         matches: "RTX 4000 Ada",
@@ -204,15 +218,17 @@ pub const DATASHEETS: &[Datasheet] = &[
     Datasheet {
         name: "NVIDIA H100 SXM5",
         fp32_gflop_s: 67_000.0,
+        bf16_tensor_gflop_s: Some(989_400.0),
         bandwidth_gb_s: 3_350.0,
-        source: "NVIDIA H100 datasheet (FP32 without tensor cores, HBM3)",
+        source: "NVIDIA H100 datasheet (FP32 without tensor cores; BF16 tensor cores, dense; HBM3)",
         matches: "H100 80GB HBM3",
     },
     Datasheet {
         name: "NVIDIA H200 SXM",
         fp32_gflop_s: 67_000.0,
+        bf16_tensor_gflop_s: Some(989_400.0),
         bandwidth_gb_s: 4_800.0,
-        source: "NVIDIA H200 datasheet (FP32 without tensor cores, HBM3e)",
+        source: "NVIDIA H200 datasheet (FP32 without tensor cores; BF16 tensor cores, dense; HBM3e)",
         matches: "H200",
     },
 ];
@@ -243,6 +259,7 @@ mod tests {
             read_gb_s: Some(measured(1250.0)),
             write_gb_s: Some(measured(800.0)),
             fp32_gflop_s: measured(10_000.0),
+            bf16_tensor_gflop_s: None,
             launch_us: measured(3.0),
             stream_bytes: 0,
             date: String::new(),
@@ -268,6 +285,7 @@ mod tests {
             launches: vec![],
             args: vec![buffer("out", None), buffer("a", Some(vec![0.0; n]))],
             flops,
+            math: Default::default(),
         }
     }
 
@@ -334,7 +352,8 @@ mod tests {
             "seed 000: 74.2 FLOP/byte"
         );
         // Seed 000's naive 3×3 matmul at 0.25 FLOP/byte: 90 GFLOP/s.
-        assert!((ada.attainable(0.25) - 90.0).abs() < 1e-9);
+        assert!((ada.attainable(Math::Fp32, 0.25).unwrap() - 90.0).abs() < 1e-9);
+        assert_eq!(ada.attainable(Math::Bf16Tensor, 0.25), None);
         assert!(datasheet_for("llvmpipe").is_none());
     }
 }

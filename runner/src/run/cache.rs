@@ -240,6 +240,7 @@ mod tests {
     fn report(got: [f64; 2]) -> RunReport {
         let check = BufferCheck {
             name: "out".into(),
+            dtype: puzzle_core::spec::data::Dtype::F32,
             shape: vec![2],
             got: got.iter().map(|&v| Some(v)).collect(),
             expected: vec![1.0, 2.0],

@@ -88,6 +88,8 @@ impl Playground {
         let cases = self.cases();
         let case = cases.get(case).ok_or("no such size")?;
         let spec = execute::resolve(&self.puzzle.spec, case, Some(MEMORY)).map_err(words)?;
+        // bf16 and f16 buffers: WebGPU cannot bind them, said in words.
+        front::check_bindable(&spec).map_err(|e| e.to_string())?;
         let source = input::validate(Some(text.as_bytes().to_vec()), self.file(), &self.puzzle)
             .map_err(|bad| bad.code().to_string())?;
         let source = constants::apply(&source, Lang::Wgsl, &spec.constants);
@@ -211,6 +213,7 @@ impl Backend for Replayed<'_> {
     }
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
+        front::check_bindable(job.spec)?;
         if let Err(errors) = compile(job.source, job.spec) {
             return Ok(Outcome::CompileFailed(errors));
         }

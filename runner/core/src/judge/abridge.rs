@@ -8,7 +8,7 @@
 //! values.
 
 use crate::judge::format::{HEAD, LONG, TAIL};
-use crate::judge::verify::{Abridged, BufferCheck, close, compare};
+use crate::judge::verify::{Abridged, BufferCheck, close_within, compare};
 
 /// Index lists keep this many entries when a report is abridged; the
 /// sentences a learner reads name the first eight.
@@ -87,16 +87,17 @@ impl BufferCheck {
     }
 
     /// Elements that differ from the expected value in the last digits but
-    /// within the tolerance: counted over the whole buffer where it was kept,
-    /// else over the values at hand.
+    /// within the tolerance (the output type's): counted over the whole
+    /// buffer where it was kept, else over the values at hand.
     pub fn within_tolerance_count(&self) -> usize {
         if let Some(n) = self.abridged.as_ref().and_then(|a| a.within_tolerance) {
             return n;
         }
+        let tolerance = self.dtype.tolerance();
         self.got
             .iter()
             .zip(&self.expected)
-            .filter(|(g, e)| g.is_some_and(|g| g != **e && close(g, **e)))
+            .filter(|(g, e)| g.is_some_and(|g| g != **e && close_within(g, **e, tolerance)))
             .count()
     }
 
@@ -131,7 +132,7 @@ impl BufferCheck {
         }
         // The flat index of each value kept: the head, then the tail.
         let flat = |k: usize| if k < HEAD { k } else { k + a.left_out };
-        let (wrong, poisoned) = compare(&self.got, &self.expected);
+        let (wrong, poisoned) = compare(&self.got, &self.expected, self.dtype);
         let shown = |seen: Vec<usize>| seen.into_iter().map(flat).collect::<Vec<usize>>();
         // A list cut short says nothing past its last entry.
         let reach = |list: &[usize], count: usize| {
@@ -174,6 +175,7 @@ fn head_and_tail<T: Copy>(values: &mut Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::data::Dtype;
 
     /// A judged check of `n` values, 1.0 expected everywhere, with the
     /// given elements left unwritten or wrong.
@@ -186,9 +188,10 @@ mod tests {
         for &i in wrong {
             got[i] = Some(2.0);
         }
-        let (wrong, poisoned) = compare(&got, &expected);
+        let (wrong, poisoned) = compare(&got, &expected, Dtype::F32);
         BufferCheck {
             name: "out".into(),
+            dtype: Dtype::F32,
             shape: vec![n],
             got,
             expected,
@@ -261,5 +264,22 @@ mod tests {
         cut.abridge(LISTED);
         assert_eq!(whole.within_tolerance_count(), 2);
         assert_eq!(cut.within_tolerance_count(), 2);
+    }
+
+    /// Recordings of f32 outputs read as they did before checks kept their
+    /// type, and load as f32; other types are named, and read back.
+    #[test]
+    fn the_output_type_is_recorded_only_when_not_f32() {
+        let f32_check = check(4, &[1], &[2]);
+        let json = serde_json::to_string(&f32_check).unwrap();
+        assert!(!json.contains("dtype"), "{json}");
+        let without: BufferCheck = serde_json::from_str(&json).unwrap();
+        assert_eq!((without.dtype, &without), (Dtype::F32, &f32_check));
+        let mut bf16_check = f32_check.clone();
+        bf16_check.dtype = Dtype::Bf16;
+        let json = serde_json::to_string(&bf16_check).unwrap();
+        assert!(json.contains(r#""dtype":"bf16""#), "{json}");
+        let back: BufferCheck = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, bf16_check);
     }
 }

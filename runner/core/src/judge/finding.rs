@@ -84,6 +84,7 @@ mod tests {
     fn check(wrong: &[usize], unwritten: &[usize], outside: &[i64], judged: bool) -> BufferCheck {
         BufferCheck {
             name: "out".into(),
+            dtype: crate::spec::data::Dtype::F32,
             shape: vec![4],
             got: vec![Some(0.0); 4],
             expected: vec![0.0; 4],

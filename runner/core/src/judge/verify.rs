@@ -6,16 +6,24 @@
 
 use crate::judge::format::{format_head_tail, format_value, format_values_short};
 use crate::run::outcome::OutputData;
+use crate::spec::data::Dtype;
 use crate::spec::model::{Buffer, Spec};
 use serde::{Deserialize, Serialize};
 
-/// Floats are compared with this absolute-plus-relative tolerance.
-pub const TOLERANCE: f64 = 1e-5;
+/// f32 outputs are compared with this absolute-plus-relative tolerance;
+/// each element type has its own ([`Dtype::tolerance`]), used by every
+/// judging path through the output's [`BufferCheck::dtype`].
+pub const TOLERANCE: f64 = Dtype::F32.tolerance();
 
 /// One output buffer, checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BufferCheck {
     pub name: String,
+    /// The output's element type, which sets the tolerance its values are
+    /// judged with. Left out for f32, so recordings of f32 outputs read as
+    /// they did before it was kept, and those recordings load as f32.
+    #[serde(default, skip_serializing_if = "is_f32")]
+    pub dtype: Dtype,
     pub shape: Vec<usize>,
     pub got: Vec<Option<f64>>,
     pub expected: Vec<f64>,
@@ -60,6 +68,10 @@ pub struct Abridged {
 
 fn yes() -> bool {
     true
+}
+
+fn is_f32(dtype: &Dtype) -> bool {
+    *dtype == Dtype::F32
 }
 
 impl BufferCheck {
@@ -257,6 +269,7 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
             let data = outputs.iter().find(|o| o.name == buffer.name)?;
             (!data.out_of_bounds.is_empty()).then(|| BufferCheck {
                 name: buffer.name.clone(),
+                dtype: buffer.dtype,
                 shape: buffer.shape.clone(),
                 got: vec![],
                 expected: vec![],
@@ -272,10 +285,11 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
 
 fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
     let expected = buffer.expect.clone().unwrap_or_default();
-    let (wrong, poisoned) = compare(&data.values, &expected);
+    let (wrong, poisoned) = compare(&data.values, &expected, buffer.dtype);
     let (unwritten, from_poison) = split_poisoned(poisoned, data.poison_written.as_deref());
     BufferCheck {
         name: buffer.name.clone(),
+        dtype: buffer.dtype,
         shape: buffer.shape.clone(),
         got: data.values.clone(),
         expected,
@@ -305,14 +319,20 @@ fn split_poisoned(
     }
 }
 
-/// The elements of `got` that are wrong, and those still poisoned, against `expected`.
-pub(crate) fn compare(got: &[Option<f64>], expected: &[f64]) -> (Vec<usize>, Vec<usize>) {
+/// The elements of `got` that are wrong (beyond `dtype`'s tolerance), and
+/// those still poisoned, against `expected`.
+pub(crate) fn compare(
+    got: &[Option<f64>],
+    expected: &[f64],
+    dtype: Dtype,
+) -> (Vec<usize>, Vec<usize>) {
+    let tolerance = dtype.tolerance();
     let mut wrong = Vec::new();
     let mut unwritten = Vec::new();
     for (i, want) in expected.iter().enumerate() {
         match got.get(i).copied().flatten() {
             None => unwritten.push(i),
-            Some(got) if !close(got, *want) => wrong.push(i),
+            Some(got) if !close_within(got, *want, tolerance) => wrong.push(i),
             Some(_) => {}
         }
     }
@@ -330,7 +350,7 @@ impl BufferCheck {
         if !self.judged {
             return self.got.is_empty() && self.expected.is_empty();
         }
-        let (wrong, poisoned) = compare(&self.got, &self.expected);
+        let (wrong, poisoned) = compare(&self.got, &self.expected, self.dtype);
         let (unwritten, from_poison) = split_poisoned(poisoned, self.from_poison.as_deref());
         wrong == self.wrong && unwritten == self.unwritten && from_poison == self.from_poison
     }
@@ -353,6 +373,7 @@ pub fn check_sample(
     let got = |i: usize| data.and_then(|d| d.got.get(i).copied().flatten());
     let mut partial = BufferCheck {
         name: buffer.name.clone(),
+        dtype: buffer.dtype,
         shape: buffer.shape.clone(),
         got: vec![],
         expected: vec![],
@@ -367,7 +388,7 @@ pub fn check_sample(
     for &(i, want) in sample {
         match got(i) {
             None => partial.unwritten.push(i),
-            Some(v) if !close(v, want) => {
+            Some(v) if !close_within(v, want, buffer.dtype.tolerance()) => {
                 partial.wrong.push(i);
                 if partial.wrong.len() <= 3 {
                     problems.push(format!(
@@ -406,35 +427,47 @@ pub fn check_sample(
     problems
 }
 
-/// Whether `got` equals `want` within [`TOLERANCE`].
+/// Whether `got` equals `want` within [`TOLERANCE`] (an f32 output's).
 pub fn close(got: f64, want: f64) -> bool {
-    (got - want).abs() <= TOLERANCE * (1.0 + want.abs())
+    close_within(got, want, TOLERANCE)
+}
+
+/// Whether `got` equals `want` within `tolerance`, absolute near zero and
+/// relative beyond: `|got − want| ≤ tolerance · (1 + |want|)`. An output's
+/// tolerance is its element type's ([`Dtype::tolerance`]).
+pub fn close_within(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance * (1.0 + want.abs())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn sampled_checks_judge_the_sampled_elements_only() {
-        use crate::spec::data::Dtype;
-        use crate::spec::model::{Arg, Buffer};
-        let spec = Spec {
+    /// A spec whose one argument is the output `out`, of this type and shape.
+    fn spec_of(dtype: Dtype, shape: Vec<usize>) -> Spec {
+        let out = Buffer {
+            name: "out".into(),
+            dtype,
+            shape,
+            init: None,
+            expect: None,
+            scratch: false,
+        };
+        Spec {
             id: "t".into(),
             title: String::new(),
             reference: "matmul".into(),
             constants: Default::default(),
             launches: vec![],
-            args: vec![Arg::Buffer(Buffer {
-                name: "out".into(),
-                dtype: Dtype::F32,
-                shape: vec![2, 3],
-                init: None,
-                expect: None,
-                scratch: false,
-            })],
+            args: vec![crate::spec::model::Arg::Buffer(out)],
             flops: None,
-        };
+            math: Default::default(),
+        }
+    }
+
+    #[test]
+    fn sampled_checks_judge_the_sampled_elements_only() {
+        let spec = spec_of(Dtype::F32, vec![2, 3]);
         let run = |values: Vec<Option<f64>>, oob: Vec<i64>| {
             vec![OutputData {
                 name: "out".into(),
@@ -476,7 +509,38 @@ mod tests {
             }
         }
     }
-    use crate::spec::data::Dtype;
+
+    /// Each output is judged with its type's tolerance, on every path: the
+    /// whole check, a stored one rechecked, the count within tolerance, a sample.
+    #[test]
+    fn the_output_type_sets_the_tolerance_table() {
+        let (bf16_ulp, f16_ulp) = (2f64.powi(-7), 2f64.powi(-10)); // at 1.5
+        // (output type, value written, value expected (the reference's, in f64), passes)
+        let cases = [
+            (Dtype::Bf16, 1.5, 1.5 + bf16_ulp / 2.0, true),
+            (Dtype::Bf16, 1.5 - 4.0 * bf16_ulp, 1.5, false),
+            (Dtype::F16, 1.5, 1.5 - f16_ulp / 2.0, true),
+            (Dtype::F16, 1.5 + 4.0 * f16_ulp, 1.5, false),
+            (Dtype::F32, 1.5 + 2e-5, 1.5, true),
+            (Dtype::F32, 1.5 + 3e-5, 1.5, false),
+            (Dtype::F32, 1.5, 1.5 + bf16_ulp / 2.0, false),
+        ];
+        for (dtype, got, want, passes) in cases {
+            let mut spec = spec_of(dtype, vec![1]);
+            let crate::spec::model::Arg::Buffer(b) = &mut spec.args[0] else {
+                unreachable!()
+            };
+            b.expect = Some(vec![want]);
+            let data = OutputData::from_device(b, 0, None, &dtype.encode(&[got]), &[]);
+            let run = check(&spec, &[data]);
+            let what = format!("{dtype:?} {got} against {want}");
+            assert_eq!((run[0].dtype, run[0].passed()), (dtype, passes), "{what}");
+            assert!(run[0].holds_up(), "{what}");
+            assert_eq!(run[0].within_tolerance_count(), passes as usize, "{what}");
+            let sample = check_sample(&spec, &run, "out", &[(0, want)]);
+            assert_eq!(sample.is_empty(), passes, "{what}: {sample:?}");
+        }
+    }
 
     fn buffer(shape: Vec<usize>, expect: Vec<f64>) -> Buffer {
         Buffer {

@@ -6,6 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 /// The element type of a buffer or scalar.
+///
+/// `bf16` and `f16` are buffer types only: kernel scalars are passed as
+/// 32-bit words ([`Dtype::holds`] refuses them), and WGSL cannot bind
+/// arrays of them (a spec with one runs in CUDA C only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Dtype {
@@ -13,11 +17,19 @@ pub enum Dtype {
     F32,
     I32,
     U32,
+    /// bfloat16: f32's 8-bit exponent with an 8-bit significand.
+    Bf16,
+    /// IEEE binary16: a 5-bit exponent and an 11-bit significand.
+    F16,
 }
 
 impl Dtype {
+    /// Bytes per element.
     pub const fn size(self) -> usize {
-        4
+        match self {
+            Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
+            Dtype::Bf16 | Dtype::F16 => 2,
+        }
     }
 
     pub const fn name(self) -> &'static str {
@@ -25,20 +37,56 @@ impl Dtype {
             Dtype::F32 => "f32",
             Dtype::I32 => "i32",
             Dtype::U32 => "u32",
+            Dtype::Bf16 => "bf16",
+            Dtype::F16 => "f16",
+        }
+    }
+
+    /// Whether elements are 16 bits wide (bf16, f16).
+    pub const fn is_16_bit(self) -> bool {
+        self.size() == 2
+    }
+
+    /// How far an output element may be from its expected value, relative
+    /// to it: `|got − want| ≤ tolerance · (1 + |want|)` (see
+    /// `judge::verify::close_within`). The expected value is the CPU
+    /// reference's, in f64 and not rounded to the buffer's type.
+    ///
+    /// - f32, i32, u32: 1e-5, room for a kernel's FP32 sums adding in
+    ///   another order than the reference (integers compare exactly anyway).
+    /// - bf16 and f16: twice the unit roundoff u = 2^-p of a p-bit
+    ///   significand (bf16: p = 8, so 2^-7; f16: p = 11, so 2^-10). Rounding
+    ///   the exact result to the type moves it by half an ulp, at most u of
+    ///   its magnitude (just above a power of two); the other u, and the
+    ///   absolute part of the `1 +`, cover a kernel's FP32 arithmetic before
+    ///   that rounding, which may land its result on the other side of a
+    ///   rounding boundary. Puzzle 33's page derives the rule.
+    pub const fn tolerance(self) -> f64 {
+        match self {
+            Dtype::F32 | Dtype::I32 | Dtype::U32 => 1e-5,
+            Dtype::Bf16 => 1.0 / 128.0,
+            Dtype::F16 => 1.0 / 1024.0,
         }
     }
 
     /// The bit pattern outputs start with, so an element nobody wrote stands out:
-    /// NaN for floats, 0xDEADBEEF for integers.
+    /// NaN for floats, 0xDEADBEEF for integers. 16-bit types use the low
+    /// half of the word. The NaNs are quiet ones with a recognisable
+    /// payload, unlike those a kernel computes (NVIDIA GPUs write the
+    /// canonical 0x7FFF in bf16 and f16) or the host converts (0x7FC0 in
+    /// bf16, 0x7E00 in f16): a computed NaN is never taken for poison.
     pub const fn poison_bits(self) -> u32 {
         match self {
             Dtype::F32 => 0x7FC0_0DEA, // a quiet NaN with a recognisable payload
             Dtype::I32 | Dtype::U32 => 0xDEAD_BEEF,
+            Dtype::Bf16 => 0x7FDA,
+            Dtype::F16 => 0x7EDA,
         }
     }
 
     /// Whether a scalar argument's value is one this type can hold exactly;
     /// else why not, in words ("is -1; a u32 holds 0 to 4,294,967,295").
+    /// A 16-bit type holds no scalar at all: kernels take scalars as 32-bit words.
     pub fn holds(self, value: f64) -> Result<(), String> {
         let (low, high) = match self {
             Dtype::F32 => {
@@ -49,6 +97,12 @@ impl Dtype {
                         "is {value}; an f32 holds finite values up to about 3.4e38"
                     ))
                 };
+            }
+            Dtype::Bf16 | Dtype::F16 => {
+                return Err(format!(
+                    "is {}; scalars are passed as 32-bit words: use f32, i32 or u32",
+                    self.name()
+                ));
             }
             Dtype::I32 => (i32::MIN as f64, i32::MAX as f64),
             Dtype::U32 => (0.0, u32::MAX as f64),
@@ -66,66 +120,100 @@ impl Dtype {
         }
     }
 
+    /// `value` as this type's bits (16-bit types in the low half). Floats
+    /// round to nearest even. The `_const` conversions of `half` never use
+    /// the CPU's conversion instructions, whose f64 → f16 goes through f32
+    /// (rounding twice): the same bits on every machine and in WebAssembly.
+    fn bits(self, value: f64) -> u32 {
+        match self {
+            Dtype::F32 => (value as f32).to_bits(),
+            Dtype::I32 => (value as i32) as u32,
+            Dtype::U32 => value as u32,
+            Dtype::Bf16 => half::bf16::from_f64_const(value).to_bits() as u32,
+            Dtype::F16 => half::f16::from_f64_const(value).to_bits() as u32,
+        }
+    }
+
+    /// The number that `bits` (as [`Dtype::bits`] lays them out) stand for.
+    fn value(self, bits: u32) -> f64 {
+        match self {
+            Dtype::F32 => f32::from_bits(bits) as f64,
+            Dtype::I32 => bits as i32 as f64,
+            Dtype::U32 => bits as f64,
+            Dtype::Bf16 => half::bf16::from_bits(bits as u16).to_f64_const(),
+            Dtype::F16 => half::f16::from_bits(bits as u16).to_f64_const(),
+        }
+    }
+
+    /// `value` as the device holds it: rounded to this type and back (what
+    /// [`Dtype::encode`] then [`Dtype::decode`] give, poison aside).
+    pub fn round(self, value: f64) -> f64 {
+        self.value(self.bits(value))
+    }
+
+    /// Each element's bits, little-endian, `size()` bytes each.
+    fn elements(self, bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+        bytes.chunks_exact(self.size()).map(|chunk| {
+            let mut word = [0; 4];
+            word[..chunk.len()].copy_from_slice(chunk);
+            u32::from_le_bytes(word)
+        })
+    }
+
+    /// `len` elements of `bits`, as little-endian bytes.
+    fn repeat(self, bits: u32, len: usize) -> Vec<u8> {
+        bits.to_le_bytes()[..self.size()].repeat(len)
+    }
+
     /// Encodes numbers as this type's little-endian bytes.
     pub fn encode(self, values: &[f64]) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(values.len() * 4);
+        let mut bytes = Vec::with_capacity(values.len() * self.size());
         for &v in values {
-            let word = match self {
-                Dtype::F32 => (v as f32).to_bits(),
-                Dtype::I32 => (v as i32) as u32,
-                Dtype::U32 => v as u32,
-            };
-            bytes.extend_from_slice(&word.to_le_bytes());
+            bytes.extend_from_slice(&self.bits(v).to_le_bytes()[..self.size()]);
         }
         bytes
     }
 
-    /// Decodes little-endian words; `None` marks an element still holding poison.
+    /// Decodes little-endian elements; `None` marks an element still holding poison.
     pub fn decode(self, bytes: &[u8]) -> Vec<Option<f64>> {
-        bytes
-            .chunks_exact(4)
-            .map(|chunk| {
-                let word = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-                if word == self.poison_bits() {
-                    return None;
-                }
-                Some(match self {
-                    Dtype::F32 => f32::from_bits(word) as f64,
-                    Dtype::I32 => word as i32 as f64,
-                    Dtype::U32 => word as f64,
-                })
-            })
+        self.elements(bytes)
+            .map(|bits| (bits != self.poison_bits()).then(|| self.value(bits)))
             .collect()
     }
 
-    /// The word that fills the guard band after buffer number `tag`. Each
-    /// buffer gets its own: NaN payloads survive arithmetic, so a kernel that
-    /// reads past the end of `a` and writes past the end of `out` would
-    /// otherwise copy one band's pattern into the other unnoticed.
+    /// The element that fills the guard band after buffer number `tag`
+    /// (16-bit types in the low half). Each buffer gets its own: NaN payloads
+    /// survive arithmetic, so a kernel that reads past the end of `a` and
+    /// writes past the end of `out` would otherwise copy one band's pattern
+    /// into the other unnoticed. All are NaNs apart from the poison.
     pub const fn canary_bits(self, tag: u32) -> u32 {
         match self {
             Dtype::F32 => 0x7FC0_C000 | (tag & 0xFF),
             Dtype::I32 | Dtype::U32 => 0xCAFE_0000 | (tag & 0xFF),
+            // Never the all-ones payload 0x7FFF: NVIDIA GPUs write that NaN
+            // in bf16 and f16, and a band holding it would miss such a write.
+            Dtype::Bf16 => 0x7FE0 | (tag % 0x1F),
+            Dtype::F16 => 0x7F00 | (tag % 0xFF),
         }
     }
 
-    /// A guard band of `len` canary words.
+    /// A guard band of `len` canary elements.
     pub fn canary(self, tag: u32, len: usize) -> Vec<u8> {
-        self.canary_bits(tag).to_le_bytes().repeat(len)
+        self.repeat(self.canary_bits(tag), len)
     }
 
-    /// Offsets (in elements) of band words that no longer hold the canary.
+    /// Offsets (in elements) of band elements that no longer hold the canary.
     pub fn overwritten(self, tag: u32, band: &[u8]) -> Vec<usize> {
-        band.chunks_exact(4)
+        self.elements(band)
             .enumerate()
-            .filter(|(_, w)| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) != self.canary_bits(tag))
+            .filter(|&(_, bits)| bits != self.canary_bits(tag))
             .map(|(i, _)| i)
             .collect()
     }
 
     /// `len` poisoned elements, as bytes.
     pub fn poison(self, len: usize) -> Vec<u8> {
-        self.poison_bits().to_le_bytes().repeat(len)
+        self.repeat(self.poison_bits(), len)
     }
 }
 
@@ -391,11 +479,14 @@ mod tests {
         assert!(Values::parse_word("random 1 below").is_err());
     }
 
+    const ALL: [Dtype; 5] = [Dtype::F32, Dtype::I32, Dtype::U32, Dtype::Bf16, Dtype::F16];
+
     #[test]
     fn poison_round_trip_table() {
-        for dtype in [Dtype::F32, Dtype::I32, Dtype::U32] {
+        for dtype in ALL {
             let mut bytes = dtype.encode(&[1.0, 2.0]);
             bytes.extend(dtype.poison(1));
+            assert_eq!(bytes.len(), 3 * dtype.size(), "{dtype:?}");
             assert_eq!(
                 dtype.decode(&bytes),
                 [Some(1.0), Some(2.0), None],
@@ -403,24 +494,143 @@ mod tests {
             );
         }
         // A kernel that writes a computed NaN is not mistaken for "never written".
-        let computed_nan = Dtype::F32.encode(&[f64::NAN]);
-        assert!(Dtype::F32.decode(&computed_nan)[0].unwrap().is_nan());
+        for dtype in [Dtype::F32, Dtype::Bf16, Dtype::F16] {
+            let computed_nan = dtype.encode(&[f64::NAN]);
+            assert!(
+                dtype.decode(&computed_nan)[0].unwrap().is_nan(),
+                "{dtype:?}"
+            );
+            // Nor is a GPU's canonical NaN (all payload bits set).
+            let canonical = 0x7FFF_FFFFu32.to_le_bytes()[..dtype.size()].to_vec();
+            assert!(dtype.decode(&canonical)[0].unwrap().is_nan(), "{dtype:?}");
+        }
         assert_eq!(Dtype::I32.decode(&Dtype::I32.encode(&[-3.0])), [Some(-3.0)]);
+        // The 32-bit patterns recorded results depend on.
+        assert_eq!(Dtype::F32.poison(1), 0x7FC0_0DEAu32.to_le_bytes());
+        assert_eq!(Dtype::U32.poison(1), 0xDEAD_BEEFu32.to_le_bytes());
+        assert_eq!(Dtype::Bf16.poison(2), [0xDA, 0x7F, 0xDA, 0x7F]);
+        assert_eq!(Dtype::F16.poison(1), [0xDA, 0x7E]);
+    }
+
+    #[test]
+    fn sixteen_bit_values_round_to_nearest_even_table() {
+        // (type, value, as the device holds it)
+        let cases = [
+            (Dtype::Bf16, 1.0, 1.0),
+            (Dtype::Bf16, -2.25, -2.25),
+            (Dtype::Bf16, 1.00390625, 1.0), // 1 + 2^-8: a tie, to the even 1.0
+            (Dtype::Bf16, 1.01171875, 1.015625), // 1 + 3·2^-8: a tie, to the even 1 + 2^-6
+            (Dtype::Bf16, std::f64::consts::PI, 3.140625),
+            (Dtype::Bf16, 65_792.0, 65_536.0), // 2^16 (1 + 2^-8): a tie, far from 1
+            (Dtype::Bf16, 1e39, f64::INFINITY), // past f32's range, so past bf16's
+            (Dtype::F16, 1.00048828125, 1.0),  // 1 + 2^-11: a tie
+            (Dtype::F16, 1.00146484375, 1.001953125), // 1 + 3·2^-11: a tie, to the even 1 + 2^-9
+            (Dtype::F16, std::f64::consts::PI, 3.140625),
+            (Dtype::F16, 65504.0, 65504.0), // the largest f16
+            (Dtype::F16, 1e6, f64::INFINITY),
+            (Dtype::F32, 0.1, 0.1f32 as f64),
+            (Dtype::F32, -3.75, -3.75),
+        ];
+        for (dtype, value, held) in cases {
+            assert_eq!(dtype.round(value), held, "{dtype:?} {value}");
+            let bytes = dtype.encode(&[value]);
+            assert_eq!(bytes.len(), dtype.size());
+            assert_eq!(dtype.decode(&bytes), [Some(held)], "{dtype:?} {value}");
+        }
+        // bf16 is the top half of the f32 with the same value.
+        let pi = Dtype::Bf16.encode(&[3.140625]);
+        assert_eq!(pi, (3.140625f32.to_bits() >> 16).to_le_bytes()[..2]);
     }
 
     #[test]
     fn canary_bands_table() {
-        for dtype in [Dtype::F32, Dtype::U32] {
+        // No 16-bit band holds the NaN a GPU computes, nor the poison, for any buffer.
+        for dtype in [Dtype::Bf16, Dtype::F16] {
+            for tag in 0..1000 {
+                let bits = dtype.canary_bits(tag);
+                assert_ne!(bits, 0x7FFF, "{dtype:?} tag {tag}");
+                assert_ne!(bits, dtype.poison_bits(), "{dtype:?} tag {tag}");
+            }
+        }
+        for dtype in [Dtype::F32, Dtype::U32, Dtype::Bf16, Dtype::F16] {
+            let size = dtype.size();
             let mut band = dtype.canary(1, 4);
+            assert_eq!(band.len(), 4 * size);
             assert!(dtype.overwritten(1, &band).is_empty());
             assert_eq!(
                 dtype.overwritten(2, &band).len(),
                 4,
                 "another buffer's pattern is a write"
             );
-            band[8..12].copy_from_slice(&dtype.encode(&[5.0]));
-            assert_eq!(dtype.overwritten(1, &band), [2]);
+            band[2 * size..3 * size].copy_from_slice(&dtype.encode(&[5.0]));
+            assert_eq!(dtype.overwritten(1, &band), [2], "{dtype:?}");
+            // A band is never poison, for any buffer, and never a number.
+            for tag in 0..300 {
+                let canary = dtype.canary(tag, 1);
+                assert_ne!(canary, dtype.poison(1), "{dtype:?} {tag}");
+                if dtype != Dtype::U32 {
+                    assert!(dtype.decode(&canary)[0].unwrap().is_nan(), "{dtype:?}");
+                }
+            }
         }
-        assert_ne!(Dtype::F32.canary_bits(0), Dtype::F32.poison_bits());
+        assert_eq!(Dtype::F32.canary(3, 1), 0x7FC0_C003u32.to_le_bytes());
+        assert_eq!(Dtype::Bf16.canary(33, 1), [0xE2, 0x7F]); // 33 % 31
+        assert_eq!(Dtype::F16.canary(3, 1), [0x03, 0x7F]);
+    }
+
+    #[test]
+    fn scalar_types_table() {
+        // (type, value, the words of the refusal, or "" where it holds)
+        let cases = [
+            (Dtype::F32, 0.5, ""),
+            (Dtype::U32, 7.0, ""),
+            (
+                Dtype::U32,
+                -1.0,
+                "is -1; a u32 holds whole numbers from 0 to 4294967295",
+            ),
+            (Dtype::I32, 0.5, "is 0.5; an i32 holds whole numbers"),
+            (
+                Dtype::Bf16,
+                1.0,
+                "is bf16; scalars are passed as 32-bit words: use f32, i32 or u32",
+            ),
+            (
+                Dtype::F16,
+                1.0,
+                "is f16; scalars are passed as 32-bit words: use f32, i32 or u32",
+            ),
+        ];
+        for (dtype, value, words) in cases {
+            match dtype.holds(value) {
+                Ok(()) => assert!(words.is_empty(), "{dtype:?} {value}"),
+                Err(why) => {
+                    assert!(!words.is_empty(), "{dtype:?} {value}: {why}");
+                    assert!(why.starts_with(words), "{why}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tolerance_table() {
+        // The f32 rule is what it always was; 16-bit types get twice their unit roundoff.
+        let cases = [
+            (Dtype::F32, 1e-5),
+            (Dtype::I32, 1e-5),
+            (Dtype::U32, 1e-5),
+            (Dtype::Bf16, 2f64.powi(-7)),
+            (Dtype::F16, 2f64.powi(-10)),
+        ];
+        for (dtype, tolerance) in cases {
+            assert_eq!(dtype.tolerance(), tolerance, "{dtype:?}");
+        }
+        let names: Vec<&str> = ALL.iter().map(|d| d.name()).collect();
+        assert_eq!(names, ["f32", "i32", "u32", "bf16", "f16"]);
+        for dtype in ALL {
+            let json = serde_json::to_string(&dtype).unwrap();
+            assert_eq!(json, format!("\"{}\"", dtype.name()));
+            assert_eq!(serde_json::from_str::<Dtype>(&json).unwrap(), dtype);
+        }
     }
 }

@@ -6,6 +6,7 @@
 //! - [`expr`]: integer size expressions over the spec's constants;
 //! - [`data`]: element types, generated inputs, poison and guard-band words;
 //! - [`finding`]: the kinds of mistake a run can show (a debugging case's `bug:`);
+//! - [`math`]: which units a spec's arithmetic runs on (FP32, the tensor cores);
 //! - [`model`]: the resolved spec (every size a number);
 //! - [`reference`]: CPU references, the expected outputs at any size;
 //! - [`resolve`]: from the one to the other, every error at its line.
@@ -13,6 +14,7 @@
 pub mod data;
 pub mod expr;
 pub mod finding;
+pub mod math;
 pub mod model;
 pub mod raw;
 pub mod reference;

@@ -3,6 +3,7 @@
 
 use crate::spec::data::Dtype;
 use crate::spec::expr::Constants;
+use crate::spec::math::Math;
 use serde::{Deserialize, Serialize};
 
 /// One buffer, with its size evaluated.
@@ -79,7 +80,8 @@ impl Launch {
 
 /// Host bytes a run holds per buffer element at its peak: the values as
 /// f64 (8), the expected values (8), the bytes sent to the device and read
-/// back (4 + 4), and the decoded result (16).
+/// back (4 + 4 for 32-bit types, 2 + 2 for bf16 and f16: this bound takes
+/// the larger), and the decoded result (16).
 pub const HOST_BYTES_PER_ELEMENT: u64 = 40;
 
 /// A spec with every size evaluated: what a backend launches.
@@ -97,6 +99,9 @@ pub struct Spec {
     /// Floating-point operations of one run, when the spec counts them.
     #[serde(default)]
     pub flops: Option<u64>,
+    /// What those operations run on: the FP32 cores or the tensor cores.
+    #[serde(default)]
+    pub math: Math,
 }
 
 impl Spec {

@@ -5,6 +5,7 @@
 use crate::lang::Lang;
 use crate::spec::data::{Dtype, Values};
 use crate::spec::finding::Finding;
+use crate::spec::math::Math;
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
@@ -78,7 +79,9 @@ impl<'de> Deserialize<'de> for ScalarValue {
 pub struct RawBuffer {
     pub len: Option<Size>,
     pub shape: Option<Vec<Size>>,
-    #[serde(default)]
+    /// The element type: f32 (the default), i32, u32, bf16 or f16. Also
+    /// accepted as `type`, the word scalars use.
+    #[serde(default, alias = "type")]
     pub dtype: Dtype,
     #[serde(default)]
     pub output: bool,
@@ -141,6 +144,10 @@ pub struct RawSpec {
     /// (for the roofline numbers); absent when the puzzle does no arithmetic worth counting.
     #[serde(default)]
     pub flops: Option<Spanned<Size>>,
+    /// What the `flops` run on: `fp32` (the default) or `bf16-tensor`,
+    /// which sets the compute roof a benchmark is placed under.
+    #[serde(default)]
+    pub math: Math,
     /// Why a language has no kernel for this puzzle, e.g.
     /// `{ wgsl: "WGSL has no view types; the raw kernel above is its version" }`.
     /// Every puzzle has a kernel in each language or a reason here.

@@ -127,7 +127,7 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
             smooth_rows(&a.init.clone()?, dims2(a)?, iters)
         }
         // ---- end Part IV ----
-        // ---- Part VI: the kernels of a transformer ----
+        // ---- Part V: the kernels of a transformer ----
         "softmax" => {
             let a = buffer("a")?;
             softmax_rows(&a.init.clone()?, dims2(a)?)
@@ -187,6 +187,14 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
                 .flat_map(|row| heads.row(row))
                 .collect()
         }
+        // ---- end Part V ----
+        // ---- Part VI: precision and tensor cores ----
+        // Each float rounded to the nearest BF16, ties to even (the `half`
+        // crate's conversion), and widened back: what the kernel writes.
+        "round_bf16" => input("a")?
+            .iter()
+            .map(|&v| half::bf16::from_f32(v as f32).to_f64())
+            .collect(),
         _ => return None,
     };
     Some(BTreeMap::from([("out".to_string(), out)]))
@@ -477,7 +485,7 @@ fn smooth_rows(a: &[f64], (_, cols): (usize, usize), iters: usize) -> Vec<f64> {
 
 // ---- end Part IV ----
 
-// ---- Part VI ----
+// ---- Part V ----
 
 /// Each row's softmax, exp(x[j] − max) / Σ exp(x[k] − max), in f64: the
 /// same answer for logits near 100, whose plain exp overflows a `float`.
@@ -644,6 +652,7 @@ mod tests {
             launches: vec![],
             args,
             flops: None,
+            math: Default::default(),
         }
     }
 

@@ -383,6 +383,7 @@ impl PuzzleSpec {
             launches,
             args,
             flops,
+            math: raw.math,
         })
     }
 
@@ -553,6 +554,11 @@ impl PuzzleSpec {
                 }
             }
         };
+        // Inputs as the device holds them (rounded to a bf16's 8 significant
+        // bits, say), so that the CPU reference computes from exactly the
+        // values the kernel reads. f32 inputs as the spec writes them
+        // (quarters, small integers) are exact already.
+        let init = init.map(|values| values.into_iter().map(|v| b.dtype.round(v)).collect());
         Ok(Buffer {
             name: name.to_string(),
             dtype: b.dtype,

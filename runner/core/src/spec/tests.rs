@@ -130,6 +130,56 @@ fn stress_runs_use_random_inputs_and_the_reference() {
     );
 }
 
+/// A buffer's type is `dtype` or `type`; 16-bit inputs reach the CPU
+/// reference as the device holds them, rounded to nearest even.
+#[test]
+fn sixteen_bit_buffers_hold_rounded_inputs() {
+    let inputs = "[3.14159, 1.00390625, 1.01171875, 0.5, -2, 0, 0, 0, 65519]";
+    // (the buffers as written, the type, `a` as the reference sees it)
+    let cases = [
+        (
+            "type: bf16",
+            Dtype::Bf16,
+            [3.140625, 1.0, 1.015625, 0.5, -2.0, 0.0, 0.0, 0.0, 65536.0],
+        ),
+        (
+            "dtype: f16",
+            Dtype::F16,
+            [
+                3.140625, 1.00390625, 1.01171875, 0.5, -2.0, 0.0, 0.0, 0.0, 65504.0,
+            ],
+        ),
+    ];
+    for (written, dtype, held) in cases {
+        let text = GOOD
+            .replace(
+                "  out: { len: SIZE, output: true }",
+                &format!("  out: {{ len: SIZE, {written}, output: true }}"),
+            )
+            .replace(
+                "  a: { len: SIZE, init: arange }",
+                &format!("  a: {{ len: SIZE, {written}, init: {inputs} }}"),
+            )
+            .replace(
+                "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
+                "  out: reference",
+            );
+        let spec = parse(&text).unwrap().resolve(&Constants::new()).unwrap();
+        let a = spec.buffers().find(|b| b.name == "a").unwrap();
+        assert_eq!(a.dtype, dtype, "{written}");
+        assert_eq!(a.init.as_deref(), Some(&held[..]), "{written}");
+        let out = spec.outputs().next().unwrap();
+        assert_eq!(out.dtype, dtype, "{written}");
+        let want: Vec<f64> = held.iter().map(|v| v + 10.0).collect();
+        assert_eq!(
+            out.expect,
+            Some(want),
+            "the reference adds to what the device holds"
+        );
+        assert_eq!(spec.min_bytes(), 2 * 9 * 2, "{written}");
+    }
+}
+
 #[test]
 fn stress_cases_are_checked_when_read() {
     let text = GOOD.to_string() + "stress:\n  - { WIDTH: 3 }\n";
@@ -370,6 +420,12 @@ fn malformed_specs_name_their_line() {
             "scalar `size` is 4294967300",
         ),
         (
+            "bf16 scalar",
+            "  size: { type: u32, value: SIZE }",
+            20,
+            "scalar `size` is bf16; scalars are passed as 32-bit words: use f32, i32 or u32",
+        ),
+        (
             "huge stress size",
             "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
             25,
@@ -391,6 +447,7 @@ fn malformed_specs_name_their_line() {
         "teaching size too large to set up" => "  a: { len: 268435456, init: arange }",
         "negative u32" => "  size: { type: u32, value: -1 }",
         "u32 past 2^32" => "  size: { type: u32, value: 4294967300 }",
+        "bf16 scalar" => "  size: { type: bf16, value: 1 }",
         "huge stress size" => {
             "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]\nstress:\n  - { SIZE: 1099511627776 }"
         }

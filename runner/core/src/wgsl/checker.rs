@@ -113,6 +113,7 @@ impl Backend for SimBackend {
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
         let spec = job.spec;
+        front::check_bindable(spec)?;
         let module = match front::compile(job.source) {
             Ok(m) => m,
             Err(errors) => return Ok(Outcome::CompileFailed(errors)),
@@ -380,6 +381,7 @@ mod tests {
                 },
             ],
             flops: None,
+            math: Default::default(),
         }
     }
 
@@ -628,5 +630,29 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(num_workgroups) n: 
             SimBackend::with_seed(0).run(&job),
             Err(BackendError::Timeout(_))
         ));
+    }
+
+    /// WGSL binds no bf16 (and f16 only behind `enable f16`): a spec with a
+    /// 16-bit buffer is refused in words, whatever the kernel says.
+    #[test]
+    fn a_16_bit_buffer_is_refused_in_words() {
+        use crate::spec::data::Dtype;
+        let body = "@compute @workgroup_size(8) fn main() {}";
+        let source = SourceText::new(format!("{HEADER}{body}"), std::path::Path::new("k.wgsl"), 1);
+        for (dtype, name) in [(Dtype::Bf16, "bf16"), (Dtype::F16, "f16")] {
+            let mut spec = spec(1, 8, 8);
+            if let Arg::Buffer(b) = &mut spec.args[1] {
+                b.dtype = dtype;
+            }
+            let job = Job::new(&spec, &source, 0, Duration::from_secs(10));
+            let err = SimBackend::with_seed(0).run(&job).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "cannot launch: buffer `a` is {name}, which WGSL cannot bind (WGSL has no \
+                     bf16, and f16 only behind `enable f16`): this puzzle runs in CUDA C only"
+                )
+            );
+        }
     }
 }

@@ -2,8 +2,10 @@
 //! backend and the CPU checker): the kernel is parsed and validated with
 //! naga, so a mistake comes back as naga's message at the kernel file's line
 //! (never as a panic), and its entry points and bindings are checked against
-//! the spec before anything runs.
+//! the spec before anything runs. A spec with 16-bit buffers, which WGSL
+//! cannot bind, is refused first ([`check_bindable`]).
 
+use crate::run::backend::BackendError;
 use crate::source::diag::Located;
 use crate::source::text::SourceText;
 use crate::spec::data::Dtype;
@@ -258,14 +260,35 @@ fn element_scalar(module: &naga::Module, ty: naga::Handle<naga::Type>) -> Option
     }
 }
 
-/// Whether WGSL values of `scalar` are the spec's `dtype`.
+/// Whether WGSL values of `scalar` are the spec's `dtype` (never, for bf16:
+/// WGSL has no such type; [`check_bindable`] refuses it before this).
 fn matches_dtype(scalar: naga::Scalar, dtype: Dtype) -> bool {
     let want = match dtype {
         Dtype::F32 => naga::Scalar::F32,
         Dtype::I32 => naga::Scalar::I32,
         Dtype::U32 => naga::Scalar::U32,
+        Dtype::F16 => naga::Scalar::F16,
+        Dtype::Bf16 => return false,
     };
     scalar == want
+}
+
+/// Whether WGSL can run this spec at all: refused, in a sentence, when a
+/// buffer is 16-bit. WGSL has no bf16, and f16 only behind `enable f16`
+/// with a device feature (`shader-f16`) that is not requested here, nor
+/// offered by every adapter. Every WGSL path (the wgpu backend, the CPU
+/// checker, the page's WebGPU run) asks this before anything is compiled,
+/// so such a spec gets these words rather than a binding mismatch.
+pub fn check_bindable(spec: &Spec) -> Result<(), BackendError> {
+    match spec.buffers().find(|b| b.dtype.is_16_bit()) {
+        None => Ok(()),
+        Some(b) => Err(BackendError::Launch(format!(
+            "buffer `{}` is {}, which WGSL cannot bind (WGSL has no bf16, and f16 only behind \
+             `enable f16`): this puzzle runs in CUDA C only",
+            b.name,
+            b.dtype.name()
+        ))),
+    }
 }
 
 /// `f32`, `i32`, `u32`, `f16`, … as WGSL writes them.

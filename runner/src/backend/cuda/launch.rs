@@ -1,5 +1,6 @@
 //! A compiled kernel on GPU 0, in the child process that runs it: buffers
-//! made from the bytes the engine sent (each between canary bands), every
+//! holding exactly the bytes the engine sent (each between canary bands,
+//! 2 or 4 bytes an element as its type has it), every
 //! launch of the run in order, CUDA events around each run, the checked
 //! run's outputs read back before the timed ones. Each run is announced
 //! before it is made, so the engine gives every launch its own deadline.
@@ -14,7 +15,7 @@ use cudarc::nvrtc::Ptx;
 use puzzle_core::run::backend::BackendError;
 use puzzle_core::run::outcome::GUARD_ELEMENTS;
 use puzzle_core::run::timing::{Clock, Timing};
-use puzzle_core::spec::model::Arg;
+use puzzle_core::spec::model::{Arg, Buffer};
 
 /// Runs a compiled kernel on GPU 0. Called in the isolated child process.
 pub fn execute(
@@ -67,42 +68,56 @@ pub fn execute(
     }
 
     // Every buffer sits between two canary bands of its own pattern, as the
-    // engine laid it out. Set 0 is the checked one; timed runs rotate
-    // through all sets (see `Job::buffer_sets`).
-    let words: Vec<Vec<u32>> = inputs
-        .iter()
-        .map(|bytes| {
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        })
-        .collect();
-    drop(inputs);
+    // engine laid it out, byte for byte: bf16 and f16 buffers hold 2 bytes
+    // an element, the rest 4. Each band is `GUARD_ELEMENTS` elements (512
+    // or 1,024 bytes) and CUDA allocations are at least 256-byte aligned, so
+    // the view a kernel gets is too (vector loads included).
+    // Set 0 is the checked one; timed runs rotate through all sets (see
+    // `Job::buffer_sets`).
+    let band = |b: &Buffer| GUARD_ELEMENTS * b.dtype.size();
+    // Each argument's bytes: a buffer's, None for a scalar.
+    let mut contents: Vec<Option<&[u8]>> = Vec::new();
+    let mut next = inputs.iter();
+    for arg in &spec.args {
+        let Arg::Buffer(b) = arg else {
+            contents.push(None);
+            continue;
+        };
+        let bytes = next.next().ok_or_else(|| {
+            BackendError::Device(format!("no contents came for buffer `{}`", b.name))
+        })?;
+        let want = b.len() * b.dtype.size() + 2 * band(b);
+        if bytes.len() != want {
+            return Err(BackendError::Device(format!(
+                "`{}` came as {} bytes, not {want}",
+                b.name,
+                bytes.len()
+            )));
+        }
+        contents.push(Some(bytes));
+    }
     let mut sets = Vec::new();
     for _ in 0..runs.buffer_sets.max(1) {
-        let mut slices = Vec::new();
-        let mut next = words.iter();
-        for arg in &spec.args {
-            if let Arg::Buffer(b) = arg {
-                let words = next.next().ok_or_else(|| {
-                    BackendError::Device(format!("no contents came for buffer `{}`", b.name))
-                })?;
-                slices.push(Some(stream.clone_htod(words).map_err(device)?));
-            } else {
-                slices.push(None);
-            }
-        }
+        let slices = contents
+            .iter()
+            .map(|bytes| bytes.map(|bytes| stream.clone_htod(bytes)).transpose())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(device)?;
         sets.push(slices);
     }
-    drop(words);
+    drop(inputs);
+    // Scalars are 32-bit words (the spec refuses 16-bit ones); a shorter
+    // encoding would be zero-extended, its value in the low bytes.
     let scalars: Vec<u32> = spec
         .args
         .iter()
         .map(|a| match a {
             Arg::Scalar { dtype, value, .. } => {
-                let b = dtype.encode(&[*value]);
-                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                let mut word = [0u8; 4];
+                for (w, b) in word.iter_mut().zip(dtype.encode(&[*value])) {
+                    *w = b;
+                }
+                u32::from_le_bytes(word)
             }
             Arg::Buffer(_) => 0,
         })
@@ -110,19 +125,22 @@ pub fn execute(
     // One run is every launch in order on one stream; two events bracket the sequence.
     let timing_event = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let launch =
-        |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u32>>>| -> Result<f64, BackendError> {
+        |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u8>>>| -> Result<f64, BackendError> {
             let start = stream.record_event(timing_event).map_err(device)?;
             for (launch, function, config) in &functions {
-                let mut views: Vec<Option<cudarc::driver::CudaViewMut<u32>>> = slices
+                // Each buffer's data, in bytes, between its bands.
+                let mut views: Vec<Option<cudarc::driver::CudaViewMut<u8>>> = slices
                     .iter_mut()
-                    .map(|slice| {
-                        slice.as_mut().map(|s| {
+                    .zip(&spec.args)
+                    .map(|(slice, arg)| match (slice, arg) {
+                        (Some(s), Arg::Buffer(b)) => {
                             let len = s.len();
-                            s.slice_mut(GUARD_ELEMENTS..len - GUARD_ELEMENTS)
-                        })
+                            Some(s.slice_mut(band(b)..len - band(b)))
+                        }
+                        _ => None,
                     })
                     .collect();
-                let mut views: Vec<Option<&mut cudarc::driver::CudaViewMut<u32>>> =
+                let mut views: Vec<Option<&mut cudarc::driver::CudaViewMut<u8>>> =
                     views.iter_mut().map(Option::as_mut).collect();
                 let mut builder = stream.launch_builder(function);
                 for &i in &launch.args {
@@ -133,7 +151,9 @@ pub fn execute(
                 }
                 // SAFETY: the parameter list was checked against the spec from the PTX
                 // (pointers for buffers, 32-bit values for scalars); every buffer is
-                // allocated with its spec length plus guard bands, so in-bounds
+                // allocated with the bytes of its spec length (elements times its
+                // type's size, checked above) plus a guard band each side, and the
+                // kernel's pointer starts after the leading band, so in-bounds
                 // accesses stay inside the allocation.
                 unsafe { builder.launch(*config) }.map_err(device)?;
             }
@@ -151,11 +171,9 @@ pub fn execute(
         let (Arg::Buffer(b), Some(slice)) = (arg, slice) else {
             continue;
         };
-        let words = stream.clone_dtoh(slice).map_err(device)?;
-        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut bytes: Vec<u8> = stream.clone_dtoh(slice).map_err(device)?;
         if !b.is_output() {
-            let band = GUARD_ELEMENTS * 4;
-            bytes.drain(band..bytes.len() - band);
+            bytes.drain(band(b)..bytes.len() - band(b));
         }
         blobs.push(bytes);
         buffers.push(ReadBack {

@@ -57,6 +57,12 @@ pub fn compile(source: &SourceText, arch: &'static str) -> Result<String, Vec<Lo
                          install the CUDA toolkit, or set GPU_PUZZLES_CUDA_INCLUDE to the folder holding `cuda/std/mdspan`)",
                     );
                 }
+                if e.message.contains("cannot open source file \"crt/") {
+                    e.message.push_str(
+                        "\n(the CUDA headers' `crt/` folder was not found: `pip install nvidia-cuda-nvcc-cu12` \
+                         (used for its headers only), install the CUDA toolkit, or add its `include` folder to GPU_PUZZLES_CUDA_INCLUDE)",
+                    );
+                }
             }
             Err(errors)
         }
@@ -123,6 +129,16 @@ pub fn include_dirs() -> &'static [PathBuf] {
             && has_groups(&runtime)
         {
             dirs.push(runtime);
+        }
+        // `<mma.h>` (WMMA, Part VI) includes "crt/mma.h", which the
+        // runtime's wheel lacks; a toolkit has it, and so does nvcc's wheel
+        // (`nvidia-cuda-nvcc-cu12`), which is used only for its headers.
+        let has_crt = |d: &PathBuf| d.join("crt/mma.h").is_file();
+        if !dirs.iter().any(has_crt)
+            && let Some(nvcc) = python_package_dir("nvidia.cuda_nvcc").map(|d| d.join("include"))
+            && has_crt(&nvcc)
+        {
+            dirs.push(nvcc);
         }
         dirs
     })
@@ -233,10 +249,11 @@ fn wheel_lib_dir() -> Option<PathBuf> {
 
 /// The NVIDIA wheels the engine may use: NVRTC, CCCL's headers, the CUDA
 /// runtime's headers.
-const WHEELS: [&str; 3] = [
+const WHEELS: [&str; 4] = [
     "nvidia.cuda_nvrtc",
     "nvidia.cuda_cccl",
     "nvidia.cuda_runtime",
+    "nvidia.cuda_nvcc",
 ];
 
 /// The folder of one of [`WHEELS`], asked of the `python3` that pip

@@ -113,6 +113,8 @@ fn cuda_type(dtype: Dtype) -> &'static str {
         Dtype::F32 => "float",
         Dtype::I32 => "int",
         Dtype::U32 => "unsigned int",
+        Dtype::Bf16 => "__nv_bfloat16",
+        Dtype::F16 => "__half",
     }
 }
 

@@ -11,6 +11,7 @@ use crate::child::process::{self, Pool};
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
 use puzzle_core::run::outcome::{Outcome, device_bytes};
 use puzzle_core::spec::model::{Arg, Spec};
+use puzzle_core::wgsl::front;
 
 pub struct WgpuBackend {
     info: DeviceInfo,
@@ -85,7 +86,9 @@ impl Backend for WgpuBackend {
     }
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
-        // Refused here, before a child is asked: what the adapter cannot launch.
+        // Refused here, before a child is asked: what WGSL cannot bind (bf16
+        // and f16 buffers), and what the adapter cannot launch.
+        front::check_bindable(job.spec)?;
         adapter::check_limits(&self.limits, job.spec)?;
         let run = WgpuRun {
             spec: without_data(job.spec),

@@ -302,6 +302,7 @@ mod tests {
     fn recordings_keep_head_tail_and_counts() {
         let check = |n: usize, unwritten: usize| puzzle_core::judge::verify::BufferCheck {
             name: "out".into(),
+            dtype: puzzle_core::spec::data::Dtype::F32,
             shape: vec![n],
             got: (0..n)
                 .map(|i| (i >= unwritten).then_some(i as f64))
