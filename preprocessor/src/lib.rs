@@ -17,6 +17,7 @@ pub mod config;
 pub mod math;
 pub mod memo;
 pub mod playground;
+pub mod precision;
 pub mod progress;
 pub mod render;
 pub mod roofline;
@@ -55,6 +56,8 @@ pub struct Session {
     recordings: Vec<Recording>,
     /// Vendor libraries timed on the same GPUs (results/baselines/*.json).
     pub baselines: Vec<Baseline>,
+    /// How the number formats rounded there (results/precision/*.json).
+    pub precision: Vec<precision::Measured>,
     /// The book's root: roofline blocks name puzzles of any chapter.
     pub root: PathBuf,
     book: std::sync::OnceLock<Result<puzzle_core::chapter::book::Book, Vec<Located>>>,
@@ -79,6 +82,7 @@ impl Session {
             roofs: roofline::roofs::Memo::default(),
             recordings,
             baselines: Vec::new(),
+            precision: Vec::new(),
             files: BookFiles::new(&root),
             root,
             book: std::sync::OnceLock::new(),
@@ -219,6 +223,8 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
     let (recordings, mut failures) = store::load_all(&ctx.root.join(record::RESULTS_DIR));
     let (baselines, unreadable) = baseline::load_all(&baseline::dir(&ctx.root));
     failures.extend(unreadable);
+    let (measured, unreadable) = precision::load_all(&precision::dir(&ctx.root));
+    failures.extend(unreadable);
     let settings = Settings {
         timing_samples: config.timing_samples,
         timeout: std::time::Duration::from_secs(config.timeout_seconds),
@@ -245,6 +251,7 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
     };
     let mut session = Session::new(runner, on_failure, recordings, ctx.root.clone());
     session.baselines = baselines;
+    session.precision = measured;
     let src = ctx.root.join(&ctx.config.book.src);
     let mut chapters = Vec::new();
     collect_chapters(&mut book.items, &src, &mut chapters);
@@ -288,6 +295,7 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
     made_from.push(memo::Stamp::of(&ctx.root.join("book.toml")));
     memo::stamps_under(&ctx.root.join(record::RESULTS_DIR), &mut made_from);
     memo::stamps_under(&baseline::dir(&ctx.root), &mut made_from);
+    memo::stamps_under(&precision::dir(&ctx.root), &mut made_from);
     made_from.extend(session.files.included().iter().map(|p| memo::Stamp::of(p)));
     Ok(Built {
         book,
@@ -395,6 +403,17 @@ pub fn process_chapter(
                     }
                 }
             }
+            BlockKind::Precision => match precision::render(&block.body, &session.precision) {
+                Ok(text) => text,
+                Err(problem) => {
+                    let problem = format!("{}: {problem}", file.display());
+                    if session.on_failure == OnFailure::Bail {
+                        bail!("{problem}");
+                    }
+                    problems.push(problem.clone());
+                    render::failure(&problem)
+                }
+            },
             BlockKind::Kernel { lang, puzzle } => {
                 let Some(p) = puzzles.iter().find(|p| p.id() == puzzle) else {
                     continue;

@@ -628,6 +628,7 @@ pub fn withheld(kind: &BlockKind) -> String {
         BlockKind::Puzzle => "The puzzle's specification".to_string(),
         BlockKind::Kernel { lang, puzzle } => format!("The {} kernel of `{puzzle}`", lang.label()),
         BlockKind::Roofline => "A roofline chart".to_string(),
+        BlockKind::Precision => "A table of measured rounding errors".to_string(),
     };
     format!("\n*{what} is not shown until the problem at the top of this page is fixed.*\n")
 }

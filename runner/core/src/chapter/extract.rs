@@ -22,6 +22,8 @@ pub enum BlockKind {
     },
     /// A roofline chart of several puzzles' recorded runs (drawn by the book's preprocessor).
     Roofline,
+    /// Tables of how number formats rounded on the GPU machines (results/precision/).
+    Precision,
 }
 
 /// A fenced block this book cares about.
@@ -84,16 +86,16 @@ fn classify(info: &str) -> Result<Option<BlockKind>, String> {
         return Ok(None);
     };
     let attrs: Vec<&str> = words.collect();
-    if first == "puzzle" || first == "roofline" {
+    if first == "puzzle" || first == "roofline" || first == "precision" {
         if let Some(extra) = attrs.first() {
             return Err(format!(
                 "a ```{first} block takes no attributes, found `{extra}`"
             ));
         }
-        return Ok(Some(if first == "puzzle" {
-            BlockKind::Puzzle
-        } else {
-            BlockKind::Roofline
+        return Ok(Some(match first {
+            "puzzle" => BlockKind::Puzzle,
+            "roofline" => BlockKind::Roofline,
+            _ => BlockKind::Precision,
         }));
     }
     let mut puzzle = None;
@@ -168,6 +170,9 @@ mod tests {
             ("", Ok(None)),
             ("cuda", Ok(None)),
             ("puzzle", Ok(Some(BlockKind::Puzzle))),
+            ("roofline", Ok(Some(BlockKind::Roofline))),
+            ("precision", Ok(Some(BlockKind::Precision))),
+            ("precision gemm", Err("takes no attributes")),
             (
                 "wgsl puzzle=p1",
                 Ok(Some(BlockKind::Kernel {

@@ -89,7 +89,7 @@ pub fn chapter_puzzles(
                 }
             },
             // Rooflines name puzzles of any chapter; the preprocessor reads them.
-            BlockKind::Roofline => {}
+            BlockKind::Roofline | BlockKind::Precision => {}
             BlockKind::Kernel { lang, puzzle } => {
                 let text = SourceText::new(block.body, file, block.body_line);
                 let expanded = include::expand(&text, base, files).and_then(|source| match lang {
