@@ -439,6 +439,23 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Part VI: Hopper's hardware. A bulk copy sized in floats, not bytes: a
+    // quarter of the tile lands.
+    (
+        "p36_bulk_copy_floats_not_bytes.cu",
+        "p36_bulk_copy",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    // A cluster's sum that reads block 0's shared memory for every block.
+    (
+        "p36_cluster_sum_own_block.cu",
+        "p36_cluster_sum",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
 ];
 
 /// Near-twins of the fixtures above that must pass, on every backend of
@@ -467,6 +484,8 @@ const NEED_A_GPU: &[&str] = &[
     "p33_round_bf16_truncate.cu",
     "p34_gemm_mma_unswizzled.cu",
     "p35_attention_bf16_lane_max.cu",
+    "p36_bulk_copy_floats_not_bytes.cu",
+    "p36_cluster_sum_own_block.cu",
 ];
 
 /// WGSL kernels right only at some subgroup sizes: (file, puzzle, sizes at
