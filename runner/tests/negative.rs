@@ -431,6 +431,14 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Part VI: a wgmma descriptor stepped 16 bytes along k instead of 32.
+    (
+        "p34_gemm_wgmma_a_step.cu",
+        "p34_gemm_wgmma",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
     // Part VI: a row's maximum taken over one lane's share of it, not the quad's.
     (
         "p35_attention_bf16_lane_max.cu",
@@ -483,6 +491,7 @@ const NEED_A_GPU: &[&str] = &[
     "p31_attention_fused_no_rescale.cu",
     "p33_round_bf16_truncate.cu",
     "p34_gemm_mma_unswizzled.cu",
+    "p34_gemm_wgmma_a_step.cu",
     "p35_attention_bf16_lane_max.cu",
     "p36_bulk_copy_floats_not_bytes.cu",
     "p36_cluster_sum_own_block.cu",

@@ -5,12 +5,13 @@ rewritten (as the runner does) through CuPy's NVRTC, checked against PyTorch
 and timed with CUDA events beside cuBLAS's BF16 product, one line each. The
 specs' `bench` entries are the fastest shapes this measured.
 
-    python3 .ci/gpu/experiments/tensor_gemm_configs.py [SIZE ...]   (default 4096 8192)
+    [ONLY=gemm_wgmma] python3 .ci/gpu/experiments/tensor_gemm_configs.py [SIZE ...]   (default 4096 8192)
 
 The inputs are multiples of 0.25 in [-4, 4], as in the book: their FP32 sums
 are exact, so "wrong" counts outputs that differ at all from PyTorch's FP32
 product rounded to BF16. Figures are medians of 20 runs after 3 warm-ups.
 """
+import os
 import re
 import statistics
 import sys
@@ -20,6 +21,8 @@ import torch
 
 torch.backends.cuda.matmul.allow_tf32 = False
 KERNELS = "kernels/"
+# ONLY=gemm_wgmma,gemm_async: only those kernels.
+ONLY = [k for k in os.environ.get("ONLY", "").split(",") if k]
 # (file, kernel, constants): the shapes tried for each step.
 SHAPES = [
     ("p34_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=64, BN=64, BK=32, WM=32, WN=32)),
@@ -34,6 +37,22 @@ SHAPES = [
     for stages in (3, 4)
     for (bm, bn, wn) in [(128, 128, 32), (128, 128, 64), (128, 256, 64), (256, 128, 64)]
 ]
+# Step 4: a warpgroup of 128 threads per 64 rows; the tiles start on a 1 KiB
+# boundary, which the dynamic shared memory may need up to 1 KiB to reach.
+WGMMA = [
+    ("p34_gemm_wgmma/gemm_wgmma.cu", "gemm_wgmma",
+     dict(BM=bm, BN=bn, BK=64, STAGES=stages, IN_FLIGHT=in_flight))
+    for in_flight in (0, 1)
+    for (bm, bn, stages) in [(128, 128, 4), (128, 256, 3), (128, 256, 4), (256, 128, 3), (256, 128, 4)]
+]
+
+
+def launch_shape(name, c):
+    """Threads a block and bytes of dynamic shared memory, as the specs give them."""
+    tiles = c.get("STAGES", 0) * (c["BM"] * c["BK"] + c["BK"] * c["BN"]) * 2
+    if name == "gemm_wgmma":
+        return c["BM"] // 64 * 128, tiles + 1024
+    return (c["BM"] // c["WM"]) * (c["BN"] // c["WN"]) * 32, tiles
 
 
 def build(path, name, constants):
@@ -41,7 +60,8 @@ def build(path, name, constants):
     for key, value in constants.items():
         source, n = re.subn(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)
         assert n == 1, f"{path} has no `#define {key} N`"
-    options = ("--std=c++17", "-arch=sm_90", "-I/usr/local/cuda/include")
+    # sm_90a: step 4's wgmma exists only there (what the runner targets on Hopper).
+    options = ("--std=c++17", "-arch=sm_90a", "-I/usr/local/cuda/include")
     return cp.RawModule(code=source, options=options, backend="nvrtc").get_function(name)
 
 
@@ -73,14 +93,13 @@ def main():
         library = median_ms(lambda: torch.mm(a, b))
         print(f"SIZE {size}: cuBLAS BF16 {library:.4f} ms, {2 * size**3 / library / 1e9:.0f} TFLOP/s")
         views = [cp.asarray(t.view(torch.int16)) for t in (out, a, b)]
-        for path, name, c in SHAPES:
-            if size % c["BM"] or size % c["BN"]:
+        for path, name, c in SHAPES + WGMMA:
+            if size % c["BM"] or size % c["BN"] or (ONLY and name not in ONLY):
                 continue
-            shared = c.get("STAGES", 0) * (c["BM"] * c["BK"] + c["BK"] * c["BN"]) * 2
+            threads, shared = launch_shape(name, c)
             kernel = build(KERNELS + path, name, c)
             if shared > 48 * 1024:
                 kernel.max_dynamic_shared_size_bytes = shared
-            threads = (c["BM"] // c["WM"]) * (c["BN"] // c["WN"]) * 32
             grid = (size // c["BN"], size // c["BM"])
             call = lambda: kernel(grid, (threads,), (*views, cp.uint32(size)), shared_mem=shared)
             out.zero_()

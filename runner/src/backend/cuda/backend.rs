@@ -22,8 +22,22 @@ use puzzle_core::spec::model::Arg;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// The virtual architecture used when no GPU says which one to target (Hopper: H100, H200).
-pub const DEFAULT_ARCH: &str = "compute_90";
+/// The virtual architecture used when no GPU says which one to target
+/// (Hopper: H100, H200), with its architecture-specific features ([`arch_for`]).
+pub const DEFAULT_ARCH: &str = "compute_90a";
+
+/// The NVRTC target for a GPU of compute capability `cc`. Hopper's own
+/// instructions (`wgmma`, Puzzle 34's step 4) exist only in `compute_90a`,
+/// a superset of `compute_90` whose code runs on compute capability 9.0
+/// alone, which is exactly the GPU at hand; every other kernel compiles to
+/// the same machine code either way. Other GPUs get their plain target,
+/// where a kernel using `wgmma` fails to compile with NVRTC's own message.
+pub fn arch_for(cc: (i32, i32)) -> String {
+    match cc {
+        (9, 0) => "compute_90a".to_string(),
+        (major, minor) => format!("compute_{major}{minor}"),
+    }
+}
 
 /// `GPU_PUZZLES_CUDA_ARCH` (e.g. `compute_80`) names another target for compile-only machines.
 fn compile_only_arch() -> &'static str {
@@ -60,8 +74,7 @@ impl CudaBackend {
         match gpu::probe() {
             Ok(gpu) => {
                 // NVRTC takes a 'static arch; one string per process.
-                let arch: &'static str =
-                    Box::leak(format!("compute_{}{}", gpu.cc.0, gpu.cc.1).into_boxed_str());
+                let arch: &'static str = Box::leak(arch_for(gpu.cc).into_boxed_str());
                 let info = DeviceInfo {
                     backend: BackendKind::Cuda,
                     name: gpu.name,
@@ -233,5 +246,25 @@ impl Backend for CudaBackend {
                 Ok(Outcome::Ran(execution))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hopper_gets_its_architecture_specific_target() {
+        let cases = [
+            ((9, 0), "compute_90a"),
+            ((8, 0), "compute_80"),
+            ((8, 9), "compute_89"),
+            ((10, 0), "compute_100"),
+            ((12, 0), "compute_120"),
+        ];
+        for (cc, arch) in cases {
+            assert_eq!(arch_for(cc), arch, "{cc:?}");
+        }
+        assert_eq!(DEFAULT_ARCH, arch_for((9, 0)));
     }
 }
