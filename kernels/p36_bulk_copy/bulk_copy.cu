@@ -22,10 +22,8 @@ __device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned i
 // Given: one arrival that also says `bytes` more bytes must land before this
 // phase completes: the phase needs both the arrivals and the bytes.
 __device__ __forceinline__ void barrier_arrive_expect(unsigned long long* bar, unsigned int bytes) {
-    unsigned long long state;
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, [%1], %2;"
-                 : "=l"(state)
-                 : "r"(shared_address(bar)), "r"(bytes)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
+                 "r"(bytes)
                  : "memory");
 }
 

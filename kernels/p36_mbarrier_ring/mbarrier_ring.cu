@@ -23,11 +23,8 @@ __device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned i
 // Given: one arrival (release: this thread's earlier writes are visible to a
 // thread whose wait sees the phase complete).
 __device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
-    unsigned long long state;
-    asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
-                 : "=l"(state)
-                 : "r"(shared_address(bar))
-                 : "memory");
+    // The barrier's state before the arrival is not needed: `_` discards it.
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 }
 
 // Given: waits until the phase with this parity (0 for phases 0, 2, 4...,

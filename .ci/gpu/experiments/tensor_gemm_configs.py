@@ -46,12 +46,29 @@ WGMMA = [
     for (bm, bn, stages) in [(128, 128, 4), (128, 256, 3), (128, 256, 4), (256, 128, 3), (256, 128, 4)]
 ]
 
+# Not a step of the book: step 4 with its warps specialised, one warpgroup
+# copying with cp.async and CONSUMERS warpgroups of 64 rows multiplying, the
+# two sides passing buffers through mbarriers (Puzzle 36) instead of
+# __syncthreads(). Its source is beside this script.
+SPECIALIZED = [
+    ("../.ci/gpu/experiments/gemm_specialized.cu", "gemm_specialized",
+     dict(BN=bn, BK=64, STAGES=stages, CONSUMERS=consumers))
+    for (bn, stages, consumers) in [(256, 4, 2), (256, 3, 2), (128, 6, 2), (128, 4, 2)]
+]
+
+
+def rows(c):
+    """The block's rows of out: BM, or 64 a consumer warpgroup."""
+    return c["BM"] if "BM" in c else c["CONSUMERS"] * 64
+
 
 def launch_shape(name, c):
     """Threads a block and bytes of dynamic shared memory, as the specs give them."""
-    tiles = c.get("STAGES", 0) * (c["BM"] * c["BK"] + c["BK"] * c["BN"]) * 2
+    tiles = c.get("STAGES", 0) * (rows(c) * c["BK"] + c["BK"] * c["BN"]) * 2
     if name == "gemm_wgmma":
         return c["BM"] // 64 * 128, tiles + 1024
+    if name == "gemm_specialized":
+        return (c["CONSUMERS"] + 1) * 128, tiles + 1024
     return (c["BM"] // c["WM"]) * (c["BN"] // c["WN"]) * 32, tiles
 
 
@@ -93,14 +110,14 @@ def main():
         library = median_ms(lambda: torch.mm(a, b))
         print(f"SIZE {size}: cuBLAS BF16 {library:.4f} ms, {2 * size**3 / library / 1e9:.0f} TFLOP/s")
         views = [cp.asarray(t.view(torch.int16)) for t in (out, a, b)]
-        for path, name, c in SHAPES + WGMMA:
-            if size % c["BM"] or size % c["BN"] or (ONLY and name not in ONLY):
+        for path, name, c in SHAPES + WGMMA + SPECIALIZED:
+            if size % rows(c) or size % c["BN"] or (ONLY and name not in ONLY):
                 continue
             threads, shared = launch_shape(name, c)
             kernel = build(KERNELS + path, name, c)
             if shared > 48 * 1024:
                 kernel.max_dynamic_shared_size_bytes = shared
-            grid = (size // c["BN"], size // c["BM"])
+            grid = (size // c["BN"], size // rows(c))
             call = lambda: kernel(grid, (threads,), (*views, cp.uint32(size)), shared_mem=shared)
             out.zero_()
             call()
