@@ -34,9 +34,13 @@ pub fn serve_if_child() {
         match message.header {
             ChildJob::Cuda(job) => {
                 let done = launch::execute(&job, message.blobs, &mut announce);
+                // A CUDA context that failed is unusable for the rest of the
+                // process: say so before the reply, then end.
                 let failed = done.is_err();
+                if failed {
+                    send::<()>(&ChildReply::Ending, &[]);
+                }
                 reply(done);
-                // A CUDA context that failed is unusable for the rest of the process.
                 if failed {
                     std::process::exit(0);
                 }

@@ -70,6 +70,9 @@ pub struct BenchRequest {
 pub enum ChildReply<R> {
     /// About to make this many launches: the parent's deadline is set for them.
     Launching(u32),
+    /// This child ends after its reply (its CUDA context faulted): the next
+    /// job must go to a fresh child, not race this one's exit.
+    Ending,
     Done(R),
 }
 

@@ -85,6 +85,8 @@ pub struct Worker {
     replies: Receiver<std::io::Result<Option<wire::Message<serde_json::Value>>>>,
     /// The end of what the child wrote to stderr, for when it dies.
     stderr: Arc<Mutex<String>>,
+    /// The child said it ends after its reply ([`ChildReply::Ending`]).
+    ending: bool,
 }
 
 /// How much of a child's stderr is kept.
@@ -155,6 +157,7 @@ impl Worker {
             stdin: Some(stdin),
             replies,
             stderr,
+            ending: false,
         })
     }
 
@@ -200,9 +203,17 @@ impl Worker {
                     announced = n;
                     deadline = Instant::now() + per_launch * n.max(1);
                 }
+                ChildReply::Ending => self.ending = true,
                 ChildReply::Done(result) => return Ok((result, message.blobs)),
             }
         }
+    }
+
+    /// Whether the child can take another job: it is running and has not
+    /// said that it is ending. A child that said so may not have exited
+    /// yet; a job sent to it would find it gone.
+    fn usable(&mut self) -> bool {
+        !self.ending && self.alive()
     }
 
     /// Closes the child's stdin, so that it ends on its own (and a program
@@ -279,9 +290,10 @@ impl Pool {
             .iter()
             .find_map(|s| s.try_lock().ok())
             .unwrap_or_else(|| self.slots[0].lock().unwrap_or_else(|e| e.into_inner()));
-        // A child that ended since its last job (a faulted CUDA context
-        // ends its process) is replaced before it is sent anything.
-        if slot.as_mut().is_some_and(|w| !w.alive()) {
+        // A child that ended since its last job, or said it would (a
+        // faulted CUDA context ends its process), is replaced before it is
+        // sent anything.
+        if slot.as_mut().is_some_and(|w| !w.usable()) {
             *slot = None;
         }
         let worker = match slot.as_mut() {
@@ -293,5 +305,60 @@ impl Pool {
             *slot = None;
         }
         result
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::child::job::BenchRequest;
+    use puzzle_core::run::backend::BackendKind;
+    use std::ffi::OsString;
+
+    /// A stand-in child: `sh` writes these replies and then lingers, as a
+    /// child whose CUDA context faulted lingers while it exits.
+    fn fake_child(replies: &[ChildReply<u32>], dir: &std::path::Path) -> Worker {
+        let mut bytes = Vec::new();
+        for reply in replies {
+            wire::write(&mut bytes, reply, &[]).unwrap();
+        }
+        let file = dir.join("replies");
+        std::fs::write(&file, bytes).unwrap();
+        let wrapper =
+            ["sh", "-c", "cat \"$0\"; sleep 5", file.to_str().unwrap()].map(OsString::from);
+        Worker::start_under(&wrapper).unwrap()
+    }
+
+    fn any_job(dir: &std::path::Path) -> ChildJob {
+        ChildJob::Bench(BenchRequest {
+            book: dir.to_path_buf(),
+            puzzle: "p01_map".into(),
+            backend: BackendKind::Cuda,
+            case: Default::default(),
+            samples: 1,
+            warmup: 0,
+            timeout_seconds: 1,
+        })
+    }
+
+    #[test]
+    fn a_child_that_says_it_ends_gets_no_further_job() {
+        // (what the child says, whether it may take the next job)
+        let cases = [
+            (vec![ChildReply::Done(7)], true),
+            (vec![ChildReply::Launching(1), ChildReply::Done(7)], true),
+            (vec![ChildReply::Ending, ChildReply::Done(7)], false),
+        ];
+        for (replies, usable) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let mut worker = fake_child(&replies, dir.path());
+            let (answer, blobs): (u32, _) = worker
+                .run(&any_job(dir.path()), &[], Duration::from_secs(20))
+                .unwrap();
+            assert_eq!((answer, blobs.len()), (7, 0), "{replies:?}");
+            // Still running either way: only what it said tells them apart.
+            assert!(worker.alive(), "{replies:?}");
+            assert_eq!(worker.usable(), usable, "{replies:?}");
+        }
     }
 }
