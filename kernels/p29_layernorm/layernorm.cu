@@ -1,7 +1,7 @@
 // Puzzle 29, step 1: LayerNorm of each row, one block per row, the row read
 // once into registers (VECS float4s a thread, as in Puzzle 28's step 4). Each
-// thread finds the count, mean and squared deviations of its own values with
-// Welford's update; the block combines them (given), and every thread writes
+// thread finds the count, mean and squared deviations of its own values; the
+// block combines the threads' groups (given), and every thread writes
 // (x - mean) / sqrt(variance + EPS) * gamma + beta.
 #define TPB 32
 #define VECS 1
@@ -75,25 +75,33 @@ extern "C" __global__ void layernorm(float* out, const float* a, const float* ga
     unsigned int quads = cols / 4;
     unsigned int t = threadIdx.x;
 
-    // BEGIN PUZZLE (roughly 28 lines)
+    // BEGIN PUZZLE (roughly 30 lines)
+    // The thread's values are one group, all in registers: their mean from
+    // their sum, then their squared deviations from it. Exact, and no chain
+    // of updates; the block joins the threads' groups with `combine`.
     float4 v[VECS];
-    Moments m = {0.0f, 0.0f, 0.0f};
+    float sum = 0.0f, count = 0.0f;
 #pragma unroll
     for (unsigned int k = 0; k < VECS; ++k) {
         unsigned int q = t + k * TPB;
         if (q < quads) {
             v[k] = x[q];
-            // Welford's update, a float4 at a time: the quad's own count,
-            // mean and squared deviations (four values, exact), joined to
-            // the running ones by the same formula that joins two threads'.
-            float4 q4 = v[k];
-            float quad_mean = ((q4.x + q4.y) + (q4.z + q4.w)) * 0.25f;
-            float dx = q4.x - quad_mean, dy = q4.y - quad_mean;
-            float dz = q4.z - quad_mean, dw = q4.w - quad_mean;
-            Moments quad = {4.0f, quad_mean, (dx * dx + dy * dy) + (dz * dz + dw * dw)};
-            m = combine(m, quad);
+            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+            count += 4.0f;
         }
     }
+    float mean = count > 0.0f ? sum / count : 0.0f;
+    float m2 = 0.0f;
+#pragma unroll
+    for (unsigned int k = 0; k < VECS; ++k) {
+        unsigned int q = t + k * TPB;
+        if (q < quads) {
+            float dx = v[k].x - mean, dy = v[k].y - mean;
+            float dz = v[k].z - mean, dw = v[k].w - mean;
+            m2 += (dx * dx + dy * dy) + (dz * dz + dw * dw);
+        }
+    }
+    Moments m = {count, mean, m2};
     Moments row = block_moments(m, slots);
     float scale = rsqrtf(row.m2 / row.n + EPS);
 #pragma unroll

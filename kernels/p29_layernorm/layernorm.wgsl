@@ -1,7 +1,7 @@
 // Puzzle 29, step 1: LayerNorm of each row, one workgroup per row, the row
 // read once into a private array (VECS vec4s an invocation, as in Puzzle 28's
 // step 4). Each invocation finds the count, mean and squared deviations of
-// its own values with Welford's update; the workgroup combines them (given),
+// its own values; the workgroup combines the invocations' groups (given),
 // and every invocation writes (x - mean) / sqrt(variance + EPS) * gamma + beta.
 const TPB: u32 = 32u;
 const VECS: u32 = 1u;
@@ -61,21 +61,31 @@ fn layernorm(
     let start = wid.x * quads;
     let t = lid.x;
 
-    // BEGIN PUZZLE (roughly 28 lines)
+    // BEGIN PUZZLE (roughly 24 lines)
+    // The thread's values are one group, all in registers: their mean from
+    // their sum, then their squared deviations from it. Exact, and no chain
+    // of updates; the workgroup joins the threads' groups with `combine`.
     var v: array<vec4<f32>, VECS>;
-    var m = Moments(0.0, 0.0, 0.0);
+    var sum = 0.0;
+    var count = 0.0;
     for (var k = 0u; k < VECS; k++) {
         let q = t + k * TPB;
         if (q < quads) {
             v[k] = a[start + q];
-            // Welford's update, a vec4 at a time: the quad's own count,
-            // mean and squared deviations (four values, exact), joined to
-            // the running ones by the same formula that joins two groups.
-            let quad_mean = ((v[k].x + v[k].y) + (v[k].z + v[k].w)) * 0.25;
-            let d = v[k] - vec4(quad_mean);
-            m = combine(m, Moments(4.0, quad_mean, (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w)));
+            sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+            count += 4.0;
         }
     }
+    let mean = select(0.0, sum / count, count > 0.0);
+    var m2 = 0.0;
+    for (var k = 0u; k < VECS; k++) {
+        let q = t + k * TPB;
+        if (q < quads) {
+            let d = v[k] - vec4(mean);
+            m2 += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+        }
+    }
+    let m = Moments(count, mean, m2);
     let row = workgroup_moments(t, m);
     let scale = inverseSqrt(row.m2 / row.n + EPS);
     for (var k = 0u; k < VECS; k++) {
