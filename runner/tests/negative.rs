@@ -439,6 +439,22 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Part VI: a tensor map's stage with b's boxes stored on top of each other.
+    (
+        "p34_gemm_tma_b_boxes_overlap.cu",
+        "p34_gemm_tma",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    // Part VI: a kernel that takes a pointer where the spec passes a tensor map.
+    (
+        "p34_gemm_tma_pointer_for_map.cu",
+        "p34_gemm_tma",
+        Status::CompileError,
+        "parameter 2 of `gemm_tma` should be the tensor map of `a` (const __grid_constant__ CUtensorMap)",
+        Some(240),
+    ),
     // Part VI: a row's maximum taken over one lane's share of it, not the quad's.
     (
         "p35_attention_bf16_lane_max.cu",
@@ -492,6 +508,7 @@ const NEED_A_GPU: &[&str] = &[
     "p33_round_bf16_truncate.cu",
     "p34_gemm_mma_unswizzled.cu",
     "p34_gemm_wgmma_a_step.cu",
+    "p34_gemm_tma_b_boxes_overlap.cu",
     "p35_attention_bf16_lane_max.cu",
     "p36_bulk_copy_floats_not_bytes.cu",
     "p36_cluster_sum_own_block.cu",

@@ -165,6 +165,7 @@ fn buffer(name: &str, len: usize, init: Option<f64>) -> Arg {
         expect: None,
         // Nothing is judged: these kernels are instruments, not puzzles.
         scratch: true,
+        tensor_map: None,
     })
 }
 

@@ -275,6 +275,7 @@ mod tests {
                 init,
                 expect: None,
                 scratch: false,
+                tensor_map: None,
             })
         };
         Spec {

@@ -452,6 +452,7 @@ mod tests {
             init: None,
             expect: None,
             scratch: false,
+            tensor_map: None,
         };
         Spec {
             id: "t".into(),
@@ -550,6 +551,7 @@ mod tests {
             init: None,
             expect: Some(expect),
             scratch: false,
+            tensor_map: None,
         }
     }
 

@@ -18,6 +18,73 @@ pub struct Buffer {
     /// Working storage between launches: guarded, never compared.
     #[serde(default)]
     pub scratch: bool,
+    /// CUDA only: passed as a TMA tensor map rather than a pointer.
+    #[serde(default)]
+    pub tensor_map: Option<TensorMap>,
+}
+
+/// A buffer as the Tensor Memory Accelerator copies it: tiles of `tile`
+/// elements (outermost dimension first, as `Buffer::shape`), stored in
+/// shared memory with a `swizzle`-byte swizzle (0: none). The engine encodes
+/// it with the buffer's device address and shape, so a copy can never reach
+/// outside the buffer: the TMA fills what lies beyond with zeros.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TensorMap {
+    pub tile: Vec<u32>,
+    pub swizzle: u32,
+}
+
+impl TensorMap {
+    /// The TMA's own limits (those `cuTensorMapEncodeTiled` refuses with a
+    /// bare CUDA_ERROR_INVALID_VALUE), checked against the buffer's shape
+    /// and type so that the spec's line gets a sentence instead.
+    pub fn check(&self, shape: &[usize], dtype: Dtype) -> Result<(), String> {
+        let rank = shape.len();
+        if !(1..=5).contains(&rank) {
+            return Err(format!(
+                "a tensor map has 1 to 5 dimensions; this buffer has {rank}"
+            ));
+        }
+        if self.tile.len() != rank {
+            return Err(format!(
+                "`box` has {} sizes; the buffer's shape has {rank}",
+                self.tile.len()
+            ));
+        }
+        if let Some(t) = self.tile.iter().find(|&&t| !(1..=256).contains(&t)) {
+            return Err(format!("`box` size {t}: each must be 1 to 256"));
+        }
+        if ![0, 32, 64, 128].contains(&self.swizzle) {
+            return Err(format!(
+                "`swizzle: {}`: the TMA swizzles 32, 64 or 128 bytes (0 for none)",
+                self.swizzle
+            ));
+        }
+        let size = dtype.size();
+        let inner = self.tile[rank - 1] as usize * size;
+        if !inner.is_multiple_of(16) {
+            return Err(format!(
+                "the box's rows are {inner} bytes; the TMA moves rows of a multiple of 16"
+            ));
+        }
+        if self.swizzle > 0 && inner > self.swizzle as usize {
+            return Err(format!(
+                "the box's rows are {inner} bytes, longer than the {}-byte swizzle",
+                self.swizzle
+            ));
+        }
+        let mut stride = size;
+        for d in (1..rank).rev() {
+            stride *= shape[d];
+            if !stride.is_multiple_of(16) {
+                return Err(format!(
+                    "dimension {} of the buffer steps {stride} bytes; the TMA needs a multiple of 16",
+                    d - 1
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Buffer {
@@ -143,5 +210,74 @@ impl Spec {
 
     pub fn outputs(&self) -> impl Iterator<Item = &Buffer> {
         self.buffers().filter(|b| b.is_output())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tensor_map_limits() {
+        let map = |tile: &[u32], swizzle| TensorMap {
+            tile: tile.to_vec(),
+            swizzle,
+        };
+        let cases: &[(TensorMap, &[usize], Dtype, Option<&str>)] = &[
+            (map(&[128, 64], 128), &[256, 256], Dtype::Bf16, None),
+            (map(&[64, 64], 0), &[64, 64], Dtype::F32, None),
+            (
+                map(&[128, 64], 128),
+                &[256, 256],
+                Dtype::F32,
+                Some("longer than the 128-byte swizzle"),
+            ),
+            (
+                map(&[64], 128),
+                &[256, 256],
+                Dtype::Bf16,
+                Some("`box` has 1 sizes"),
+            ),
+            (
+                map(&[512, 64], 128),
+                &[1024, 256],
+                Dtype::Bf16,
+                Some("each must be 1 to 256"),
+            ),
+            (
+                map(&[8, 64], 96),
+                &[256, 256],
+                Dtype::Bf16,
+                Some("`swizzle: 96`"),
+            ),
+            (
+                map(&[8, 4], 0),
+                &[256, 256],
+                Dtype::Bf16,
+                Some("rows are 8 bytes"),
+            ),
+            (
+                map(&[8, 8], 0),
+                &[256, 100],
+                Dtype::Bf16,
+                Some("steps 200 bytes"),
+            ),
+            (
+                map(&[1; 6], 0),
+                &[8; 6],
+                Dtype::F32,
+                Some("1 to 5 dimensions"),
+            ),
+        ];
+        for (map, shape, dtype, want) in cases {
+            let got = map.check(shape, *dtype);
+            match want {
+                None => assert_eq!(got, Ok(()), "{map:?} {shape:?}"),
+                Some(text) => {
+                    let message = got.expect_err(text);
+                    assert!(message.contains(text), "{message}");
+                }
+            }
+        }
     }
 }

@@ -91,6 +91,23 @@ pub struct RawBuffer {
     #[serde(default)]
     pub scratch: bool,
     pub init: Option<Values>,
+    /// CUDA only: the kernel receives this buffer as a TMA tensor map
+    /// (`const __grid_constant__ CUtensorMap`) instead of a pointer.
+    #[serde(default)]
+    pub tensor_map: Option<RawTensorMap>,
+}
+
+/// How the Tensor Memory Accelerator sees a buffer, e.g.
+/// `tensor_map: { box: [BM, BK], swizzle: 128 }`: the tile one copy moves,
+/// in the order of `shape` (outermost first), and the shared-memory swizzle
+/// in bytes (0 for none, 32, 64 or 128).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTensorMap {
+    #[serde(rename = "box")]
+    pub tile: Vec<Size>,
+    #[serde(default)]
+    pub swizzle: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]

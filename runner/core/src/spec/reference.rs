@@ -640,6 +640,7 @@ mod tests {
             init: values,
             expect: None,
             scratch: false,
+            tensor_map: None,
         })
     }
 

@@ -7,7 +7,7 @@ use crate::quantity;
 use crate::source::diag::Located;
 use crate::spec::data::Values;
 use crate::spec::expr::{self, Constants};
-use crate::spec::model::{Arg, Buffer, Launch, Spec};
+use crate::spec::model::{Arg, Buffer, Launch, Spec, TensorMap};
 use crate::spec::raw::{RawBuffer, RawSpec, RawStep, ScalarValue, Size};
 use crate::spec::reference;
 use serde::Serialize;
@@ -559,6 +559,25 @@ impl PuzzleSpec {
         // values the kernel reads. f32 inputs as the spec writes them
         // (quarters, small integers) are exact already.
         let init = init.map(|values| values.into_iter().map(|v| b.dtype.round(v)).collect());
+        let tensor_map = match &b.tensor_map {
+            None => None,
+            Some(raw) => {
+                let mut tile = Vec::new();
+                for size in &raw.tile {
+                    let v = eval(size, line, name)?;
+                    tile.push(u32::try_from(v).unwrap_or(0));
+                }
+                let map = TensorMap {
+                    tile,
+                    swizzle: raw.swizzle,
+                };
+                map.check(&shape, b.dtype).map_err(|e| {
+                    self.origin
+                        .at(line, format!("the tensor map of `{name}`: {e}"))
+                })?;
+                Some(map)
+            }
+        };
         Ok(Buffer {
             name: name.to_string(),
             dtype: b.dtype,
@@ -566,6 +585,7 @@ impl PuzzleSpec {
             init,
             expect,
             scratch: b.scratch,
+            tensor_map,
         })
     }
 }

@@ -431,6 +431,18 @@ fn malformed_specs_name_their_line() {
             25,
             "stress case: buffer `out` has 1,099,511,627,776 elements",
         ),
+        (
+            "tensor map wider than its swizzle",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "the tensor map of `a`: the box's rows are 256 bytes, longer than the 128-byte swizzle",
+        ),
+        (
+            "tensor map with an unknown key",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "unknown field `swizzel`",
+        ),
     ];
     let replacement = |name: &str| match name {
         "unknown key" => "block: [TPB]\nthreads: 4",
@@ -450,6 +462,12 @@ fn malformed_specs_name_their_line() {
         "bf16 scalar" => "  size: { type: bf16, value: 1 }",
         "huge stress size" => {
             "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]\nstress:\n  - { SIZE: 1099511627776 }"
+        }
+        "tensor map wider than its swizzle" => {
+            "  a: { len: SIZE, init: arange, tensor_map: { box: [64], swizzle: 128 } }"
+        }
+        "tensor map with an unknown key" => {
+            "  a: { len: SIZE, init: arange, tensor_map: { box: [8], swizzel: 128 } }"
         }
         _ => unreachable!(),
     };

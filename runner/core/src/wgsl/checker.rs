@@ -357,6 +357,7 @@ mod tests {
                 expect: init.is_none().then(|| vec![0.0; n]),
                 init,
                 scratch: false,
+                tensor_map: None,
             })
         };
         Spec {

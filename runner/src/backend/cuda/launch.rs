@@ -9,8 +9,9 @@
 #![allow(unsafe_code)]
 
 use crate::backend::cuda::ptx::MAX_STATIC_SHARED;
+use crate::backend::cuda::tensor_map::{self, TensorMapParam};
 use crate::child::job::{CudaLaunch, DeviceOutcome, DeviceRun, ReadBack};
-use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use puzzle_core::run::backend::BackendError;
 use puzzle_core::run::outcome::GUARD_ELEMENTS;
@@ -106,6 +107,23 @@ pub fn execute(
         sets.push(slices);
     }
     drop(inputs);
+    // Buffers passed as TMA tensor maps: each set's own, encoded before any
+    // timing starts (the map holds the buffer's address).
+    let mut maps: Vec<Vec<Option<TensorMapParam>>> = Vec::new();
+    for slices in &sets {
+        let mut set = Vec::new();
+        for (slice, arg) in slices.iter().zip(&spec.args) {
+            set.push(match (slice, arg) {
+                (Some(slice), Arg::Buffer(b)) if let Some(map) = &b.tensor_map => {
+                    let (address, _ordered) = slice.device_ptr(&stream);
+                    let data = address + band(b) as u64;
+                    Some(tensor_map::encode(data, b, map).map_err(BackendError::Launch)?)
+                }
+                _ => None,
+            });
+        }
+        maps.push(set);
+    }
     // Scalars are 32-bit words (the spec refuses 16-bit ones); a shorter
     // encoding would be zero-extended, its value in the low bytes.
     let scalars: Vec<u32> = spec
@@ -124,45 +142,51 @@ pub fn execute(
         .collect();
     // One run is every launch in order on one stream; two events bracket the sequence.
     let timing_event = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let launch =
-        |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u8>>>| -> Result<f64, BackendError> {
-            let start = stream.record_event(timing_event).map_err(device)?;
-            for (launch, function, config) in &functions {
-                // Each buffer's data, in bytes, between its bands.
-                let mut views: Vec<Option<cudarc::driver::CudaViewMut<u8>>> = slices
-                    .iter_mut()
-                    .zip(&spec.args)
-                    .map(|(slice, arg)| match (slice, arg) {
-                        (Some(s), Arg::Buffer(b)) => {
-                            let len = s.len();
-                            Some(s.slice_mut(band(b)..len - band(b)))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                let mut views: Vec<Option<&mut cudarc::driver::CudaViewMut<u8>>> =
-                    views.iter_mut().map(Option::as_mut).collect();
-                let mut builder = stream.launch_builder(function);
-                for &i in &launch.args {
-                    match views[i].take() {
-                        Some(view) => builder.arg(view),
-                        None => builder.arg(&scalars[i]),
-                    };
+    let launch = |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u8>>>,
+                  maps: &[Option<TensorMapParam>]|
+     -> Result<f64, BackendError> {
+        let start = stream.record_event(timing_event).map_err(device)?;
+        for (launch, function, config) in &functions {
+            // Each buffer's data, in bytes, between its bands.
+            let mut views: Vec<Option<cudarc::driver::CudaViewMut<u8>>> = slices
+                .iter_mut()
+                .zip(&spec.args)
+                .map(|(slice, arg)| match (slice, arg) {
+                    (Some(s), Arg::Buffer(b)) => {
+                        let len = s.len();
+                        Some(s.slice_mut(band(b)..len - band(b)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut views: Vec<Option<&mut cudarc::driver::CudaViewMut<u8>>> =
+                views.iter_mut().map(Option::as_mut).collect();
+            let mut builder = stream.launch_builder(function);
+            for &i in &launch.args {
+                if let Some(map) = &maps[i] {
+                    builder.arg(map);
+                    continue;
                 }
-                // SAFETY: the parameter list was checked against the spec from the PTX
-                // (pointers for buffers, 32-bit values for scalars); every buffer is
-                // allocated with the bytes of its spec length (elements times its
-                // type's size, checked above) plus a guard band each side, and the
-                // kernel's pointer starts after the leading band, so in-bounds
-                // accesses stay inside the allocation.
-                unsafe { builder.launch(*config) }.map_err(device)?;
+                match views[i].take() {
+                    Some(view) => builder.arg(view),
+                    None => builder.arg(&scalars[i]),
+                };
             }
-            let end = stream.record_event(timing_event).map_err(device)?;
-            stream.synchronize().map_err(device)?;
-            Ok(start.elapsed_ms(&end).map_err(device)? as f64)
-        };
+            // SAFETY: the parameter list was checked against the spec from the PTX
+            // (pointers for buffers, 128-byte tensor maps for those the spec
+            // marks, 32-bit values for scalars); every buffer is
+            // allocated with the bytes of its spec length (elements times its
+            // type's size, checked above) plus a guard band each side, and the
+            // kernel's pointer starts after the leading band, so in-bounds
+            // accesses stay inside the allocation.
+            unsafe { builder.launch(*config) }.map_err(device)?;
+        }
+        let end = stream.record_event(timing_event).map_err(device)?;
+        stream.synchronize().map_err(device)?;
+        Ok(start.elapsed_ms(&end).map_err(device)? as f64)
+    };
     announce(1);
-    launch(&mut sets[0])?;
+    launch(&mut sets[0], &maps[0])?;
 
     // Every buffer's bands are checked (a write before `out[0]` is caught
     // too); only outputs' values are judged, so only they come back whole.
@@ -185,13 +209,14 @@ pub fn execute(
     let count = sets.len();
     for run in 0..runs.warmup {
         announce(1);
-        launch(&mut sets[(run + 1) % count])?;
+        launch(&mut sets[(run + 1) % count], &maps[(run + 1) % count])?;
     }
     let (mut samples, mut wall) = (Vec::new(), Vec::new());
     for run in 0..runs.timing_samples {
         announce(1);
         let started = std::time::Instant::now();
-        samples.push(launch(&mut sets[(runs.warmup + run + 1) % count])?);
+        let set = (runs.warmup + run + 1) % count;
+        samples.push(launch(&mut sets[set], &maps[set])?);
         wall.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let timing = Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall));

@@ -6,7 +6,8 @@
 //! - [`gpu`]: the GPU at hand, probed without launching;
 //! - [`backend`]: the [`puzzle_core::run::backend::Backend`] the engine opens;
 //! - [`launch`]: the child's side: the kernel on the GPU;
-//! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words.
+//! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words;
+//! - [`tensor_map`]: TMA tensor maps, encoded for the kernels that take them.
 
 pub mod backend;
 pub mod gpu;
@@ -14,3 +15,4 @@ pub mod launch;
 pub mod nvrtc;
 pub mod ptx;
 pub mod sanitize;
+pub mod tensor_map;

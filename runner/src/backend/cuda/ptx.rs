@@ -70,6 +70,7 @@ pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), Strin
     let describe = |args: &[Arg]| {
         args.iter()
             .map(|a| match a {
+                Arg::Buffer(b) if b.tensor_map.is_some() => format!("CUtensorMap {}", b.name),
                 Arg::Buffer(b) => format!("{}* {}", b.dtype.name(), b.name),
                 Arg::Scalar { name, dtype, .. } => format!("{} {name}", dtype.name()),
             })
@@ -86,7 +87,26 @@ pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), Strin
     }
     for (i, (param, arg)) in params.iter().zip(&args).enumerate() {
         let is_pointer = param.contains(".u64") || param.contains(".b64") || param.contains(".s64");
+        // `const __grid_constant__ CUtensorMap`: 128 opaque bytes, 64-byte aligned.
+        let is_tensor_map = param.contains(".align 64") && param.ends_with("[128]");
         match arg {
+            Arg::Buffer(b) if b.tensor_map.is_some() && !is_tensor_map => {
+                return Err(format!(
+                    "parameter {} of `{kernel}` should be the tensor map of `{}` \
+                     (const __grid_constant__ CUtensorMap), as the spec's `tensor_map` says",
+                    i + 1,
+                    b.name
+                ));
+            }
+            Arg::Buffer(b) if b.tensor_map.is_none() && is_tensor_map => {
+                return Err(format!(
+                    "parameter {} of `{kernel}` is a tensor map, but the spec passes `{}` as a \
+                     pointer; give the buffer a `tensor_map` to pass it as one",
+                    i + 1,
+                    b.name
+                ));
+            }
+            Arg::Buffer(b) if b.tensor_map.is_some() => {}
             Arg::Buffer(b) if !is_pointer => {
                 return Err(format!(
                     "parameter {} of `{kernel}` should be a pointer to `{}` ({}*), but it is a value",
@@ -135,6 +155,63 @@ mod tests {
         ];
         for (ptx, want) in cases {
             assert_eq!(static_shared_bytes(ptx), want, "{ptx}");
+        }
+    }
+
+    /// Each kernel signature, as NVRTC writes it in PTX, against a spec
+    /// passing `out` as a pointer, `a` as a tensor map and a u32.
+    #[test]
+    fn params_against_tensor_maps_table() {
+        let yaml = "\
+id: t
+title: t
+kernel: k
+reference: reverse
+const: { SIZE: 64 }
+grid: [1]
+block: [32]
+buffers:
+  out: { shape: [SIZE, SIZE], type: bf16, output: true }
+  a: { shape: [SIZE, SIZE], type: bf16, init: random 1, tensor_map: { box: [SIZE, 64], swizzle: 128 } }
+scalars:
+  size: { type: u32, value: SIZE }
+args: [out, a, size]
+expect:
+  out: reference
+";
+        let spec =
+            puzzle_core::spec::resolve::PuzzleSpec::parse(yaml, std::path::Path::new("t.md"), 1)
+                .and_then(|p| p.resolve(&Default::default()))
+                .unwrap();
+        let map = ".param .align 64 .b8 k_param_1[128]";
+        let cases = [
+            (
+                format!(".param .u64 k_param_0, {map}, .param .u32 k_param_2"),
+                None,
+            ),
+            (
+                ".param .u64 k_param_0, .param .u64 k_param_1, .param .u32 k_param_2".to_string(),
+                Some("parameter 2 of `k` should be the tensor map of `a`"),
+            ),
+            (
+                format!("{map}, {map}, .param .u32 k_param_2"),
+                Some("parameter 1 of `k` is a tensor map, but the spec passes `out` as a pointer"),
+            ),
+            (
+                format!(".param .u64 k_param_0, {map}"),
+                Some("(bf16* out, CUtensorMap a, u32 size)"),
+            ),
+        ];
+        for (params, want) in cases {
+            let ptx = format!(".visible .entry k(\n\t{params}\n)\n{{\n}}");
+            let got = check_params(&ptx, &spec, &spec.launches[0]);
+            match want {
+                None => assert_eq!(got, Ok(()), "{params}"),
+                Some(text) => {
+                    let message = got.expect_err(text);
+                    assert!(message.contains(text), "{message}");
+                }
+            }
         }
     }
 }

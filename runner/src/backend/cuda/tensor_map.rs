@@ -1,0 +1,141 @@
+//! TMA tensor maps for kernel parameters: a buffer the spec marks
+//! `tensor_map` reaches its kernel as a `const __grid_constant__ CUtensorMap`
+//! (128 opaque bytes, passed by value), encoded on the host by the driver
+//! from the buffer's device address, shape and the spec's box and swizzle.
+
+// Encoding a tensor map calls the driver through cudarc's raw bindings, and
+// passing one by value needs cudarc's `DeviceRepr`.
+#![allow(unsafe_code)]
+
+use cudarc::driver::DeviceRepr;
+use cudarc::driver::sys::{
+    self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use puzzle_core::spec::data::Dtype;
+use puzzle_core::spec::model::{Buffer, TensorMap};
+
+/// An encoded tensor map, as the kernel's parameter receives it.
+#[repr(transparent)]
+pub struct TensorMapParam(sys::CUtensorMap);
+
+// SAFETY: a plain 128-byte, 64-byte-aligned C struct with no pointers the
+// host owns; the driver copies its bytes into the kernel's parameter space.
+unsafe impl DeviceRepr for TensorMapParam {}
+
+/// The driver's element type for a buffer's.
+fn data_type(dtype: Dtype) -> CUtensorMapDataType {
+    match dtype {
+        Dtype::F32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        Dtype::I32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_INT32,
+        Dtype::U32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+        Dtype::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        Dtype::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+    }
+}
+
+fn swizzle(bytes: u32) -> CUtensorMapSwizzle {
+    match bytes {
+        32 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        64 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        128 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        _ => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+    }
+}
+
+/// The driver's dimensions, innermost first (the spec's shape is outermost
+/// first): sizes, the byte strides of every dimension but the innermost,
+/// and the box.
+fn dimensions(shape: &[usize], tile: &[u32], element: usize) -> (Vec<u64>, Vec<u64>, Vec<u32>) {
+    let sizes: Vec<u64> = shape.iter().rev().map(|&d| d as u64).collect();
+    let strides = sizes
+        .iter()
+        .scan(element as u64, |stride, &d| {
+            *stride *= d;
+            Some(*stride)
+        })
+        .take(sizes.len().saturating_sub(1))
+        .collect();
+    let tile = tile.iter().rev().copied().collect();
+    (sizes, strides, tile)
+}
+
+/// Encodes `map` over the buffer `b` whose data starts at `address` on the
+/// device. The spec was checked against the TMA's limits when it was read
+/// (`TensorMap::check`), so a refusal here is the driver's own.
+pub fn encode(
+    address: sys::CUdeviceptr,
+    b: &Buffer,
+    map: &TensorMap,
+) -> Result<TensorMapParam, String> {
+    let (sizes, strides, tile) = dimensions(&b.shape, &map.tile, b.dtype.size());
+    let element_strides = vec![1u32; sizes.len()];
+    let mut encoded = sys::CUtensorMap { opaque: [0; 16] };
+    // SAFETY: every array holds `rank` entries (strides `rank - 1`), as the
+    // driver reads them; `encoded` is a valid, aligned CUtensorMap it writes;
+    // the address is the start of the buffer's allocation past its guard
+    // band, which is 256-byte aligned plus a multiple of 512 bytes.
+    let result = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut encoded,
+            data_type(b.dtype),
+            sizes.len() as u32,
+            address as *mut std::ffi::c_void,
+            sizes.as_ptr(),
+            strides.as_ptr(),
+            tile.as_ptr(),
+            element_strides.as_ptr(),
+            CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle(map.swizzle),
+            CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    match result {
+        sys::CUresult::CUDA_SUCCESS => Ok(TensorMapParam(encoded)),
+        error => Err(format!(
+            "the driver refused the tensor map of `{}` (box {:?}, swizzle {}): {error:?}",
+            b.name, map.tile, map.swizzle
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (shape, box, element bytes) and the driver's (sizes, strides, box).
+    type Case<'a> = (
+        &'a [usize],
+        &'a [u32],
+        usize,
+        (&'a [u64], &'a [u64], &'a [u32]),
+    );
+
+    #[test]
+    fn dimensions_are_innermost_first() {
+        let cases: &[Case] = &[
+            (
+                &[256, 512],
+                &[128, 64],
+                2,
+                (&[512, 256], &[1024], &[64, 128]),
+            ),
+            (
+                &[4, 8, 16],
+                &[1, 2, 4],
+                4,
+                (&[16, 8, 4], &[64, 512], &[4, 2, 1]),
+            ),
+            (&[1024], &[256], 4, (&[1024], &[], &[256])),
+        ];
+        for (shape, tile, element, (sizes, strides, boxes)) in cases {
+            let got = dimensions(shape, tile, *element);
+            assert_eq!(
+                got,
+                (sizes.to_vec(), strides.to_vec(), boxes.to_vec()),
+                "{shape:?}"
+            );
+        }
+    }
+}
