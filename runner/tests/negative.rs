@@ -423,6 +423,14 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Puzzle 18: a cp.async of 4 bytes where each vector is 16.
+    (
+        "p18_scan_async_floats_not_vectors.cu",
+        "p18_scan_async",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
     // Part VI: a tile stored swizzled and read as if it were not.
     (
         "p34_gemm_mma_unswizzled.cu",
@@ -489,6 +497,7 @@ const WITHIN_BOUNDS: &[(&str, &str)] = &[("p09_pooling_staged_neighbours.wgsl", 
 
 /// Fixtures whose fault shows only on a GPU; skipped, by name, without one.
 const NEED_A_GPU: &[&str] = &[
+    "p18_scan_async_floats_not_vectors.cu",
     "p12_scan_own_total.cu",
     "p10_dot_every_thread_adds.cu",
     "p11_conv_blocks_no_halo.cu",

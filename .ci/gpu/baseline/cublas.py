@@ -2,7 +2,7 @@
 """There (the GPU machine): time cuBLAS's FP32 matrix product, the baseline the
 SGEMM chapter is measured against, and write results/baselines/cublas-<gpu>.json.
 
-    python3 .ci/gpu/baseline/cublas.py [SIZE ...]      (default 1024 2048 4096)
+    python3 .ci/gpu/baseline/cublas.py [SIZE ...]      (default 1024 2048 4096 8192)
 
 cuBLAS is reached through PyTorch's torch.mm with TF32 switched off, so the
 product is true FP32 on the CUDA cores, like the book's kernels. Each size is
@@ -66,7 +66,7 @@ def time_and_check(size):
     }
 
 
-sizes = [int(s) for s in sys.argv[1:]] or [1024, 2048, 4096]
+sizes = [int(s) for s in sys.argv[1:]] or [1024, 2048, 4096, 8192]
 device = torch.cuda.get_device_name()
 cases = [time_and_check(s) for s in sizes]
 report = {

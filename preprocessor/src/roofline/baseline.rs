@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// targets' verdicts.
 pub fn baseline_section(
     wanted: &BaselineRef,
-    rows: &[Row],
+    rows: &[&Row],
     baselines: &[Baseline],
     device: &str,
 ) -> String {
@@ -76,7 +76,7 @@ pub fn baseline_section(
             .copied()
             .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
     };
-    for row in rows {
+    for &row in rows {
         let Some(case) = case_of(row) else { continue };
         let cells = match (&row.placement, percent_of(case, row)) {
             (Ok(p), Some(percent)) => format!(
@@ -99,7 +99,10 @@ pub fn baseline_section(
         );
     }
     for target in &wanted.targets {
-        let row = rows.iter().find(|r| r.id == target.puzzle && r.headline);
+        let row = rows
+            .iter()
+            .copied()
+            .find(|r| r.id == target.puzzle && r.headline);
         let line = match row.and_then(|r| Some((r, case_of(r)?))) {
             Some((row, case)) => verdict(
                 target,

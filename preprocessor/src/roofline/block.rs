@@ -26,6 +26,10 @@ pub struct RooflineBlock {
 pub struct BaselineRef {
     /// The case name in the baseline file, e.g. "sgemm".
     pub name: String,
+    /// The block's puzzles that do the library's work (default: all of
+    /// them). A sum's chapter may also list a dot product, which runs at
+    /// the same sizes but is not what `torch.sum` computes.
+    pub puzzles: Option<Vec<String>>,
     /// `puzzle` reaches `percent` of the library's speed (headline case).
     #[serde(default)]
     pub targets: Vec<Target>,
@@ -84,6 +88,13 @@ impl RooflineBlock {
                     .iter()
                     .flat_map(|b| &b.targets)
                     .map(|t| ("baseline target", &t.puzzle)),
+            )
+            .chain(
+                block
+                    .baseline
+                    .iter()
+                    .flat_map(|b| b.puzzles.iter().flatten())
+                    .map(|id| ("baseline", id)),
             );
         if block.baseline.is_some() && block.sizes != Sizes::Bench {
             return Err(
@@ -97,6 +108,65 @@ impl RooflineBlock {
                 ));
             }
         }
+        if let Some(b) = &block.baseline
+            && let Some(compared) = &b.puzzles
+            && let Some(t) = b.targets.iter().find(|t| !compared.contains(&t.puzzle))
+        {
+            return Err(format!(
+                "```roofline block: the baseline target names `{}`, which is not in the baseline's `puzzles`",
+                t.puzzle
+            ));
+        }
         Ok(block)
+    }
+
+    /// Whether `puzzle`'s rows are compared with the library.
+    pub fn compared_with_baseline(&self, puzzle: &str) -> bool {
+        self.baseline.as_ref().is_some_and(|b| {
+            b.puzzles
+                .as_ref()
+                .is_none_or(|ids| ids.iter().any(|id| id == puzzle))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "title: t\nsizes: bench\npuzzles: [sum, dot]\n";
+
+    #[test]
+    fn baseline_puzzles_table() {
+        // (baseline YAML, the error it must give or None, whether `dot` is compared)
+        let cases: [(&str, Option<&str>, bool); 5] = [
+            ("baseline: { name: sum }", None, true),
+            ("baseline: { name: sum, puzzles: [sum] }", None, false),
+            (
+                "baseline: { name: sum, puzzles: [sum], targets: [{ puzzle: sum, percent: 100 }] }",
+                None,
+                false,
+            ),
+            (
+                "baseline: { name: sum, puzzles: [scan] }",
+                Some("the baseline names `scan`, which is not in `puzzles`"),
+                false,
+            ),
+            (
+                "baseline: { name: sum, puzzles: [sum], targets: [{ puzzle: dot, percent: 100 }] }",
+                Some("the baseline target names `dot`, which is not in the baseline's `puzzles`"),
+                false,
+            ),
+        ];
+        for (yaml, error, dot_compared) in cases {
+            match (RooflineBlock::parse(&format!("{HEAD}{yaml}")), error) {
+                (Ok(block), None) => {
+                    assert!(block.compared_with_baseline("sum"), "{yaml}");
+                    assert_eq!(block.compared_with_baseline("dot"), dot_compared, "{yaml}");
+                }
+                (Err(e), Some(want)) => assert!(e.contains(want), "{yaml}: {e}"),
+                (got, want) => panic!("{yaml}: got {got:?}, wanted the error {want:?}"),
+            }
+        }
     }
 }

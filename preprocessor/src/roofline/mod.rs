@@ -128,10 +128,14 @@ pub fn render(
             let _ = writeln!(md, "\n{}", speedup_line(speedup, &rows));
         }
         if let Some(wanted) = &block.baseline {
+            let compared: Vec<&Row> = rows
+                .iter()
+                .filter(|r| block.compared_with_baseline(&r.id))
+                .collect();
             let _ = writeln!(
                 md,
                 "\n{}",
-                baseline_section(wanted, &rows, baselines, &recording.device.name)
+                baseline_section(wanted, &compared, baselines, &recording.device.name)
             );
         }
         let elements: Vec<String> = rows

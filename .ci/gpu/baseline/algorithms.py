@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""There (the GPU machine): time PyTorch's sum and inclusive scan of FP32
+arrays, the baselines of Puzzle 17 (reduction) and Puzzle 18 (scan), and write
+results/baselines/torch-algorithms-<gpu>.json.
+
+    python3 .ci/gpu/baseline/algorithms.py
+
+  sum     torch.sum(x), x of 2^28 and 2^30 floats      (Puzzle 17's bench sizes)
+  cumsum  torch.cumsum(x, 0), x of 2^28 floats          (Puzzle 18's)
+
+Both go to CUB on CUDA (its device-wide reduce and single-pass scan). Each is
+timed like `runner bench` times a kernel: warm-up calls, then CUDA events
+around each of 50 calls, the median. The inputs are multiples of 0.25 in
+[-4, 4], like the chapters'; the output is checked against the same operation
+in FP64, and the error recorded is the largest difference over the largest
+output.
+"""
+import datetime
+import json
+import os
+import re
+import statistics
+import sys
+
+try:
+    import torch
+except ImportError:
+    sys.exit("PyTorch is not installed here: cannot time its kernels (pip install torch)")
+if not torch.cuda.is_available():
+    sys.exit("PyTorch sees no CUDA GPU here: cannot time its kernels")
+
+SAMPLES, WARMUP = 50, 5
+SUM_SIZES = [1 << 28, 1 << 30]
+CUMSUM_SIZES = [1 << 28]
+
+
+def timed(call):
+    for _ in range(WARMUP):
+        call()
+    times = []
+    for _ in range(SAMPLES):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return {
+        "clock": "device",
+        "samples": SAMPLES,
+        "median_ms": statistics.median(times),
+        "min_ms": min(times),
+        "max_ms": max(times),
+    }
+
+
+def quarters(size):
+    gen = torch.Generator(device="cuda").manual_seed(size)
+    return torch.randint(-16, 17, (size,), device="cuda", generator=gen).float() * 0.25
+
+
+def sum_case(size):
+    x = quarters(size)
+    got = []
+    timing = timed(lambda: got.append(torch.sum(x)))
+    exact = x.double().sum()
+    error = ((got[-1].double() - exact).abs() / exact.abs().clamp(min=1.0)).item()
+    del x, got
+    return {"name": "sum", "constants": {"SIZE": size}, "bytes": 4 * size, "timing": timing,
+            "max_relative_error": error}
+
+
+def cumsum_case(size):
+    x = quarters(size)
+    out = torch.empty_like(x)
+    timing = timed(lambda: torch.cumsum(x, 0, out=out))
+    exact = x.double().cumsum(0)
+    error = ((out.double() - exact).abs().max() / exact.abs().max()).item()
+    del x, out, exact
+    return {"name": "cumsum", "constants": {"SIZE": size}, "bytes": 8 * size, "timing": timing,
+            "max_relative_error": error}
+
+
+cases = [sum_case(n) for n in SUM_SIZES] + [cumsum_case(n) for n in CUMSUM_SIZES]
+device = torch.cuda.get_device_name()
+report = {
+    "library": "PyTorch (CUB)",
+    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
+    "device": device,
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    "cases": cases,
+}
+bad = [f"{c['name']} at {c['constants']['SIZE']}" for c in cases if c["max_relative_error"] > 1e-4]
+if bad:
+    sys.exit(f"PyTorch's {', '.join(bad)} gave a wrong result on {device}: not recorded")
+os.makedirs("results/baselines", exist_ok=True)
+stem = re.sub(r"[^a-z0-9]+", "-", f"torch-algorithms-{device}".lower()).strip("-")
+path = f"results/baselines/{stem}.json"
+with open(path, "w") as f:
+    json.dump(report, f, indent=2)
+    f.write("\n")
+for c in cases:
+    t = c["timing"]
+    print(
+        f"torch {c['name']} of {c['constants']['SIZE']} floats on {device}: median {t['median_ms']:.4f} ms "
+        f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
+        f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s, error {c['max_relative_error']:.1e}"
+    )
+print(f"wrote {path}")
