@@ -9,6 +9,7 @@
 //            while the current one loads
 //   ASYNC    1: the tile is copied to shared memory by cp.async (no registers
 //            held while the loads are in flight), read from there twice
+//   REG_ROWS with ASYNC: this many more rows a tile, loaded into registers
 #include <cuda/atomic>
 #include <cuda_pipeline_primitives.h>
 
@@ -33,9 +34,17 @@
 #ifndef ASYNC
 #define ASYNC 0
 #endif
+#ifndef REG_ROWS
+#define REG_ROWS 0
+#endif
+// Rows in all: with ASYNC, ROWS of them staged in shared memory and REG_ROWS
+// more loaded into registers, so that a tile can hold more than shared memory
+// alone allows.
+#define ALL_ROWS (ROWS + REG_ROWS)
+static_assert(ASYNC || REG_ROWS == 0, "REG_ROWS goes with ASYNC");
 #define WARP 32
 #define FULL_MASK 0xffffffffu
-#define TILE_QUADS (ROWS * TPB)
+#define TILE_QUADS (ALL_ROWS * TPB)
 
 #define FLAG_INVALID 0ull
 #define FLAG_AGGREGATE 1ull
@@ -84,14 +93,14 @@ __device__ void store4(float* out, unsigned int q, float4 v, unsigned int size) 
     if (e + 2 < size) out[e + 2] = v.z;
 }
 
-// The block-wide exclusive scan of ROWS rows at once; row totals in `total`.
+// The block-wide exclusive scan of ALL_ROWS rows at once; row totals in `total`.
 // The caller separates two calls with a barrier (the slots are reused).
-__device__ void scan_rows(const float (&s)[ROWS], float (&before)[ROWS], float (&total)[ROWS]) {
-    __shared__ float warp_sums[TPB / WARP][ROWS];
+__device__ void scan_rows(const float (&s)[ALL_ROWS], float (&before)[ALL_ROWS], float (&total)[ALL_ROWS]) {
+    __shared__ float warp_sums[TPB / WARP][ALL_ROWS];
     unsigned int lane = threadIdx.x % WARP;
     unsigned int warp = threadIdx.x / WARP;
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) {
+    for (int r = 0; r < ALL_ROWS; r++) {
         float inclusive = s[r];
 #pragma unroll
         for (unsigned int d = 1; d < WARP; d *= 2) {
@@ -103,10 +112,10 @@ __device__ void scan_rows(const float (&s)[ROWS], float (&before)[ROWS], float (
     }
     __syncthreads();
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) total[r] = 0.0f;
+    for (int r = 0; r < ALL_ROWS; r++) total[r] = 0.0f;
     for (unsigned int w = 0; w < TPB / WARP; w++) {
 #pragma unroll
-        for (int r = 0; r < ROWS; r++) {
+        for (int r = 0; r < ALL_ROWS; r++) {
             float g = warp_sums[w][r];
             if (w < warp) before[r] += g;
             total[r] += g;
@@ -149,7 +158,7 @@ __device__ void scan_tile(float* out, const float* a, unsigned long long* status
                           unsigned int size, float* tile_offset) {
     unsigned int lane = threadIdx.x % WARP;
     unsigned int q = tile * TILE_QUADS + threadIdx.x;
-    float s[ROWS], before[ROWS], total[ROWS];
+    float s[ALL_ROWS], before[ALL_ROWS], total[ALL_ROWS];
 #if ASYNC
     __shared__ float4 stage[ROWS][TPB];
     bool whole = 4 * (tile + 1) * TILE_QUADS <= size;
@@ -162,6 +171,13 @@ __device__ void scan_tile(float* out, const float* a, unsigned long long* status
         }
     }
     __pipeline_commit();
+#if REG_ROWS
+    float4 v[REG_ROWS];
+#pragma unroll
+    for (int r = 0; r < REG_ROWS; r++) v[r] = load4(a, q + (ROWS + r) * TPB, size);
+#pragma unroll
+    for (int r = 0; r < REG_ROWS; r++) s[ROWS + r] = lanes_sum(v[r]);
+#endif
     __pipeline_wait_prior(0);
     // Each thread reads back only what it copied itself: no barrier needed.
 #pragma unroll
@@ -174,10 +190,10 @@ __device__ void scan_tile(float* out, const float* a, unsigned long long* status
     for (int r = 0; r < ROWS; r++) s[r] = lanes_sum(v[r]);
 #endif
     scan_rows(s, before, total);
-    float row_start[ROWS];
+    float row_start[ALL_ROWS];
     float aggregate = 0.0f;
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) {
+    for (int r = 0; r < ALL_ROWS; r++) {
         row_start[r] = aggregate;
         aggregate += total[r];
     }
@@ -195,8 +211,10 @@ __device__ void scan_tile(float* out, const float* a, unsigned long long* status
     __syncthreads();
     float carry = *tile_offset;
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) {
-#if ASYNC
+    for (int r = 0; r < ALL_ROWS; r++) {
+#if ASYNC && REG_ROWS
+        float4 x = r < ROWS ? stage[r][threadIdx.x] : v[r - ROWS];
+#elif ASYNC
         float4 x = stage[r][threadIdx.x];
 #else
         float4 x = v[r];
