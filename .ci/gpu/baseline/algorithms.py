@@ -16,11 +16,9 @@ in FP64, and the error recorded is the largest difference over the largest
 output.
 """
 import datetime
-import json
-import os
-import re
-import statistics
 import sys
+
+import common
 
 try:
     import torch
@@ -35,23 +33,7 @@ CUMSUM_SIZES = [1 << 28]
 
 
 def timed(call):
-    for _ in range(WARMUP):
-        call()
-    times = []
-    for _ in range(SAMPLES):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        call()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return {
-        "clock": "device",
-        "samples": SAMPLES,
-        "median_ms": statistics.median(times),
-        "min_ms": min(times),
-        "max_ms": max(times),
-    }
+    return common.timed(call, SAMPLES, WARMUP)
 
 
 def quarters(size):
@@ -65,7 +47,6 @@ def sum_case(size):
     timing = timed(lambda: got.append(torch.sum(x)))
     exact = x.double().sum()
     error = ((got[-1].double() - exact).abs() / exact.abs().clamp(min=1.0)).item()
-    del x, got
     return {"name": "sum", "constants": {"SIZE": size}, "bytes": 4 * size, "timing": timing,
             "max_relative_error": error}
 
@@ -76,7 +57,6 @@ def cumsum_case(size):
     timing = timed(lambda: torch.cumsum(x, 0, out=out))
     exact = x.double().cumsum(0)
     error = ((out.double() - exact).abs().max() / exact.abs().max()).item()
-    del x, out, exact
     return {"name": "cumsum", "constants": {"SIZE": size}, "bytes": 8 * size, "timing": timing,
             "max_relative_error": error}
 
@@ -93,12 +73,7 @@ report = {
 bad = [f"{c['name']} at {c['constants']['SIZE']}" for c in cases if c["max_relative_error"] > 1e-4]
 if bad:
     sys.exit(f"PyTorch's {', '.join(bad)} gave a wrong result on {device}: not recorded")
-os.makedirs("results/baselines", exist_ok=True)
-stem = re.sub(r"[^a-z0-9]+", "-", f"torch-algorithms-{device}".lower()).strip("-")
-path = f"results/baselines/{stem}.json"
-with open(path, "w") as f:
-    json.dump(report, f, indent=2)
-    f.write("\n")
+path = common.write_report(report, "results/baselines", f"torch-algorithms-{device}")
 for c in cases:
     t = c["timing"]
     print(

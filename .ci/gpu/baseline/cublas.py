@@ -13,11 +13,9 @@ in [-1, 1], full 24-bit mantissas, so rounding shows; TF32 would show as an
 error near 1e-3).
 """
 import datetime
-import json
-import os
-import re
-import statistics
 import sys
+
+import common
 
 try:
     import torch
@@ -38,16 +36,7 @@ def time_and_check(size):
     a = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
     b = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
     out = torch.empty(size, size, device="cuda")
-    for _ in range(WARMUP):
-        torch.mm(a, b, out=out)
-    times = []
-    for _ in range(SAMPLES):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.mm(a, b, out=out)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
+    timing = common.timed(lambda: torch.mm(a, b, out=out), SAMPLES, WARMUP)
     rows = torch.linspace(0, size - 1, min(CHECKED_ROWS, size), device="cuda").long()
     exact = a[rows].double() @ b.double()
     error = ((out[rows].double() - exact).abs().max() / exact.abs().max()).item()
@@ -55,13 +44,7 @@ def time_and_check(size):
         "name": "sgemm",
         "constants": {"SIZE": size},
         "flops": 2 * size**3,
-        "timing": {
-            "clock": "device",
-            "samples": SAMPLES,
-            "median_ms": statistics.median(times),
-            "min_ms": min(times),
-            "max_ms": max(times),
-        },
+        "timing": timing,
         "max_relative_error": error,
     }
 
@@ -76,13 +59,7 @@ report = {
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
     "cases": cases,
 }
-os.makedirs("results/baselines", exist_ok=True)
-# The same file naming as runner record's: lower case, runs of other characters as one dash.
-stem = re.sub(r"[^a-z0-9]+", "-", f"cublas-{device}".lower()).strip("-")
-path = f"results/baselines/{stem}.json"
-with open(path, "w") as f:
-    json.dump(report, f, indent=2)
-    f.write("\n")
+path = common.write_report(report, "results/baselines", f"cublas-{device}")
 for c in cases:
     t = c["timing"]
     print(

@@ -25,11 +25,10 @@ gemm   cuBLAS's products through torch.mm at SIZE = 1024 ... 8192: FP32 with
        on 64 spread rows; the largest |error| over the largest |exact| output.
 """
 import datetime
-import json
-import os
-import re
 import statistics
 import sys
+
+import common
 
 try:
     import torch
@@ -131,10 +130,5 @@ report = {
     "dot": dot_errors(),
     "gemm": gemm_errors(),
 }
-os.makedirs("results/precision", exist_ok=True)
-stem = re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
-path = f"results/precision/{stem}.json"
-with open(path, "w") as f:
-    json.dump(report, f, indent=2)
-    f.write("\n")
+path = common.write_report(report, "results/precision", device)
 print(f"wrote {path}")

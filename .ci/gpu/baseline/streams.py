@@ -16,11 +16,9 @@ Each result is checked (the copy equals its source, the sum equals the known
 total, the fill holds the value), so a fast wrong answer cannot stand.
 """
 import datetime
-import json
-import os
-import re
-import statistics
 import sys
+
+import common
 
 try:
     import torch
@@ -33,23 +31,7 @@ SAMPLES, WARMUP = 50, 5
 
 
 def timed(call):
-    for _ in range(WARMUP):
-        call()
-    times = []
-    for _ in range(SAMPLES):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        call()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return {
-        "clock": "device",
-        "samples": SAMPLES,
-        "median_ms": statistics.median(times),
-        "min_ms": min(times),
-        "max_ms": max(times),
-    }
+    return common.timed(call, SAMPLES, WARMUP)
 
 
 floats = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 27
@@ -90,13 +72,7 @@ report = {
 bad = [c["name"] for c in report["cases"] if c["max_relative_error"] > 1e-5]
 if bad:
     sys.exit(f"PyTorch's {', '.join(bad)} gave a wrong result on {device}: not recorded")
-os.makedirs("results/baselines", exist_ok=True)
-# The same file naming as runner record's: lower case, runs of other characters as one dash.
-stem = re.sub(r"[^a-z0-9]+", "-", f"torch-streams-{device}".lower()).strip("-")
-path = f"results/baselines/{stem}.json"
-with open(path, "w") as f:
-    json.dump(report, f, indent=2)
-    f.write("\n")
+path = common.write_report(report, "results/baselines", f"torch-streams-{device}")
 for c in report["cases"]:
     t = c["timing"]
     print(

@@ -18,11 +18,9 @@ uniform inputs in [-1, 1] whose rounding shows: the error recorded is the
 largest difference over the largest output.
 """
 import datetime
-import json
-import os
-import re
-import statistics
 import sys
+
+import common
 
 try:
     import torch
@@ -40,16 +38,7 @@ def time_and_check(name, size, dtype, tf32):
     a = (torch.rand(size, size, device="cuda", generator=gen) * 2 - 1).to(dtype)
     b = (torch.rand(size, size, device="cuda", generator=gen) * 2 - 1).to(dtype)
     out = torch.empty(size, size, device="cuda", dtype=dtype)
-    for _ in range(WARMUP):
-        torch.mm(a, b, out=out)
-    times = []
-    for _ in range(SAMPLES):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.mm(a, b, out=out)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
+    timing = common.timed(lambda: torch.mm(a, b, out=out), SAMPLES, WARMUP)
     rows = torch.linspace(0, size - 1, min(CHECKED_ROWS, size), device="cuda").long()
     exact = a[rows].double() @ b.double()
     error = ((out[rows].double() - exact).abs().max() / exact.abs().max()).item()
@@ -58,13 +47,7 @@ def time_and_check(name, size, dtype, tf32):
         "name": name,
         "constants": {"SIZE": size},
         "flops": 2 * size**3,
-        "timing": {
-            "clock": "device",
-            "samples": SAMPLES,
-            "median_ms": statistics.median(times),
-            "min_ms": min(times),
-            "max_ms": max(times),
-        },
+        "timing": timing,
         "max_relative_error": error,
     }
 
@@ -82,13 +65,7 @@ report = {
     "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
     "cases": cases,
 }
-os.makedirs("results/baselines", exist_ok=True)
-# The same file naming as runner record's: lower case, runs of other characters as one dash.
-stem = re.sub(r"[^a-z0-9]+", "-", f"cublas-tensor-{device}".lower()).strip("-")
-path = f"results/baselines/{stem}.json"
-with open(path, "w") as f:
-    json.dump(report, f, indent=2)
-    f.write("\n")
+path = common.write_report(report, "results/baselines", f"cublas-tensor-{device}")
 for c in cases:
     t = c["timing"]
     print(

@@ -26,11 +26,9 @@ chapter: a softmax that did not subtract each row's maximum would return NaN
 here. LayerNorm's are uniform in [-4, 4), with gamma and beta the same.
 """
 import datetime
-import json
-import os
-import re
-import statistics
 import sys
+
+import common
 
 try:
     import torch
@@ -52,23 +50,7 @@ ATTENTION_SIZES = [(4, 16, 4096, 128), (1, 16, 4096, 128)]
 
 
 def timed(call):
-    for _ in range(WARMUP):
-        call()
-    times = []
-    for _ in range(SAMPLES):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        call()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return {
-        "clock": "device",
-        "samples": SAMPLES,
-        "median_ms": statistics.median(times),
-        "min_ms": min(times),
-        "max_ms": max(times),
-    }
+    return common.timed(call, SAMPLES, WARMUP)
 
 
 def relative_error(got, exact):
@@ -211,13 +193,7 @@ def write(op, library, cases, tolerance=1e-5):
     bad = [c for c in cases if not c["max_relative_error"] <= tolerance]
     if bad:
         sys.exit(f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} on {device}: not recorded")
-    os.makedirs("results/baselines", exist_ok=True)
-    # The same file naming as runner record's: lower case, runs of other characters as one dash.
-    stem = re.sub(r"[^a-z0-9]+", "-", f"torch-{op}-{device}".lower()).strip("-")
-    path = f"results/baselines/{stem}.json"
-    with open(path, "w") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
+    path = common.write_report(report, "results/baselines", f"torch-{op}-{device}")
     for c in cases:
         t = c["timing"]
         size = " x ".join(str(v) for v in c["constants"].values())
