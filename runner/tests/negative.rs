@@ -423,6 +423,14 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Puzzle 19 step 8: loads clamped into the matrix, k past its end not zeroed.
+    (
+        "p19_sgemm_thick_k_not_zeroed.cu",
+        "p19_sgemm_thick",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
     // Puzzle 18: a cp.async of 4 bytes where each vector is 16.
     (
         "p18_scan_async_floats_not_vectors.cu",
@@ -497,6 +505,7 @@ const WITHIN_BOUNDS: &[(&str, &str)] = &[("p09_pooling_staged_neighbours.wgsl", 
 
 /// Fixtures whose fault shows only on a GPU; skipped, by name, without one.
 const NEED_A_GPU: &[&str] = &[
+    "p19_sgemm_thick_k_not_zeroed.cu",
     "p18_scan_async_floats_not_vectors.cu",
     "p12_scan_own_total.cu",
     "p10_dot_every_thread_adds.cu",

@@ -21,7 +21,9 @@ PAIRS = [
     ("cuda", "p17_reduce_vec4", "sum"),
     ("cuda", "p18_scan_async", "cumsum"),
     ("cuda", "p19_sgemm_warptile", "sgemm"),
+    ("cuda", "p19_sgemm_thick", "sgemm"),
     ("wgsl", "p19_sgemm_named", "sgemm"),
+    ("wgsl", "p19_sgemm_unrolled", "sgemm"),
 ]
 # Streams also against the copy roof `runner calibrate` measured in the recording.
 COPY_ROOF = [("wgsl", "p17_reduce_vec4"), ("cuda", "p17_reduce_vec4"), ("cuda", "p18_scan_async")]

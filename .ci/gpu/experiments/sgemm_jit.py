@@ -1,0 +1,79 @@
+"""There (the GPU machine): do the SGEMM kernels run at another speed when the
+driver compiles their PTX (the runner's path) than when NVRTC's own ptxas
+makes the machine code? Each kernel is compiled both ways from one source,
+timed at 4096^3 with CUDA events (median of 20 after 5), and checked against
+cuBLAS (cupy.matmul, FP32).
+    python3 .ci/gpu/experiments/sgemm_jit.py
+"""
+import ctypes, glob, re
+import cupy as cp
+import numpy as np
+
+nvrtc = ctypes.CDLL(sorted(glob.glob("/usr/local/cuda*/targets/x86_64-linux/lib/libnvrtc.so.*"))[-1])
+include = sorted(glob.glob("/usr/local/cuda*/targets/x86_64-linux/include"))[-1]
+
+
+def compile_source(source, arch, cubin):
+    """PTX for compute_90a, or a CUBIN for sm_90a, and ptxas's register count line."""
+    prog = ctypes.c_void_p()
+    assert nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None, None) == 0
+    opts = [f"--gpu-architecture={arch}", "--std=c++17", "--generate-line-info", f"--include-path={include}"]
+    if cubin:
+        opts.append("--ptxas-options=-v")
+    array = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+    rc = nvrtc.nvrtcCompileProgram(prog, len(opts), array)
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    assert rc == 0, log.value.decode()
+    get_size, get = (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if cubin else (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+    get_size(prog, ctypes.byref(size))
+    image = ctypes.create_string_buffer(size.value)
+    get(prog, image)
+    regs = re.findall(r"Used \d+ registers", log.value.decode())
+    return image.raw, (regs[0] if regs else "")
+
+
+def timed(launch):
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for run in range(25):
+        start.record()
+        launch()
+        end.record()
+        end.synchronize()
+        if run >= 5:
+            times.append(cp.cuda.get_elapsed_time(start, end))
+    return float(np.median(times)), min(times), max(times)
+
+
+n = 4096
+rng = np.random.default_rng(1)
+a = cp.asarray(rng.integers(-8, 9, (n, n)).astype(np.float32) / 4)
+b = cp.asarray(rng.integers(-8, 9, (n, n)).astype(np.float32) / 4)
+want = a @ b
+median, lo, hi = timed(lambda: a @ b)
+print(f"cuBLAS (cupy.matmul) {median:.3f} ms ({lo:.3f}-{hi:.3f})")
+cases = [
+    ("kernels/p19_sgemm_warptile/sgemm_warptile.cu", "sgemm_warptile", dict(BM=128, BN=128, BK=8, TM=8, TN=8)),
+    (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=0)),
+    (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(BM=128, BN=128, BK=16, TM=8, TN=16, PAD=4)),
+]
+for path, name, consts in cases:
+    source = open(path).read()
+    for key, value in consts.items():
+        source, count = re.subn(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)
+        assert count == 1, (path, key)
+    for arch, cubin in (("compute_90a", False), ("sm_90a", True)):
+        image, regs = compile_source(source, arch, cubin)
+        module = cp.cuda.function.Module()
+        module.load(image)
+        kernel = module.get_function(name)
+        threads = (consts["BM"] // consts["TM"]) * (consts["BN"] // consts["TN"])
+        out = cp.zeros_like(a)
+        grid = (n // consts["BN"], n // consts["BM"])
+        median, lo, hi = timed(lambda: kernel(grid, (threads,), (out, a, b, np.uint32(n))))
+        ok = bool(cp.array_equal(out, want))
+        tag = "CUBIN from NVRTC" if cubin else "PTX, driver JIT "
+        print(f"{name} {consts} {tag}: {median:.3f} ms ({lo:.3f}-{hi:.3f}) {regs} {'exact' if ok else 'WRONG'}")
