@@ -15,17 +15,11 @@ around each of 50 calls, the median. The inputs are multiples of 0.25 in
 in FP64, and the error recorded is the largest difference over the largest
 output.
 """
-import datetime
 import sys
 
 import common
 
-try:
-    import torch
-except ImportError:
-    sys.exit("PyTorch is not installed here: cannot time its kernels (pip install torch)")
-if not torch.cuda.is_available():
-    sys.exit("PyTorch sees no CUDA GPU here: cannot time its kernels")
+torch = common.require_torch("time its kernels")
 
 SAMPLES, WARMUP = 50, 5
 SUM_SIZES = [1 << 28, 1 << 30]
@@ -65,9 +59,7 @@ cases = [sum_case(n) for n in SUM_SIZES] + [cumsum_case(n) for n in CUMSUM_SIZES
 device = torch.cuda.get_device_name()
 report = {
     "library": "PyTorch (CUB)",
-    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
-    "device": device,
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    **common.provenance(torch),
     "cases": cases,
 }
 bad = [f"{c['name']} at {c['constants']['SIZE']}" for c in cases if c["max_relative_error"] > 1e-4]

@@ -1,12 +1,37 @@
-"""What the baseline scripts share: a library call timed the way `runner
-bench` times a kernel, and a report written under the name `runner record`
-would give it. Imported by the scripts beside it (Python puts a script's own
-folder first on its path).
+"""What the baseline scripts share: PyTorch found (or a sentence saying why
+not), a library call timed the way `runner bench` times a kernel, the
+device, software and date every report carries, and a report written under
+the name `runner record` would give it. Imported by the scripts beside it
+(Python puts a script's own folder first on its path).
 """
+import datetime
 import json
 import os
 import re
 import statistics
+import sys
+
+
+def require_torch(what):
+    """PyTorch, with a CUDA GPU; otherwise the script ends with a sentence
+    naming what is missing and what could not be done (`what`, as in
+    "cannot time cuBLAS")."""
+    try:
+        import torch
+    except ImportError:
+        sys.exit(f"PyTorch is not installed here: cannot {what} (pip install torch)")
+    if not torch.cuda.is_available():
+        sys.exit(f"PyTorch sees no CUDA GPU here: cannot {what}")
+    return torch
+
+
+def provenance(torch):
+    """The fields that say where and when a report was measured."""
+    return {
+        "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
+        "device": torch.cuda.get_device_name(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    }
 
 
 def timed(call, samples, warmup):

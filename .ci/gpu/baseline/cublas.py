@@ -12,17 +12,11 @@ an FP64 product of the same inputs on a spread of rows (uniform random inputs
 in [-1, 1], full 24-bit mantissas, so rounding shows; TF32 would show as an
 error near 1e-3).
 """
-import datetime
 import sys
 
 import common
 
-try:
-    import torch
-except ImportError:
-    sys.exit("PyTorch is not installed here: cannot time cuBLAS (pip install torch)")
-if not torch.cuda.is_available():
-    sys.exit("PyTorch sees no CUDA GPU here: cannot time cuBLAS")
+torch = common.require_torch("time cuBLAS")
 
 SAMPLES, WARMUP, CHECKED_ROWS = 20, 5, 256
 
@@ -54,9 +48,7 @@ device = torch.cuda.get_device_name()
 cases = [time_and_check(s) for s in sizes]
 report = {
     "library": "cuBLAS (torch.mm, FP32, TF32 off)",
-    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
-    "device": device,
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    **common.provenance(torch),
     "cases": cases,
 }
 path = common.write_report(report, "results/baselines", f"cublas-{device}")

@@ -24,18 +24,11 @@ gemm   cuBLAS's products through torch.mm at SIZE = 1024 ... 8192: FP32 with
        input's type), each against an FP64 product of the same rounded inputs
        on 64 spread rows; the largest |error| over the largest |exact| output.
 """
-import datetime
 import statistics
-import sys
 
 import common
 
-try:
-    import torch
-except ImportError:
-    sys.exit("PyTorch is not installed here: cannot measure rounding (pip install torch)")
-if not torch.cuda.is_available():
-    sys.exit("PyTorch sees no CUDA GPU here")
+torch = common.require_torch("measure rounding")
 
 TRIALS = 4096
 LENGTHS = [2**k for k in range(6, 17, 2)]
@@ -123,9 +116,7 @@ def gemm_errors():
 
 device = torch.cuda.get_device_name()
 report = {
-    "device": device,
-    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    **common.provenance(torch),
     "trials": TRIALS,
     "dot": dot_errors(),
     "gemm": gemm_errors(),

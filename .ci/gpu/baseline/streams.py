@@ -15,17 +15,11 @@ Three operations over FP32 buffers of FLOATS elements, each timed like
 Each result is checked (the copy equals its source, the sum equals the known
 total, the fill holds the value), so a fast wrong answer cannot stand.
 """
-import datetime
 import sys
 
 import common
 
-try:
-    import torch
-except ImportError:
-    sys.exit("PyTorch is not installed here: cannot time its copies (pip install torch)")
-if not torch.cuda.is_available():
-    sys.exit("PyTorch sees no CUDA GPU here: cannot time its copies")
+torch = common.require_torch("time its copies")
 
 SAMPLES, WARMUP = 50, 5
 
@@ -55,9 +49,7 @@ cases.append(("write", write, 4 * floats, (out - 1.0).abs().max().item()))
 device = torch.cuda.get_device_name()
 report = {
     "library": "PyTorch's own copy, sum and fill",
-    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
-    "device": device,
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    **common.provenance(torch),
     "cases": [
         {
             "name": name,

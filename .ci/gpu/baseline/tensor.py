@@ -17,17 +17,11 @@ against an FP64 product of the same (rounded) inputs on a spread of rows, on
 uniform inputs in [-1, 1] whose rounding shows: the error recorded is the
 largest difference over the largest output.
 """
-import datetime
 import sys
 
 import common
 
-try:
-    import torch
-except ImportError:
-    sys.exit("PyTorch is not installed here: cannot time cuBLAS (pip install torch)")
-if not torch.cuda.is_available():
-    sys.exit("PyTorch sees no CUDA GPU here: cannot time cuBLAS")
+torch = common.require_torch("time cuBLAS")
 
 SAMPLES, WARMUP, CHECKED_ROWS = 20, 5, 256
 
@@ -60,9 +54,7 @@ for size in sizes:
     cases.append(time_and_check("gemm_tf32", size, torch.float32, True))
 report = {
     "library": "cuBLAS (torch.mm, tensor cores)",
-    "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
-    "device": device,
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+    **common.provenance(torch),
     "cases": cases,
 }
 path = common.write_report(report, "results/baselines", f"cublas-tensor-{device}")

@@ -25,17 +25,11 @@ The softmax's inputs are logits near 100 (uniform in [96, 104)), as in the
 chapter: a softmax that did not subtract each row's maximum would return NaN
 here. LayerNorm's are uniform in [-4, 4), with gamma and beta the same.
 """
-import datetime
 import sys
 
 import common
 
-try:
-    import torch
-except ImportError:
-    sys.exit("PyTorch is not installed here: cannot time its kernels (pip install torch)")
-if not torch.cuda.is_available():
-    sys.exit("PyTorch sees no CUDA GPU here: cannot time its kernels")
+torch = common.require_torch("time its kernels")
 
 SAMPLES, WARMUP = 50, 5
 # (rows, cols): the `bench` sizes of Puzzle 28's specs.
@@ -185,9 +179,7 @@ def write(op, library, cases, tolerance=1e-5):
     device = torch.cuda.get_device_name()
     report = {
         "library": library,
-        "software": f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}",
-        "device": device,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+        **common.provenance(torch),
         "cases": cases,
     }
     bad = [c for c in cases if not c["max_relative_error"] <= tolerance]

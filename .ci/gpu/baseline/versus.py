@@ -22,6 +22,7 @@ PAIRS = [
     ("cuda", "p18_scan_async", "cumsum"),
     ("cuda", "p19_sgemm_warptile", "sgemm"),
     ("cuda", "p19_sgemm_thick", "sgemm"),
+    ("cuda", "p19_sgemm_grouped", "sgemm"),
     ("wgsl", "p19_sgemm_named", "sgemm"),
     ("wgsl", "p19_sgemm_unrolled", "sgemm"),
 ]

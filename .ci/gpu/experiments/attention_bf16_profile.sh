@@ -7,21 +7,14 @@
 # warps' occupancy, the shared-memory conflicts, and why warps stalled.
 #   bash .ci/gpu/experiments/attention_bf16_profile.sh
 set -euo pipefail
-ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | sort -V | tail -1)
-metrics=sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+source "$(dirname "$0")/ncu_common.sh"
+metrics=$stall_metrics
+metrics+=,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 metrics+=,launch__registers_per_thread,launch__occupancy_limit_registers
-metrics+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
-metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
-metrics+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio
-metrics+=,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio
-metrics+=,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
-metrics+=,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
-metrics+=,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
-metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active
 "$ncu" --kernel-name regex:"attention_bf16|flash" --metrics "$metrics" python3 - <<'PY'
 import re, cupy as cp, torch
 source = open("kernels/p35_attention_bf16/attention_bf16.cu").read()

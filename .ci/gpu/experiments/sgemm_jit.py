@@ -1,11 +1,15 @@
 """There (the GPU machine): do the SGEMM kernels run at another speed when the
 driver compiles their PTX (the runner's path) than when NVRTC's own ptxas
 makes the machine code? Each kernel is compiled both ways from one source,
-timed at 4096^3 with CUDA events (median of 20 after 5), and checked against
-cuBLAS (cupy.matmul, FP32).
+timed with CUDA events (median of 20 after 5) beside cuBLAS (cupy.matmul,
+FP32) in the same process, and checked against it: the inputs are quarters,
+so every sum is exact and the products must match bit for bit.
     python3 .ci/gpu/experiments/sgemm_jit.py
+Other kernels, and sizes that are not multiples of the tiles, by argument:
+    SIZES="4096 4100" python3 .ci/gpu/experiments/sgemm_jit.py \
+        kernels/p19_sgemm_thick/sgemm_thick.cu:sgemm_thick:BM=128,BN=128,BK=16,TM=8,TN=16,PAD=4
 """
-import ctypes, glob, re
+import ctypes, glob, os, re, sys
 import cupy as cp
 import numpy as np
 
@@ -48,32 +52,49 @@ def timed(launch):
     return float(np.median(times)), min(times), max(times)
 
 
-n = 4096
-rng = np.random.default_rng(1)
-a = cp.asarray(rng.integers(-8, 9, (n, n)).astype(np.float32) / 4)
-b = cp.asarray(rng.integers(-8, 9, (n, n)).astype(np.float32) / 4)
-want = a @ b
-median, lo, hi = timed(lambda: a @ b)
-print(f"cuBLAS (cupy.matmul) {median:.3f} ms ({lo:.3f}-{hi:.3f})")
-cases = [
-    ("kernels/p19_sgemm_warptile/sgemm_warptile.cu", "sgemm_warptile", dict(BM=128, BN=128, BK=8, TM=8, TN=8)),
-    (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(BM=128, BN=128, BK=8, TM=8, TN=8, PAD=0)),
+STEP_5 = dict(BM=128, BN=128, BK=8, TM=8, TN=8)
+DEFAULT_CASES = [
+    ("kernels/p19_sgemm_warptile/sgemm_warptile.cu", "sgemm_warptile", STEP_5),
+    (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(STEP_5, PAD=0)),
     (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(BM=128, BN=128, BK=16, TM=8, TN=16, PAD=4)),
 ]
-for path, name, consts in cases:
-    source = open(path).read()
-    for key, value in consts.items():
-        source, count = re.subn(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)
-        assert count == 1, (path, key)
-    for arch, cubin in (("compute_90a", False), ("sm_90a", True)):
-        image, regs = compile_source(source, arch, cubin)
-        module = cp.cuda.function.Module()
-        module.load(image)
-        kernel = module.get_function(name)
-        threads = (consts["BM"] // consts["TM"]) * (consts["BN"] // consts["TN"])
-        out = cp.zeros_like(a)
-        grid = (n // consts["BN"], n // consts["BM"])
-        median, lo, hi = timed(lambda: kernel(grid, (threads,), (out, a, b, np.uint32(n))))
-        ok = bool(cp.array_equal(out, want))
-        tag = "CUBIN from NVRTC" if cubin else "PTX, driver JIT "
-        print(f"{name} {consts} {tag}: {median:.3f} ms ({lo:.3f}-{hi:.3f}) {regs} {'exact' if ok else 'WRONG'}")
+
+
+def parse_case(arg):
+    """PATH:KERNEL:K=V,K=V into (path, kernel, constants)."""
+    path, name, consts = arg.split(":")
+    return path, name, {k: int(v) for k, v in (kv.split("=") for kv in consts.split(","))}
+
+
+def compare(n, cases):
+    rng = np.random.default_rng(1)
+    a = cp.asarray(rng.integers(-8, 9, (n, n)).astype(np.float32) / 4)
+    b = cp.asarray(rng.integers(-8, 9, (n, n)).astype(np.float32) / 4)
+    want = a @ b
+    median, lo, hi = timed(lambda: a @ b)
+    print(f"{n}: cuBLAS (cupy.matmul) {median:.3f} ms ({lo:.3f}-{hi:.3f})")
+    for path, name, consts in cases:
+        source = open(path).read()
+        for key, value in consts.items():
+            source, count = re.subn(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)
+            assert count == 1, (path, key)
+        for arch, cubin in (("compute_90a", False), ("sm_90a", True)):
+            image, regs = compile_source(source, arch, cubin)
+            module = cp.cuda.function.Module()
+            module.load(image)
+            kernel = module.get_function(name)
+            # The tiles as the compiled source has them, knobs left at their defaults included.
+            tile = {key: int(re.search(rf"^#define {key} (\d+)$", source, flags=re.M).group(1)) for key in ("BM", "BN", "TM", "TN")}
+            threads = (tile["BM"] // tile["TM"]) * (tile["BN"] // tile["TN"])
+            out = cp.zeros_like(a)
+            grid = (-(-n // tile["BN"]), -(-n // tile["BM"]))
+            median, lo, hi = timed(lambda: kernel(grid, (threads,), (out, a, b, np.uint32(n))))
+            ok = bool(cp.array_equal(out, want))
+            tag = "CUBIN from NVRTC" if cubin else "PTX, driver JIT "
+            print(f"{n}: {path} {consts} {tag}: {median:.3f} ms ({lo:.3f}-{hi:.3f}) {regs} {'exact' if ok else 'WRONG'}")
+
+
+if __name__ == "__main__":
+    cases = [parse_case(arg) for arg in sys.argv[1:]] or DEFAULT_CASES
+    for n in map(int, os.environ.get("SIZES", "4096").split()):
+        compare(n, cases)
