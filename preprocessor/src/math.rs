@@ -113,7 +113,15 @@ fn to_mathml(latex: &str, display: bool) -> Result<String, String> {
         config,
     )
     .map_err(|e| e.to_string())?;
-    Ok(markdown_safe(&mathml))
+    Ok(markdown_safe(&separate_sized_delimiters(&mathml)))
+}
+
+/// pulldown-latex 0.8.0 writes a sized delimiter (`\bigl(`, `\Bigr]`) as
+/// `<mo … stretchy="true"minsize="1.2em" …>`, with no space before
+/// `minsize`. Browsers and markdown both reject that tag: markdown then
+/// shows it as text, curly quotes and all. The space is put back here.
+fn separate_sized_delimiters(mathml: &str) -> String {
+    mathml.replace("\"minsize=", "\" minsize=")
 }
 
 /// Keeps markdown from reading MathML text as emphasis, links or table
@@ -169,6 +177,11 @@ mod tests {
                 "\\\\( \\lceil size / blockDim \\rceil \\\\)",
                 &["⌈", "⌉"],
                 &[],
+            ),
+            (
+                "\\\\( \\bigl(1 + v\\bigr) \\\\)",
+                &["stretchy=\"true\" minsize=\"1.2em\""],
+                &["\"minsize", "&lt;mo"],
             ),
         ];
         for (markdown, present, absent) in cases {
