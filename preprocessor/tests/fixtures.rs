@@ -488,6 +488,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
                 spec_hash: hash(&puzzle.spec.text),
                 source_hash: hash(source),
                 outcome: Ok(report.clone()),
+                date: Some("2026-11-22".into()),
             }],
         }
     };
@@ -534,11 +535,11 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         page.contains("No `add_ten` baseline recorded on this GPU"),
         "{page}"
     );
-    let library = |times: f64| baseline::Baseline {
+    let library = |times: f64, date: &str| baseline::Baseline {
         library: "libadd".into(),
         software: "libadd 1.0".into(),
         device: device.name.clone(),
-        date: "2026-11-22".into(),
+        date: date.into(),
         cases: vec![baseline::BaselineCase {
             name: "add_ten".into(),
             constants: [("SIZE".to_string(), 65536)].into(),
@@ -551,30 +552,48 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             max_relative_error: 0.0,
         }],
     };
-    // (library's time as a multiple of the kernel's, what the page must say)
-    let cases: [(f64, &[&str]); 2] = [
+    // (library's time as a multiple of the kernel's, the library's day,
+    // what the page must say, what it must not)
+    let cases: [(f64, &str, &[&str], &[&str]); 3] = [
         (
             2.0,
+            "2026-11-22",
             &[
                 "**Against libadd** (libadd 1.0)",
                 "| `fx` | SIZE=2^16 |",
                 "| 200.0% |",
                 "Achieved 200.0 %, 4.00× the target: <strong>met</strong>",
             ],
+            &["(kernel: ", "not one session"],
         ),
         (
             0.25,
+            "2026-11-22",
             &[
                 "| 25.0% |",
                 "Achieved 25.0 %, 0.50× the target: <strong>missed</strong>",
             ],
+            &[],
+        ),
+        // The library timed on a later day than the kernel: the pair is marked.
+        (
+            2.0,
+            "2026-11-23",
+            &[
+                "| 200.0% (kernel: 2026-11-22) |",
+                "with the library's time of 2026-11-23: not one session",
+            ],
+            &[],
         ),
     ];
-    for (times, wanted) in cases {
-        session.baselines = vec![library(times)];
+    for (times, date, wanted, unwanted) in cases {
+        session.baselines = vec![library(times, date)];
         let page = process_chapter(&content, &file, &session).unwrap().0;
         for text in wanted {
             assert!(page.contains(text), "missing {text:?}:\n{page}");
+        }
+        for text in unwanted {
+            assert!(!page.contains(text), "unexpected {text:?}:\n{page}");
         }
     }
 

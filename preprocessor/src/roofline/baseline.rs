@@ -76,11 +76,14 @@ pub fn baseline_section(
             .copied()
             .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
     };
+    let mut other_days = false;
     for &row in rows {
         let Some(case) = case_of(row) else { continue };
+        let day = other_day(row, &baseline.date);
+        other_days |= !day.is_empty();
         let cells = match (&row.placement, percent_of(case, row)) {
             (Ok(p), Some(percent)) => format!(
-                "{} | {} | {percent:.1}%",
+                "{} | {} | {percent:.1}%{day}",
                 format_ms(p.median_ms),
                 table::rate(if streams {
                     p.achieved_gb_s
@@ -96,6 +99,14 @@ pub fn baseline_section(
             "| `{}` | {} | {cells} |",
             row.id,
             row.sizes.as_deref().unwrap_or("")
+        );
+    }
+    if other_days {
+        let _ = writeln!(
+            md,
+            "\nA percentage marked with a date pairs a kernel timed that day with the library's \
+             time of {}: not one session, so GPU clocks, driver and load may differ between them.",
+            baseline.date
         );
     }
     for target in &wanted.targets {
@@ -120,10 +131,54 @@ pub fn baseline_section(
     md
 }
 
+/// " (kernel: 2026-11-25)" where the row's benchmark is known to have been
+/// taken on another day than the library's time; nothing where the days
+/// agree or the recording did not keep the row's own day.
+fn other_day(row: &Row, library_date: &str) -> String {
+    match &row.recorded_on {
+        Some(day) if day != library_date => format!(" (kernel: {day})"),
+        _ => String::new(),
+    }
+}
+
 /// The library's time over a kernel row's at the same size, as a
 /// percentage: the kernel's rate as a percentage of the library's, for the
 /// work is the same (a FLOP rate for a product, bytes for a stream).
 fn percent_of(case: &BaselineCase, row: &Row) -> Option<f64> {
     let ms = row.placement.as_ref().ok()?.median_ms;
     (ms > 0.0).then(|| 100.0 * case.timing.median_ms / ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(recorded_on: Option<&str>) -> Row {
+        Row {
+            id: "p".into(),
+            sizes: None,
+            case: None,
+            headline: true,
+            flops: None,
+            bytes: 0,
+            shapes: vec![],
+            placement: Err(String::new()),
+            bench: None,
+            recorded_on: recorded_on.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_kernel_timed_on_another_day_is_marked() {
+        // (the row's own day, the library's day, the mark)
+        let cases = [
+            (Some("2026-11-26"), "2026-11-26", ""),
+            (Some("2026-11-25"), "2026-11-26", " (kernel: 2026-11-25)"),
+            // Recorded before each benchmark kept its day: nothing to compare.
+            (None, "2026-11-26", ""),
+        ];
+        for (day, library, mark) in cases {
+            assert_eq!(other_day(&row(day), library), mark, "{day:?} vs {library}");
+        }
+    }
 }

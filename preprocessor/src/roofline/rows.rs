@@ -43,6 +43,10 @@ pub struct Row {
     pub placement: Result<Placement, String>,
     /// At bench sizes: the benchmark behind the placement.
     pub bench: Option<BenchReport>,
+    /// At bench sizes: the day that benchmark was taken, where the recording
+    /// kept it, so that a ratio against a library can say when the two
+    /// were not timed in one session.
+    pub recorded_on: Option<String>,
 }
 
 /// The shapes of `spec`'s buffers, scratch left out, sorted.
@@ -143,6 +147,11 @@ pub fn row(
             ),
         },
     };
+    let recorded_on = shown
+        .case
+        .as_ref()
+        .and_then(|case| store::bench_date(recording, puzzle, block.lang, case))
+        .map(str::to_string);
     Row {
         id: puzzle.id().to_string(),
         sizes: shown.case.as_ref().map(case_text),
@@ -153,5 +162,6 @@ pub fn row(
         shapes: problem_shapes(spec),
         placement,
         bench,
+        recorded_on,
     }
 }

@@ -125,6 +125,7 @@ mod tests {
             shapes: shapes.iter().map(|s| s.to_vec()).collect(),
             placement: Err(String::new()),
             bench: None,
+            recorded_on: None,
         }
     }
 

@@ -40,6 +40,13 @@ pub struct BenchEntry {
     pub spec_hash: String,
     pub source_hash: String,
     pub outcome: Result<BenchReport, String>,
+    /// UTC date this benchmark was taken, YYYY-MM-DD. `runner record --only`
+    /// re-times some puzzles and keeps the rest, so the file's own `date` is
+    /// only its newest; a page needs each benchmark's to tell whether it
+    /// shares a session with a library's time. Absent in files recorded
+    /// before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

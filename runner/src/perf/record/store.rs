@@ -7,7 +7,7 @@
 use crate::perf::bench::BenchReport;
 use crate::perf::calibrate::Ceilings;
 use crate::perf::date::today;
-use crate::perf::record::schema::{Recorded, Recording, entry_hashes, file_stem};
+use crate::perf::record::schema::{BenchEntry, Recorded, Recording, entry_hashes, file_stem};
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
@@ -39,10 +39,7 @@ pub fn lookup_bench<'a>(
     case: &Constants,
 ) -> Option<Result<&'a BenchReport, String>> {
     let (spec_hash, source_hash) = entry_hashes(puzzle, lang, Variant::Solution)?;
-    let entry = recording
-        .benches
-        .iter()
-        .find(|e| e.puzzle == puzzle.id() && e.lang == lang && &e.case == case)?;
+    let entry = bench_entry(recording, puzzle, lang, case)?;
     Some(
         if entry.spec_hash != spec_hash || entry.source_hash != source_hash {
             Err(format!(
@@ -53,6 +50,29 @@ pub fn lookup_bench<'a>(
             entry.outcome.as_ref().map_err(|e| format!("failed: {e}"))
         },
     )
+}
+
+/// The day a puzzle's benchmark at one `bench` case was taken, where the
+/// recording kept it (see `BenchEntry::date`).
+pub fn bench_date<'a>(
+    recording: &'a Recording,
+    puzzle: &Puzzle,
+    lang: Lang,
+    case: &Constants,
+) -> Option<&'a str> {
+    bench_entry(recording, puzzle, lang, case)?.date.as_deref()
+}
+
+fn bench_entry<'a>(
+    recording: &'a Recording,
+    puzzle: &Puzzle,
+    lang: Lang,
+    case: &Constants,
+) -> Option<&'a BenchEntry> {
+    recording
+        .benches
+        .iter()
+        .find(|e| e.puzzle == puzzle.id() && e.lang == lang && &e.case == case)
 }
 
 /// Every recording under `dir`; a file that does not parse is reported, not fatal.

@@ -247,6 +247,7 @@ pub fn record_benches(
                     spec_hash: spec_hash.clone(),
                     source_hash: source_hash.clone(),
                     outcome,
+                    date: Some(today()),
                 });
             }
         }
