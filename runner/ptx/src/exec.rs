@@ -1,0 +1,1 @@
+//! One thread's interpreter. (Being written.)

@@ -1,0 +1,355 @@
+//! The checks and the race rule.
+//!
+//! Races are found from the happens-before order, not from the schedule
+//! that happened to run: two accesses to one word conflict when they come
+//! from different threads, at least one writes, neither is an atomic, their
+//! bytes overlap, and nothing orders them. What orders two accesses:
+//!
+//! - the same thread made both;
+//! - a block-wide barrier (`bar.sync`, `barrier.sync`) of their block lies
+//!   between them: each access carries its block's barrier count (epoch);
+//! - a warp-wide sync (`bar.warp.sync`, `__syncwarp`) of their warp lies
+//!   between them: each access carries its warp's sync count, and a
+//!   block barrier counts as a warp sync too. Lanes of one warp are **not**
+//!   assumed to run in lockstep (since Volta they do not, and NVIDIA's
+//!   racecheck reports such hazards too), so `shfl.sync` and `vote.sync`
+//!   exchange registers but order no memory;
+//! - a release that an acquire saw: a release (`st.release`, an atomic with
+//!   `.release` or `.acq_rel`, or any atomic after a `fence`/`membar`, and
+//!   an `mbarrier` arrival) publishes what its thread knows, which is its
+//!   own accesses so far, its block's accesses before its last barrier, and
+//!   what it acquired itself; an acquire of that location (`ld.acquire`, an
+//!   atomic with `.acquire`/`.acq_rel` or after a fence, an `mbarrier`
+//!   wait that saw its phase complete) takes it over. A block barrier then
+//!   shares every thread's knowledge with the whole block. A location keeps
+//!   everything ever released to it, which is generous where a later plain
+//!   store breaks a release sequence (a race there may go unreported), never
+//!   strict (no false report).
+//!
+//! Blocks of one launch are ordered by nothing else, and launches are
+//! ordered one after another.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// What kind of mistake a hazard is (one report per kind and source line).
+/// The labels are `wgsl-sim`'s, word for word, so both languages' findings read alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Race,
+    OutOfBounds,
+    Uninitialized,
+    DivergentBarrier,
+    /// A warp operation (`shfl.sync`, `vote.sync`, `bar.warp.sync`) whose
+    /// member mask disagrees with the lanes that reach it.
+    DivergentSubgroup,
+    /// Threads wait for something that can never happen.
+    Deadlock,
+}
+
+impl Kind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Race => "data race",
+            Kind::OutOfBounds => "out-of-bounds index",
+            Kind::Uninitialized => "uninitialized read",
+            Kind::DivergentBarrier => "barrier in non-uniform control flow",
+            Kind::DivergentSubgroup => "subgroup operation in non-uniform control flow",
+            Kind::Deadlock => "deadlock",
+        }
+    }
+}
+
+/// A hazard at a line of the CUDA source (the `.loc` line; 0 where the
+/// PTX says none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hazard {
+    pub kind: Kind,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Where a `.loc` line lies, as the line the caller's messages use (the
+/// kernel file's own line, through whatever includes the caller expanded).
+pub trait LineMap {
+    fn line(&self, loc_line: usize) -> usize;
+}
+
+/// The plain [`LineMap`]: `.loc` lines are the lines messages name.
+pub struct SameLines;
+
+impl LineMap for SameLines {
+    fn line(&self, loc_line: usize) -> usize {
+        loc_line
+    }
+}
+
+/// Reports are capped: one wrong line repeated by every thread is one problem.
+const REPORTED: usize = 8;
+
+/// The hazards of a run, one per kind and line, in the order found.
+#[derive(Debug, Default)]
+pub struct Hazards {
+    found: Vec<Hazard>,
+    seen: BTreeSet<(Kind, usize)>,
+    pub dropped: usize,
+}
+
+impl Hazards {
+    pub fn known(&self, kind: Kind, line: usize) -> bool {
+        self.seen.contains(&(kind, line))
+    }
+
+    pub fn add(&mut self, kind: Kind, line: usize, message: String) {
+        if !self.seen.insert((kind, line)) {
+            return;
+        }
+        if self.found.len() < REPORTED {
+            self.found.push(Hazard {
+                kind,
+                line,
+                message,
+            });
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    pub fn list(&self) -> &[Hazard] {
+        &self.found
+    }
+
+    pub fn any(&self, kind: Kind) -> bool {
+        self.found.iter().any(|h| h.kind == kind)
+    }
+}
+
+/// What a thread knows has happened before its next access, beyond its own
+/// block's barriers and its warp's syncs: for threads elsewhere, the count
+/// of releases after which their accesses are ordered; for blocks, the
+/// barrier epoch before which all their accesses are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Knowledge {
+    pub threads: BTreeMap<u32, u32>,
+    pub blocks: BTreeMap<u32, u32>,
+}
+
+impl Knowledge {
+    /// Takes over what `other` knows.
+    pub fn merge(&mut self, other: &Knowledge) {
+        for (&t, &r) in &other.threads {
+            let e = self.threads.entry(t).or_insert(0);
+            *e = (*e).max(r);
+        }
+        for (&b, &e) in &other.blocks {
+            let x = self.blocks.entry(b).or_insert(0);
+            *x = (*x).max(e);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty() && self.blocks.is_empty()
+    }
+}
+
+/// One access to a word, as the race check remembers it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Access {
+    /// The thread's index within the launch (unique across blocks).
+    pub thread: u32,
+    pub block: u32,
+    /// The block's barriers the thread had passed.
+    pub epoch: u32,
+    /// The thread's warp (block-relative warps are unique within the launch
+    /// once combined with the block) and the warp syncs it had passed.
+    pub warp: u32,
+    pub warp_epoch: u32,
+    /// Releases the thread had made.
+    pub released: u32,
+    /// Which bytes of the word (bit i: byte i).
+    pub bytes: u8,
+    pub line: usize,
+}
+
+/// The accessing thread, with what it knows.
+pub struct Now<'k> {
+    pub access: Access,
+    pub knows: &'k Knowledge,
+}
+
+impl Now<'_> {
+    /// Whether `earlier`, made before in the simulation, is ordered before this access.
+    fn after(&self, earlier: &Access) -> bool {
+        let now = &self.access;
+        earlier.thread == now.thread
+            || earlier.bytes & now.bytes == 0
+            || (earlier.block == now.block
+                && (earlier.epoch < now.epoch
+                    || (earlier.warp == now.warp && earlier.warp_epoch < now.warp_epoch)))
+            || self
+                .knows
+                .threads
+                .get(&earlier.thread)
+                .is_some_and(|&r| earlier.released < r)
+            || self
+                .knows
+                .blocks
+                .get(&earlier.block)
+                .is_some_and(|&e| earlier.epoch < e)
+    }
+}
+
+/// The race check's memory of one word since the launch began.
+#[derive(Debug, Clone, Default)]
+pub struct Shadow {
+    write: Option<Access>,
+    reads: Vec<Access>,
+    /// Which bytes were ever written (this launch or an earlier one).
+    pub written: u8,
+}
+
+/// Reads kept per word: past a few distinct readers, a later writer
+/// conflicts with one of them anyway.
+const READS_KEPT: usize = 4;
+
+/// A conflicting earlier access: the access and whether it wrote.
+pub type Conflict = (Access, bool);
+
+impl Shadow {
+    /// Records a read; returns the unordered write it races with, if any.
+    pub fn read(&mut self, now: &Now) -> Option<Conflict> {
+        let conflict = self.write.filter(|w| !now.after(w)).map(|w| (w, true));
+        let a = now.access;
+        self.reads
+            .retain(|r| r.block != a.block || r.epoch >= a.epoch || r.bytes & !a.bytes != 0);
+        let known = self.reads.iter().any(|r| r.thread == a.thread);
+        if !known && self.reads.len() < READS_KEPT {
+            self.reads.push(a);
+        }
+        conflict
+    }
+
+    /// Records a write; returns an unordered earlier write or read it races with, if any.
+    pub fn write(&mut self, now: &Now) -> Option<Conflict> {
+        let conflict = self
+            .write
+            .filter(|w| !now.after(w))
+            .map(|w| (w, true))
+            .or_else(|| {
+                self.reads
+                    .iter()
+                    .find(|r| !now.after(r))
+                    .map(|r| (*r, false))
+            });
+        self.write = Some(now.access);
+        self.reads.clear();
+        self.written |= now.access.bytes;
+        conflict
+    }
+
+    /// Marks bytes written without an access to race with (an atomic, a
+    /// copy the hardware makes).
+    pub fn mark_written(&mut self, bytes: u8) {
+        self.written |= bytes;
+    }
+
+    /// A new launch is ordered after everything before it.
+    pub fn new_launch(&mut self) {
+        self.write = None;
+        self.reads.clear();
+    }
+}
+
+/// Knowledge shared cheaply between the threads of a block after a barrier.
+pub type SharedKnowledge = Arc<Knowledge>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(thread: u32, block: u32, epoch: u32) -> Access {
+        Access {
+            thread,
+            block,
+            epoch,
+            warp: thread / 32,
+            warp_epoch: epoch,
+            released: 0,
+            bytes: 0xF,
+            line: 0,
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Op {
+        R(u32, u32, u32),
+        W(u32, u32, u32),
+    }
+
+    /// (case, accesses in simulation order, whether the last one races).
+    #[test]
+    fn race_rule_table() {
+        use Op::*;
+        let cases: &[(&str, &[Op], bool)] = &[
+            ("own word, read after write", &[W(0, 0, 0), R(0, 0, 0)], false),
+            ("neighbour reads, no barrier", &[W(1, 0, 0), R(0, 0, 0)], true),
+            ("neighbour reads after a barrier", &[W(1, 0, 0), R(0, 0, 1)], false),
+            ("write after a read, same epoch", &[R(0, 0, 0), W(1, 0, 0)], true),
+            ("two writers", &[W(0, 0, 0), W(1, 0, 0)], true),
+            ("reads never race", &[R(0, 0, 0), R(1, 0, 0)], false),
+            ("other block, later epoch", &[W(0, 0, 0), R(200, 1, 5)], true),
+            ("readers before a barrier, writer after", &[R(0, 0, 0), R(1, 0, 0), W(3, 0, 1)], false),
+        ];
+        let none = Knowledge::default();
+        for (name, ops, races) in cases {
+            let mut shadow = Shadow::default();
+            let mut last = None;
+            for op in *ops {
+                last = match *op {
+                    R(t, b, e) => shadow.read(&Now { access: at(t, b, e), knows: &none }),
+                    W(t, b, e) => shadow.write(&Now { access: at(t, b, e), knows: &none }),
+                };
+            }
+            assert_eq!(last.is_some(), *races, "{name}");
+        }
+    }
+
+    /// Warp syncs order lanes of one warp only; disjoint bytes never race;
+    /// an acquired release orders the releasing thread's earlier accesses,
+    /// and a block entry orders everything its block did before that barrier.
+    #[test]
+    fn warp_bytes_and_release_table() {
+        let none = Knowledge::default();
+        let mut lane = at(1, 0, 0);
+        lane.warp_epoch = 1;
+        let mut other_warp = at(40, 0, 0);
+        other_warp.warp_epoch = 1;
+        let mut half = at(2, 0, 0);
+        half.bytes = 0x3;
+        let mut other_half = at(3, 0, 0);
+        other_half.bytes = 0xC;
+        let from_thread = Knowledge {
+            threads: BTreeMap::from([(0, 1)]),
+            ..Knowledge::default()
+        };
+        let from_block = Knowledge {
+            blocks: BTreeMap::from([(0, 1)]),
+            ..Knowledge::default()
+        };
+        let reader = at(300, 2, 0);
+        let cases: [(&str, Access, Access, &Knowledge, bool); 6] = [
+            ("lane after __syncwarp", at(0, 0, 0), lane, &none, false),
+            ("other warp after its own __syncwarp", at(0, 0, 0), other_warp, &none, true),
+            ("disjoint bytes of one word", half, other_half, &none, false),
+            ("acquired a release of the writer", at(0, 0, 0), reader, &from_thread, false),
+            ("acquired the writer's block before its barrier", at(5, 0, 0), reader, &from_block, false),
+            ("acquired someone else", at(5, 0, 0), reader, &from_thread, true),
+        ];
+        for (name, first, second, knows, races) in cases {
+            let mut shadow = Shadow::default();
+            shadow.write(&Now { access: first, knows: &none });
+            let got = shadow.read(&Now { access: second, knows });
+            assert_eq!(got.is_some(), races, "{name}");
+        }
+    }
+}

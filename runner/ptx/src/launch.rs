@@ -1,0 +1,167 @@
+//! What a run is given (the PTX module's launches, the buffers they take,
+//! the settings) and what it returns (the buffers after, the hazards, the
+//! access counts), or why it could not run.
+
+use crate::access::AccessReport;
+use crate::hazard::Hazard;
+use std::time::Duration;
+
+/// One launch of an entry point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// The `.entry` name (`extern "C"` kernels keep their C name).
+    pub entry: String,
+    /// Blocks along x, y and z.
+    pub grid: [u32; 3],
+    /// Threads per block along x, y and z.
+    pub block: [u32; 3],
+    /// Bytes of `extern __shared__` memory each block gets.
+    pub dynamic_shared_bytes: u32,
+    /// The kernel's parameters, in order.
+    pub args: Vec<Param>,
+}
+
+/// One kernel parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Param {
+    /// A pointer to the start of buffer number `n` (an index into the run's buffers).
+    Buffer(usize),
+    /// A plain value: its little-endian bytes (4 for `u32`, `i32`, `float`).
+    Value(Vec<u8>),
+    /// A `__grid_constant__ CUtensorMap` describing buffer `buffer`, as the
+    /// engine would encode it: the checker reads its own description of it.
+    TensorMap(TensorMap),
+}
+
+/// A TMA tensor map, as the checker understands one: a row-major tensor
+/// of `dims` (innermost first, in elements of `element_bytes`) in buffer
+/// `buffer`, copied in boxes of `box_dims`, with `swizzle` bytes (0, 32,
+/// 64 or 128) of XOR swizzle in shared memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TensorMap {
+    pub buffer: usize,
+    pub element_bytes: u32,
+    pub dims: Vec<u64>,
+    pub box_dims: Vec<u32>,
+    pub swizzle: u32,
+}
+
+/// The contents of one buffer in global memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    /// What the kernel calls it, for messages ("out[3]").
+    pub name: String,
+    /// Its bytes: a leading guard band of `lead` bytes, then `len` bytes of
+    /// the buffer itself, then a trailing guard band. A write to a band is
+    /// reported as out of bounds and comes back in [`Run::buffers`].
+    pub bytes: Vec<u8>,
+    pub lead: usize,
+    pub len: usize,
+    /// Bytes per element (4 for f32, 2 for bf16), for messages and for the
+    /// per-element record of what was written.
+    pub element_bytes: usize,
+    /// The buffer starts out holding poison (an output): a read of an
+    /// element nothing wrote is an uninitialized read, and which elements
+    /// were written comes back in [`Run::written`].
+    pub poisoned: bool,
+}
+
+/// How a run is made.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Seeds the order in which blocks and threads run.
+    pub seed: u64,
+    /// A run still going after this long is abandoned ([`Error::TimedOut`]).
+    pub timeout: Duration,
+    /// Where the time is read from (see `wgsl-sim`'s `Config::clock`).
+    pub clock: Clock,
+    /// The most memory the checker may take, in bytes.
+    pub memory_budget: u64,
+    /// The most shared memory one block may have (static and dynamic), in bytes.
+    pub max_shared_bytes: u64,
+    /// Keep every access of global and shared memory ([`Run::trace`]).
+    pub trace: bool,
+}
+
+/// Hopper's shared memory per block: 227 KiB with the opt-in attribute.
+pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+
+/// What the checker may take for one run unless told otherwise.
+pub const MEMORY_BUDGET: u64 = 2 << 30;
+
+/// Time since a fixed origin; only differences are used.
+pub type Clock = fn() -> Duration;
+
+/// The operating system's monotonic clock, through std (not in a browser).
+pub fn system_clock() -> Duration {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed()
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            seed: 0,
+            timeout: Duration::from_secs(10),
+            clock: system_clock,
+            memory_budget: MEMORY_BUDGET,
+            max_shared_bytes: MAX_SHARED_BYTES,
+            trace: false,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Each buffer's bytes after the run (guard bands included), in the order given.
+    pub buffers: Vec<Vec<u8>>,
+    /// The hazards, one per kind and line, in the order found.
+    pub hazards: Vec<Hazard>,
+    /// Hazards beyond the reporting cap, not kept.
+    pub dropped: usize,
+    pub access: AccessReport,
+    /// For each poisoned buffer, whether each element was stored to (empty
+    /// for other buffers).
+    pub written: Vec<Vec<bool>>,
+    /// Who touched which element, where [`Config::trace`] asked for it.
+    pub trace: Option<crate::trace::AccessTrace>,
+}
+
+/// Why there is no [`Run`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The PTX text does not parse: a line of the PTX and what is wrong.
+    Parse { ptx_line: usize, message: String },
+    /// The kernel uses an instruction or feature the checker does not
+    /// implement; `line` is the kernel source line (from `.loc`), 0 if unknown.
+    Unsupported { instruction: String, line: usize },
+    /// No `.entry` of that name.
+    NoEntryPoint(String),
+    /// A parameter the checker cannot pass as given.
+    Param(String),
+    /// Beyond a device's limits or the checker's memory budget, in words.
+    Limit(String),
+    /// Still running when [`Config::timeout`] ran out.
+    TimedOut,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Parse { ptx_line, message } => {
+                write!(f, "the PTX does not parse at its line {ptx_line}: {message}")
+            }
+            Error::Unsupported { instruction, .. } => write!(
+                f,
+                "the CPU checker cannot run this kernel yet: it does not implement the PTX \
+                 instruction `{instruction}`"
+            ),
+            Error::NoEntryPoint(name) => write!(f, "the PTX has no kernel (`.entry`) named `{name}`"),
+            Error::Param(what) | Error::Limit(what) => f.write_str(what),
+            Error::TimedOut => f.write_str("the kernel did not finish in time"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

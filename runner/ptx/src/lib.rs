@@ -1,0 +1,42 @@
+//! `ptx-sim`: the PTX that NVRTC emits, interpreted on the CPU, with the
+//! checks no GPU makes.
+//!
+//! The caller compiles CUDA C with NVRTC (`--generate-line-info`, so the
+//! PTX carries `.loc` lines of the CUDA source), parses the text with
+//! [`Module::parse`], then hands [`run`] the launches and the bytes of each
+//! buffer. What comes back is every buffer's bytes after the launches, the
+//! hazards seen on the way (data races, out-of-bounds addresses, reads of
+//! shared memory nobody wrote, barriers part of a block never reaches, warp
+//! operations whose mask disagrees with the lanes that reach them,
+//! deadlocks), each at a line of the CUDA source, and how often each thread
+//! read and wrote global memory.
+//!
+//! Like `wgsl-sim`, the crate knows no files and no puzzles; messages that
+//! name a second place get its line through the caller's [`LineMap`].
+//!
+//! - [`launch`]: what a run is given and returns;
+//! - [`parse`]: PTX text to a [`Module`] of kernels and instructions;
+//! - [`exec`]: one thread's interpreter;
+//! - [`memory`]: global, shared, local and parameter memory, by address;
+//! - [`schedule`]: blocks, warps and the seeded order of threads;
+//! - [`hazard`]: the race rule (happens-before) and the reports;
+//! - [`access`]: counts of global-memory reads and writes;
+//! - [`trace`]: who touched which element, for the diagrams.
+
+pub mod access;
+pub mod exec;
+pub mod hazard;
+pub mod launch;
+pub mod memory;
+pub mod parse;
+pub mod schedule;
+pub mod trace;
+
+pub use access::{AccessReport, Site, Tally, Thread};
+pub use hazard::{Hazard, Kind, LineMap, SameLines};
+pub use launch::{
+    Buffer, Clock, Config, Error, Launch, MAX_SHARED_BYTES, MEMORY_BUDGET, Param, Run, TensorMap,
+    system_clock,
+};
+pub use parse::Module;
+pub use schedule::run;

@@ -1,0 +1,1 @@
+//! Memory by address. (Being written.)
