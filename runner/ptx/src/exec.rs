@@ -1,1 +1,394 @@
-//! One thread's interpreter. (Being written.)
+//! One thread's interpreter: it runs a thread's instructions until the
+//! thread must wait for others (a barrier, a warp operation, an mbarrier
+//! phase), has run its slice, or ends. Registers hold raw bits (u64);
+//! each instruction reads them as its type says. Every load and store goes
+//! through [`World::access`], which checks the address and the race rule.
+
+use crate::access::Thread;
+use crate::exec_mem::{Access, World};
+use crate::hazard::{Kind, Knowledge};
+use crate::memory::{self, Place};
+use crate::parse::Kernel;
+use crate::parse_inst::{Cmp, Inst, Op, Operand, Sreg, Ty, flag};
+use crate::value;
+use std::sync::Arc;
+
+/// Why a thread stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Ran its slice: it may go on.
+    Slice,
+    /// At a block barrier (`bar.sync id[, count]`).
+    Barrier { id: u32, count: Option<u32> },
+    /// At a warp operation over the lanes of `mask`.
+    Warp { mask: u32 },
+    /// Waiting on an mbarrier phase that has not completed.
+    Wait,
+    /// At a cluster barrier.
+    Cluster,
+    Done,
+}
+
+/// One thread.
+#[derive(Debug, Clone)]
+pub struct ThreadState {
+    pub regs: Vec<u64>,
+    pub pc: usize,
+    pub local: Vec<u8>,
+    pub tid: [u32; 3],
+    /// Within the block: `tid.x + tid.y·ntid.x + …`.
+    pub linear: u32,
+    /// Within the launch: unique across blocks.
+    pub index: u32,
+    pub thread: Thread,
+    pub reads: u32,
+    pub writes: u32,
+    pub epoch: u32,
+    pub warp_epoch: u32,
+    pub released: u32,
+    pub knows: Arc<Knowledge>,
+    /// A fence since its last atomic: the next atomic releases and acquires.
+    pub fenced: bool,
+    pub stop: Option<Stop>,
+}
+
+impl ThreadState {
+    pub fn lane(&self) -> u32 {
+        self.linear % 32
+    }
+    pub fn warp(&self) -> u32 {
+        self.linear / 32
+    }
+}
+
+/// Instructions a thread runs before it lets others run (spin loops go on).
+pub const SLICE: u32 = 20_000;
+
+/// Whether the interpreter implements this instruction.
+pub fn supports(i: &Inst) -> bool {
+    match i.op {
+        Op::Other | Op::Mapa => false,
+        Op::CpAsync => !i.has("bulk"),
+        Op::Barrier => !i.has("cluster"),
+        Op::Ldmatrix | Op::Mma => false,
+        Op::Fence => !i.has("proxy"),
+        _ => true,
+    }
+}
+
+/// Reads an operand as bits of type `ty`.
+pub fn read(t: &ThreadState, w: &World, o: &Operand, ty: Ty) -> u64 {
+    let raw = match o {
+        Operand::Reg(r) => t.regs[*r as usize],
+        Operand::NotReg(r) => u64::from(t.regs[*r as usize] == 0),
+        Operand::Imm(v) => *v,
+        Operand::Float(f) => match ty {
+            Ty::F64 => f.to_bits(),
+            _ => u64::from((*f as f32).to_bits()),
+        },
+        Operand::Special(s) => special(t, w, *s),
+        Operand::Addr(a) => *a,
+        Operand::Mem(base, off) => read(t, w, base, Ty::U64).wrapping_add(*off as u64),
+        _ => 0,
+    };
+    value::mask(raw, ty)
+}
+
+fn special(t: &ThreadState, w: &World, s: Sreg) -> u64 {
+    let v = match s {
+        Sreg::Tid(a) => t.tid[a as usize],
+        Sreg::Ntid(a) => w.block_dim[a as usize],
+        Sreg::Ctaid(a) => t.thread.block[a as usize],
+        Sreg::Nctaid(a) => w.grid[a as usize],
+        Sreg::Laneid => t.lane(),
+        Sreg::Warpid => t.warp(),
+        Sreg::Nwarpid => w.threads_per_block().div_ceil(32),
+        Sreg::Clock | Sreg::Clock64 | Sreg::GlobalTimer => return w.instructions,
+        Sreg::LanemaskLt => (1u32 << t.lane()) - 1,
+        Sreg::LanemaskLe => ((1u64 << (t.lane() + 1)) - 1) as u32,
+        Sreg::LanemaskEq => 1 << t.lane(),
+        Sreg::LanemaskGe => !((1u32 << t.lane()) - 1),
+        Sreg::LanemaskGt => !(((1u64 << (t.lane() + 1)) - 1) as u32),
+        Sreg::ClusterCtarank => w.cluster_rank(t.thread.block),
+        Sreg::ClusterNctarank => w.cluster.iter().product(),
+        Sreg::ClusterCtaid(a) => t.thread.block[a as usize] % w.cluster[a as usize],
+        Sreg::ClusterNctaid(a) => w.cluster[a as usize],
+        Sreg::Clusterid(a) => t.thread.block[a as usize] / w.cluster[a as usize],
+        Sreg::Nclusterid(a) => w.grid[a as usize].div_ceil(w.cluster[a as usize]),
+        Sreg::Smid => 0,
+        Sreg::DynamicSmemSize => w.dynamic_shared,
+    };
+    u64::from(v)
+}
+
+/// Writes `v` to a destination operand (a register, a vector's first, or `_`).
+pub fn write(t: &mut ThreadState, o: &Operand, v: u64) {
+    if let Operand::Reg(r) = o {
+        t.regs[*r as usize] = v;
+    }
+}
+
+/// The register numbers of a vector operand (or of one register).
+fn lanes(o: &Operand) -> Vec<Option<u16>> {
+    match o {
+        Operand::Vector(v) => v
+            .iter()
+            .map(|x| match x {
+                Operand::Reg(r) => Some(*r),
+                _ => None,
+            })
+            .collect(),
+        Operand::Reg(r) => vec![Some(*r)],
+        _ => vec![None],
+    }
+}
+
+/// Runs `t` from its pc until it stops. `Err` carries an unsupported
+/// instruction (the static check should have refused the kernel first).
+pub fn run_thread(
+    t: &mut ThreadState,
+    k: &Kernel,
+    w: &mut World,
+    shared: &mut crate::exec_mem::BlockMemory,
+) -> Result<Stop, (String, usize)> {
+    let mut budget = SLICE;
+    loop {
+        let Some(i) = k.body.get(t.pc) else {
+            return Ok(Stop::Done);
+        };
+        w.instructions += 1;
+        if let Some((p, neg)) = i.guard
+            && (t.regs[p as usize] != 0) == neg
+        {
+            t.pc += 1;
+            continue;
+        }
+        budget -= 1;
+        if budget == 0 {
+            return Ok(Stop::Slice);
+        }
+        let o = &i.operands;
+        match i.op {
+            Op::Bra => {
+                if let Some(Operand::Label(target)) = o.first() {
+                    t.pc = *target;
+                    continue;
+                }
+                return Err((i.text.clone(), i.line as usize));
+            }
+            Op::Ret | Op::Exit => return Ok(Stop::Done),
+            Op::Bar | Op::Barrier => {
+                if i.has("warp") {
+                    let mask = o.first().map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
+                    return Ok(Stop::Warp { mask });
+                }
+                if i.has("arrive") {
+                    // A producer's arrival at a named barrier: it does not wait.
+                    t.pc += 1;
+                    continue;
+                }
+                let id = o.first().map_or(0, |x| read(t, w, x, Ty::U32) as u32);
+                let count = o.get(1).map(|x| read(t, w, x, Ty::U32) as u32);
+                return Ok(Stop::Barrier { id, count });
+            }
+            Op::Shfl | Op::Vote | Op::Activemask => {
+                let mask = match i.op {
+                    Op::Shfl => o.get(4).or(o.get(3)),
+                    Op::Vote => o.last(),
+                    _ => None,
+                }
+                .map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
+                if i.op == Op::Activemask {
+                    write(t, &o[0], u64::from(u32::MAX));
+                    t.pc += 1;
+                    continue;
+                }
+                return Ok(Stop::Warp { mask });
+            }
+            Op::Mbarrier => {
+                // It moves the pc itself: a failed wait resumes after it.
+                if let Some(stop) = crate::exec_async::mbarrier(t, i, w, shared) {
+                    return Ok(stop);
+                }
+                continue;
+            }
+            Op::Nanosleep => {
+                t.pc += 1;
+                return Ok(Stop::Slice);
+            }
+            _ => {
+                if !step(t, i, w, shared) {
+                    return Err((i.text.clone(), i.line as usize));
+                }
+            }
+        }
+        t.pc += 1;
+    }
+}
+
+/// Executes one instruction that needs no other thread; false where it is not implemented.
+fn step(
+    t: &mut ThreadState,
+    i: &Inst,
+    w: &mut World,
+    shared: &mut crate::exec_mem::BlockMemory,
+) -> bool {
+    let o = &i.operands;
+    let ty = i.ty;
+    match i.op {
+        Op::Mov => {
+            match (&o[0], &o[1]) {
+                // Unpack: {a, b} = wide.
+                (Operand::Vector(parts), src) => {
+                    let v = read(t, w, src, Ty::B64);
+                    let each = ty.bits() / parts.len() as u32;
+                    for (n, p) in parts.iter().enumerate() {
+                        let piece = (v >> (each * n as u32)) & value::ones(each);
+                        write(t, p, piece);
+                    }
+                }
+                // Pack: wide = {a, b}.
+                (dst, Operand::Vector(parts)) => {
+                    let each = ty.bits() / parts.len() as u32;
+                    let mut v = 0u64;
+                    for (n, p) in parts.iter().enumerate() {
+                        v |= (read(t, w, p, Ty::B64) & value::ones(each)) << (each * n as u32);
+                    }
+                    write(t, dst, v);
+                }
+                (dst, Operand::Symbol(name)) => {
+                    let v = w.symbol(name).unwrap_or(0);
+                    write(t, dst, v);
+                }
+                (dst, src) => {
+                    let v = read(t, w, src, ty);
+                    write(t, dst, v);
+                }
+            }
+        }
+        Op::Ld | Op::Ldu | Op::St => {
+            let store = i.op == Op::St;
+            let (addr_op, data) = if store { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
+            let addr = match w.address(t, addr_op, i.space) {
+                Some(a) => a,
+                None => return true,
+            };
+            let regs = lanes(data);
+            let width = ty.bytes() as u64;
+            let acquire = !store && i.flag(flag::ACQUIRE);
+            let release = store && i.flag(flag::RELEASE);
+            if release {
+                w.release(t, addr);
+            }
+            for (n, r) in regs.iter().enumerate() {
+                let a = addr + n as u64 * width;
+                let access = Access {
+                    addr: a,
+                    width: width as u32,
+                    write: store,
+                    atomic: i.flag(flag::RELAXED | flag::VOLATILE | flag::ACQUIRE | flag::RELEASE),
+                    first: n == 0,
+                    line: i.line as usize,
+                };
+                if store {
+                    let v = match (data, r) {
+                        (Operand::Vector(parts), _) => read(t, w, &parts[n], ty),
+                        (_, _) => read(t, w, data, ty),
+                    };
+                    w.store(t, shared, access, v);
+                } else {
+                    let v = w.load(t, shared, access);
+                    let v = if ty.signed() { value::sext(v, ty.bits()) } else { v };
+                    if let Some(r) = r {
+                        t.regs[*r as usize] = v;
+                    }
+                }
+            }
+            if acquire {
+                w.acquire(t, addr);
+            }
+        }
+        Op::Atom | Op::Red => return crate::exec_mem::atomic(t, i, w, shared),
+        Op::Cvta => {
+            let v = read(t, w, &o[1], Ty::U64);
+            let to = i.has("to");
+            let base = match i.space {
+                crate::parse_inst::Space::Shared | crate::parse_inst::Space::SharedCluster => memory::SHARED,
+                crate::parse_inst::Space::Local => memory::LOCAL,
+                crate::parse_inst::Space::Param => memory::PARAM,
+                _ => 0,
+            };
+            let out = if to { v.wrapping_sub(base) } else { v.wrapping_add(base) };
+            let out = if ty.bits() == 32 { out & 0xFFFF_FFFF } else { out };
+            write(t, &o[0], out);
+        }
+        Op::Membar | Op::Fence => {
+            t.fenced = true;
+        }
+        Op::Prefetch => {}
+        Op::CpAsync => return crate::exec_async::cp_async(t, i, w, shared),
+        Op::Setp => {
+            // Forms: d, a, b | d, a, b, c | d, e, a, b | d, e, a, b, c.
+            let two = o.len() == 5 || (o.len() == 4 && i.flags & (flag::AND | flag::OR | flag::XOR) == 0);
+            let (ai, bi) = if two { (2, 3) } else { (1, 2) };
+            let a = read(t, w, &o[ai], ty);
+            let b = read(t, w, &o[bi], ty);
+            let mut p = value::compare(i.cmp.unwrap_or(Cmp::Eq), a, b, ty);
+            let c = o.get(bi + 1).map(|c| read(t, w, c, Ty::Pred) != 0);
+            let combine = |x: bool| match c {
+                Some(c) if i.flag(flag::AND) => x && c,
+                Some(c) if i.flag(flag::OR) => x || c,
+                Some(c) if i.flag(flag::XOR) => x ^ c,
+                _ => x,
+            };
+            let q = combine(!p);
+            p = combine(p);
+            write(t, &o[0], u64::from(p));
+            if two {
+                write(t, &o[1], u64::from(q));
+            }
+        }
+        Op::Selp => {
+            let c = read(t, w, &o[3], Ty::Pred) != 0;
+            let v = read(t, w, if c { &o[1] } else { &o[2] }, ty);
+            write(t, &o[0], v);
+        }
+        Op::Cvt => {
+            let v = read(t, w, &o[1], i.ty);
+            let out = value::convert(v, i.ty, i.ty2, i.round, i.flag(flag::SAT), i.flag(flag::FTZ));
+            write(t, &o[0], out);
+        }
+        _ => {
+            let args: Vec<u64> = o[1..].iter().map(|x| read(t, w, x, ty)).collect();
+            match value::arith(i, &args) {
+                Some(v) => write(t, &o[0], v),
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// Thread `t`'s place, for messages: "thread (3, 0, 0) of block (1, 0, 0)".
+pub fn describe(thread: &Thread) -> String {
+    let [x, y, z] = thread.local;
+    let [bx, by, bz] = thread.block;
+    format!("thread ({x}, {y}, {z}) of block ({bx}, {by}, {bz})")
+}
+
+/// A deadlock or divergence report, at `line`, once.
+pub fn report(w: &mut World, kind: Kind, line: usize, message: String) {
+    let mapped = w.lines.line(line);
+    w.hazards.add(kind, mapped, message);
+}
+
+/// A place's words in messages.
+pub fn place_words(p: Place) -> &'static str {
+    match p {
+        Place::Global(..) => "global memory",
+        Place::Shared(..) => "shared memory",
+        Place::Local(_) => "local memory",
+        Place::Param(_) => "a parameter",
+        Place::Nowhere => "no memory",
+    }
+}

@@ -16,7 +16,11 @@
 //!
 //! - [`launch`]: what a run is given and returns;
 //! - [`parse`]: PTX text to a [`Module`] of kernels and instructions;
-//! - [`exec`]: one thread's interpreter;
+//! - [`parse_inst`]: one instruction decoded;
+//! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
+//!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
+//! - [`value`]: integer and float arithmetic as PTX types say;
+//! - [`warp`]: shuffles, votes and warp syncs;
 //! - [`memory`]: global, shared, local and parameter memory, by address;
 //! - [`schedule`]: blocks, warps and the seeded order of threads;
 //! - [`hazard`]: the race rule (happens-before) and the reports;
@@ -25,12 +29,17 @@
 
 pub mod access;
 pub mod exec;
+pub mod exec_async;
+pub mod exec_mem;
 pub mod hazard;
 pub mod launch;
 pub mod memory;
 pub mod parse;
+pub mod parse_inst;
 pub mod schedule;
 pub mod trace;
+pub mod value;
+pub mod warp;
 
 pub use access::{AccessReport, Site, Tally, Thread};
 pub use hazard::{Hazard, Kind, LineMap, SameLines};

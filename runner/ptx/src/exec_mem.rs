@@ -1,0 +1,476 @@
+//! What the threads of a launch share ([`World`]: global memory, the
+//! parameters, the checks and their reports, what releases published) and
+//! what a block's threads share ([`BlockMemory`]: shared memory and its
+//! mbarriers), with the loads, stores and atomics that go through them.
+//! Every access is checked here: its address against its region and guard
+//! bands, its bytes against the race rule, a read of shared memory or of a
+//! poisoned output against what was written, and global accesses counted.
+
+use crate::access::Counter;
+use crate::exec::{ThreadState, describe};
+use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now};
+use crate::memory::{self, Place, Region};
+use crate::parse_inst::{Inst, Op, Operand, Space, Ty, flag};
+use crate::trace::{Touch, VariableTrace};
+use crate::value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One load or store of up to 8 bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Access {
+    pub addr: u64,
+    pub width: u32,
+    pub write: bool,
+    /// Atomics, and loads and stores with memory-order semantics, never race.
+    pub atomic: bool,
+    /// The first element of its instruction (a `v4` access counts once).
+    pub first: bool,
+    pub line: usize,
+}
+
+/// A block's shared memory and what lives in it.
+pub struct BlockMemory {
+    pub shared: Region,
+    /// mbarrier objects by shared offset.
+    pub mbarriers: HashMap<u64, crate::exec_async::Mbarrier>,
+    pub block_index: u32,
+    /// Shared variables' names by offset, for messages.
+    pub names: Vec<(u64, String)>,
+    /// How often an mbarrier changed (a wait that keeps failing while none
+    /// does is a deadlock).
+    pub mbarrier_changes: u64,
+}
+
+/// What every thread of a launch shares.
+pub struct World<'l> {
+    pub globals: Vec<Region>,
+    pub params: Vec<u8>,
+    /// Symbol addresses: parameters, module variables, shared variables.
+    pub symbols: HashMap<String, u64>,
+    pub hazards: Hazards,
+    pub counter: Counter,
+    pub lines: &'l dyn LineMap,
+    /// What releases published, by the address they released to.
+    pub published: HashMap<u64, Knowledge>,
+    pub grid: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub cluster: [u32; 3],
+    pub dynamic_shared: u32,
+    pub launch: usize,
+    pub instructions: u64,
+    /// Touches kept for the diagrams, by global region (then shared at the end).
+    pub trace: Option<Vec<VariableTrace>>,
+    pub left_out: u64,
+    pub interleaving: u64,
+}
+
+impl World<'_> {
+    pub fn threads_per_block(&self) -> u32 {
+        self.block_dim.iter().product()
+    }
+
+    pub fn cluster_rank(&self, block: [u32; 3]) -> u32 {
+        let c = self.cluster;
+        let r = [0, 1, 2].map(|a| block[a] % c[a].max(1));
+        r[0] + c[0] * (r[1] + c[1] * r[2])
+    }
+
+    pub fn symbol(&self, name: &str) -> Option<u64> {
+        self.symbols.get(name).copied()
+    }
+
+    /// The generic address an address operand names, in `space`.
+    pub fn address(&self, t: &ThreadState, o: &Operand, space: Space) -> Option<u64> {
+        let (base, off) = match o {
+            Operand::Mem(base, off) => (base.as_ref(), *off),
+            other => (other, 0),
+        };
+        let b = match base {
+            Operand::Symbol(name) => self.symbol(name)?,
+            Operand::Imm(a) => *a,
+            Operand::Addr(a) => *a,
+            Operand::Reg(r) => t.regs[*r as usize],
+            _ => return None,
+        };
+        let a = b.wrapping_add(off as u64);
+        // Shared, local and parameter symbols and registers hold offsets in
+        // their window; global ones are generic addresses already.
+        Some(match space {
+            Space::Generic | Space::Global | Space::Const => a,
+            Space::Shared | Space::SharedCluster => memory::SHARED + (a & 0xFFFF_FFFF),
+            Space::Local => memory::LOCAL + a,
+            Space::Param => memory::PARAM + a,
+        })
+    }
+
+    /// A release by `t` to `addr`: what `t` knows is published there.
+    pub fn release(&mut self, t: &mut ThreadState, addr: u64) {
+        let entry = self.published.entry(addr).or_default();
+        entry.merge(&t.knows);
+        let r = entry.threads.entry(t.index).or_insert(0);
+        *r = (*r).max(t.released + 1);
+        let block = t.thread.block;
+        let linear = block[0] + self.grid[0] * (block[1] + self.grid[1] * block[2]);
+        let e = entry.blocks.entry(linear).or_insert(0);
+        *e = (*e).max(t.epoch);
+        t.released += 1;
+    }
+
+    /// An acquire by `t` of `addr`: it takes over what was published there.
+    pub fn acquire(&mut self, t: &mut ThreadState, addr: u64) {
+        if let Some(k) = self.published.get(&addr)
+            && !k.is_empty()
+        {
+            Arc::make_mut(&mut t.knows).merge(k);
+        }
+    }
+
+    pub fn load(&mut self, t: &mut ThreadState, b: &mut BlockMemory, a: Access) -> u64 {
+        self.touch(t, b, a, None)
+    }
+
+    pub fn store(&mut self, t: &mut ThreadState, b: &mut BlockMemory, a: Access, v: u64) {
+        self.touch(t, b, a, Some(v));
+    }
+
+    /// Checks and performs one access; returns what a load read.
+    fn touch(&mut self, t: &mut ThreadState, b: &mut BlockMemory, a: Access, store: Option<u64>) -> u64 {
+        let place = memory::place(a.addr);
+        let width = a.width as usize;
+        match place {
+            Place::Local(off) => {
+                let off = off as usize;
+                if off + width > t.local.len() {
+                    return 0;
+                }
+                return match store {
+                    Some(v) => {
+                        t.local[off..off + width].copy_from_slice(&v.to_le_bytes()[..width]);
+                        0
+                    }
+                    None => memory::load_le(&t.local[off..off + width]),
+                };
+            }
+            Place::Param(off) => {
+                let off = off as usize;
+                if store.is_some() || off + width > self.params.len() {
+                    return 0;
+                }
+                return memory::load_le(&self.params[off..off + width]);
+            }
+            Place::Nowhere => {
+                self.out_of_bounds(t, a, "an address that points at no memory (a null or garbage pointer?)".into());
+                return 0;
+            }
+            _ => {}
+        }
+        let global = matches!(place, Place::Global(..));
+        if global && a.first {
+            if a.write {
+                t.writes += 1;
+                self.counter.access(true, t.writes, t.thread, self.lines.line(a.line));
+            } else {
+                t.reads += 1;
+                self.counter.access(false, t.reads, t.thread, self.lines.line(a.line));
+            }
+        }
+        let (which, off) = match place {
+            Place::Global(n, off) if n < self.globals.len() => (Some(n), off as usize),
+            Place::Global(..) => {
+                self.out_of_bounds(t, a, "an address past every buffer".into());
+                return 0;
+            }
+            Place::Shared(off, rank) => {
+                if rank.is_some_and(|r| r != self.cluster_rank(t.thread.block)) {
+                    // Another block's shared memory: see `exec_async`.
+                    return crate::exec_async::remote_shared(self, t, a, store);
+                }
+                (None, off as usize)
+            }
+            _ => return 0,
+        };
+        let (total, lead, len, elem, region_name) = {
+            let r = match which {
+                Some(n) => &self.globals[n],
+                None => &b.shared,
+            };
+            (r.bytes.len(), r.lead, r.len, r.element_bytes.max(1), r.name.clone())
+        };
+        if off + width > total {
+            let what = if global {
+                format!(
+                    "{} past every guard band of `{region_name}` (its byte {} of {len})",
+                    if a.write { "writes" } else { "reads" },
+                    off as i64 - lead as i64,
+                )
+            } else {
+                format!(
+                    "{} shared memory at byte {off}, past the block's {total} bytes",
+                    if a.write { "writes" } else { "reads" },
+                )
+            };
+            self.out_of_bounds(t, a, what);
+            return 0;
+        }
+        let inside = off >= lead && off + width <= lead + len;
+        if !inside && global {
+            let index = (off as i64 - lead as i64).div_euclid(elem as i64);
+            let what = format!(
+                "{} `{region_name}[{index}]`, outside its {} elements",
+                if a.write { "writes" } else { "reads" },
+                len / elem
+            );
+            self.out_of_bounds(t, a, what);
+        }
+        let region = match which {
+            Some(n) => &mut self.globals[n],
+            None => &mut b.shared,
+        };
+        // The race check and the uninitialized read, word by word.
+        let block_linear = b.block_index;
+        let starts_unwritten = region.starts_unwritten;
+        let mut uninitialized = false;
+        let mut conflict = None;
+        if !region.shadow.is_empty() && (inside || !global) {
+            let first_word = off / 4;
+            let last_word = (off + width - 1) / 4;
+            for word in first_word..=last_word {
+                let lo = (word * 4).max(off);
+                let hi = (word * 4 + 4).min(off + width);
+                let mut bytes = 0u8;
+                for byte in lo..hi {
+                    bytes |= 1 << (byte - word * 4);
+                }
+                let seen = Seen {
+                    thread: t.index,
+                    block: block_linear,
+                    epoch: t.epoch,
+                    warp: block_linear.wrapping_mul(64).wrapping_add(t.warp()),
+                    warp_epoch: t.warp_epoch,
+                    released: t.released,
+                    bytes,
+                    line: a.line,
+                };
+                let Some(shadow) = region.shadow.get_mut(word) else {
+                    continue;
+                };
+                if !a.write && starts_unwritten && shadow.written & bytes != bytes {
+                    uninitialized = true;
+                }
+                if a.atomic {
+                    if a.write {
+                        shadow.mark_written(bytes);
+                    }
+                    continue;
+                }
+                let now = Now {
+                    access: seen,
+                    knows: &t.knows,
+                };
+                let c = if a.write { shadow.write(&now) } else { shadow.read(&now) };
+                if conflict.is_none() {
+                    conflict = c;
+                }
+            }
+        }
+        let result = match store {
+            Some(v) => {
+                region.bytes[off..off + width].copy_from_slice(&v.to_le_bytes()[..width]);
+                0
+            }
+            None => memory::load_le(&region.bytes[off..off + width]),
+        };
+        if self.trace.is_some() {
+            self.trace_touch(t, b, place, off, a, inside);
+        }
+        let element = if global {
+            format!("`{region_name}[{}]`", (off as i64 - lead as i64).div_euclid(elem as i64))
+        } else {
+            shared_name(b, off as u64, width)
+        };
+        let memory_words = if global { "global memory" } else { "shared memory" };
+        if uninitialized && !self.hazards.known(Kind::Uninitialized, self.lines.line(a.line)) {
+            let why = if global {
+                "before anything wrote it. Outputs start out holding poison (NaN for floats), so \
+                 this reads poison and whatever is computed from it is poison too: `out[i] += …` \
+                 needs `out[i]` set first"
+            } else {
+                "before any thread of its block wrote it. CUDA's shared memory starts out holding \
+                 whatever was there before (WGSL's starts at zero): write every slot you read, or \
+                 do not read it"
+            };
+            let message = format!("{} reads {element} {why}", describe(&t.thread));
+            self.hazards.add(Kind::Uninitialized, self.lines.line(a.line), message);
+        }
+        if let Some((other, other_wrote)) = conflict {
+            let line = self.lines.line(a.line);
+            if !self.hazards.known(Kind::Race, line) {
+                let verb = |w: bool| if w { "writes" } else { "reads" };
+                let why = if other.block != block_linear {
+                    "threads of different blocks are never ordered within one launch (__syncthreads() \
+                     waits for its own block only) unless a release and an acquire order them: split \
+                     the work into two launches, or use atomics"
+                        .to_string()
+                } else if other.warp == block_linear.wrapping_mul(64).wrapping_add(t.warp()) {
+                    "no __syncthreads() or __syncwarp() lies between the two accesses, so either may come \
+                     first: the lanes of a warp are not guaranteed to run in step (since Volta), and a \
+                     shuffle orders no memory"
+                        .to_string()
+                } else {
+                    "no __syncthreads() lies between the two accesses, so either may come first".to_string()
+                };
+                let other_thread = self.thread_name(other.thread);
+                let message = format!(
+                    "{} {} {element} ({memory_words}) here, and {other_thread} {} it at line {}; {why}",
+                    describe(&t.thread),
+                    verb(a.write),
+                    verb(other_wrote),
+                    self.lines.line(other.line),
+                );
+                self.hazards.add(Kind::Race, line, message);
+            }
+        }
+        result
+    }
+
+    /// A thread's words in messages, from its index in the launch.
+    pub fn thread_name(&self, index: u32) -> String {
+        let per = self.threads_per_block().max(1);
+        let (block, local) = (index / per, index % per);
+        let d = self.block_dim;
+        let g = self.grid;
+        let l = [local % d[0], (local / d[0]) % d[1], local / (d[0] * d[1])];
+        let b = [block % g[0], (block / g[0]) % g[1], block / (g[0] * g[1])];
+        describe(&crate::access::Thread {
+            local: l,
+            block: b,
+            ..Default::default()
+        })
+    }
+
+    fn out_of_bounds(&mut self, t: &ThreadState, a: Access, what: String) {
+        let line = self.lines.line(a.line);
+        if !self.hazards.known(Kind::OutOfBounds, line) {
+            self.hazards
+                .add(Kind::OutOfBounds, line, format!("{} {what}", describe(&t.thread)));
+        }
+    }
+
+    fn trace_touch(&mut self, t: &ThreadState, b: &BlockMemory, place: Place, off: usize, a: Access, inside: bool) {
+        let Some(trace) = self.trace.as_mut() else {
+            return;
+        };
+        let (slot, elem, lead) = match place {
+            Place::Global(n, _) => (n, self.globals[n].element_bytes.max(1), self.globals[n].lead),
+            Place::Shared(..) => (trace.len() - 1, 4, 0),
+            _ => return,
+        };
+        if off < lead {
+            return;
+        }
+        let kept: usize = trace.iter().map(|v| v.touches.len()).sum();
+        if kept >= crate::trace::LIMIT {
+            self.left_out += 1;
+            return;
+        }
+        let _ = b;
+        if let Some(v) = trace.get_mut(slot) {
+            v.touches.push(Touch {
+                element: (off - lead) / elem,
+                invocation: t.index,
+                workgroup: t.index / self.block_dim.iter().product::<u32>().max(1),
+                launch: self.launch as u32,
+                interval: t.epoch,
+                write: a.write,
+                atomic: a.atomic,
+                outside: !inside,
+                first: a.first,
+                line: self.lines.line(a.line),
+            });
+        }
+    }
+}
+
+/// A shared-memory element's words: `tile[5]` (in units of the access's
+/// width from the variable's start), or its byte offset.
+fn shared_name(b: &BlockMemory, off: u64, width: usize) -> String {
+    let var = b.names.iter().rev().find(|(at, _)| *at <= off);
+    match var {
+        Some((at, name)) => format!("`{name}[{}]`", (off - at) / width.max(1) as u64),
+        None => format!("shared memory at byte {off}"),
+    }
+}
+
+/// `atom` and `red`: a read-modify-write, never a race, counted as one
+/// read and one write; with `.release`/`.acquire` semantics (or after a
+/// fence) it publishes and takes over what threads know.
+pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemory) -> bool {
+    let o = &i.operands;
+    let red = i.op == Op::Red;
+    let (addr_op, args) = if red { (&o[0], &o[1..]) } else { (&o[1], &o[2..]) };
+    let Some(addr) = w.address(t, addr_op, i.space) else {
+        return true;
+    };
+    let ty = i.ty;
+    let width = ty.bytes();
+    let release = i.flag(flag::RELEASE) || t.fenced;
+    let acquire = i.flag(flag::ACQUIRE) || t.fenced;
+    t.fenced = false;
+    if release {
+        w.release(t, addr);
+    }
+    let load = Access {
+        addr,
+        width,
+        write: false,
+        atomic: true,
+        first: true,
+        line: i.line as usize,
+    };
+    let old = w.load(t, b, load);
+    let x = args.first().map_or(0, |a| crate::exec::read(t, w, a, ty));
+    let y = args.get(1).map_or(0, |a| crate::exec::read(t, w, a, ty));
+    let m = value::ones(ty.bits());
+    let has = |s: &str| i.has(s);
+    let new = if has("add") {
+        if ty == Ty::F32 {
+            u64::from((f32::from_bits(old as u32) + f32::from_bits(x as u32)).to_bits())
+        } else if ty == Ty::F64 {
+            (f64::from_bits(old) + f64::from_bits(x)).to_bits()
+        } else {
+            old.wrapping_add(x) & m
+        }
+    } else if has("exch") {
+        x
+    } else if has("cas") {
+        if old == x { y } else { old }
+    } else if has("min") || has("max") {
+        let less = value::compare(crate::parse_inst::Cmp::Lt, old, x, ty);
+        if has("min") == less { old } else { x }
+    } else if has("and") {
+        old & x
+    } else if has("or") {
+        old | x
+    } else if has("xor") {
+        old ^ x
+    } else if has("inc") {
+        if old >= x { 0 } else { old + 1 }
+    } else if has("dec") {
+        if old == 0 || old > x { x } else { old - 1 }
+    } else {
+        return false;
+    };
+    let store = Access {
+        write: true,
+        ..load
+    };
+    w.store(t, b, store, new);
+    if !red {
+        crate::exec::write(t, &o[0], old);
+    }
+    if acquire {
+        w.acquire(t, addr);
+    }
+    true
+}

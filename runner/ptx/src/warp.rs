@@ -1,0 +1,200 @@
+//! Warp operations (`shfl.sync`, `vote.sync`, `bar.warp.sync`): a lane that
+//! reaches one waits until every lane its member mask names has reached
+//! one too, then all of them go on together. A mask that names a lane
+//! which has exited is a deadlock (a GPU hangs there); lanes of one mask
+//! at different warp operations, or a lane missing from its own mask, are
+//! a subgroup operation in non-uniform control flow.
+
+use crate::exec::{Stop, ThreadState, describe, read, report, write};
+use crate::exec_mem::World;
+use crate::hazard::Kind;
+use crate::parse::Kernel;
+use crate::parse_inst::{Op, Ty};
+
+/// What a pass over the warps did.
+pub enum Resolved {
+    /// Some warp operation completed: threads can go on.
+    Some,
+    None,
+    /// A warp operation can never complete: reported, the run stops.
+    Deadlock,
+}
+
+/// Completes every warp operation whose lanes have all arrived.
+pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) -> Resolved {
+    let mut any = false;
+    let warps = threads.len().div_ceil(32);
+    for warp in 0..warps {
+        let lo = warp * 32;
+        let hi = (lo + 32).min(threads.len());
+        let waiting: Vec<usize> = (lo..hi)
+            .filter(|&i| matches!(threads[i].stop, Some(Stop::Warp { .. })))
+            .collect();
+        if waiting.is_empty() {
+            continue;
+        }
+        // Lanes that exist in this warp.
+        let present: u32 = if hi - lo == 32 { u32::MAX } else { (1u32 << (hi - lo)) - 1 };
+        let mut done = vec![false; 32];
+        for &i in &waiting {
+            let lane = i - lo;
+            if done[lane] {
+                continue;
+            }
+            let Some(Stop::Warp { mask }) = threads[i].stop else {
+                continue;
+            };
+            let needed = mask & present;
+            let pc = threads[i].pc;
+            let line = kernel.body.get(pc).map_or(0, |x| x.line as usize);
+            if needed & (1 << lane) == 0 {
+                let message = format!(
+                    "{} runs a warp operation whose mask {mask:#010x} leaves out its own lane {lane}",
+                    describe(&threads[i].thread)
+                );
+                report(w, Kind::DivergentSubgroup, line, message);
+            }
+            // Has every named lane arrived?
+            let mut group = Vec::new();
+            let mut blocked = false;
+            for l in 0..32 {
+                if needed & (1 << l) == 0 {
+                    continue;
+                }
+                let j = lo + l;
+                match threads[j].stop {
+                    Some(Stop::Warp { .. }) => group.push(j),
+                    Some(Stop::Done) => {
+                        let message = format!(
+                            "{} waits at a warp operation whose mask {mask:#010x} names lane {l}, \
+                             which has returned: a lane named in the mask must reach the operation, \
+                             or the GPU waits for it forever. Pass the mask of the lanes that get \
+                             here (__activemask() or __ballot_sync before the branch)",
+                            describe(&threads[i].thread)
+                        );
+                        report(w, Kind::Deadlock, line, message);
+                        return Resolved::Deadlock;
+                    }
+                    _ => blocked = true,
+                }
+            }
+            if blocked {
+                continue;
+            }
+            // Every named lane is at a warp operation: the same one, with the same mask?
+            let same: Vec<usize> = group
+                .iter()
+                .copied()
+                .filter(|&j| threads[j].pc == pc && threads[j].stop == threads[i].stop)
+                .collect();
+            if same.len() < group.len() {
+                let other = group.iter().find(|&&j| threads[j].pc != pc || threads[j].stop != threads[i].stop);
+                let other_line = other
+                    .and_then(|&j| kernel.body.get(threads[j].pc))
+                    .map_or(0, |x| w.lines.line(x.line as usize));
+                let message = format!(
+                    "{} runs a warp operation with mask {mask:#010x}, but lanes of that mask are at \
+                     another warp operation (line {other_line}) or pass another mask: every lane \
+                     named in the mask must run the same one with the same mask",
+                    describe(&threads[i].thread)
+                );
+                report(w, Kind::DivergentSubgroup, line, message);
+            }
+            execute(kernel, threads, &same, lo, w);
+            for &j in &same {
+                done[j - lo] = true;
+                threads[j].pc += 1;
+                threads[j].stop = None;
+            }
+            any = true;
+        }
+    }
+    if any { Resolved::Some } else { Resolved::None }
+}
+
+/// Carries out the warp operation at the group's pc for the lanes of `group`.
+fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World) {
+    let Some(&first) = group.first() else {
+        return;
+    };
+    let Some(inst) = kernel.body.get(threads[first].pc) else {
+        return;
+    };
+    let o = &inst.operands;
+    let member = |j: usize| group.contains(&j);
+    match inst.op {
+        Op::Shfl => {
+            let mode = inst.mods.get(1).map(String::as_str).unwrap_or("idx");
+            let values: Vec<u64> = group.iter().map(|&j| read(&threads[j], w, &o[2], Ty::B32)).collect();
+            let mut results = Vec::new();
+            for (k, &j) in group.iter().enumerate() {
+                let t = &threads[j];
+                let lane = (j - lo) as i64;
+                let b = read(t, w, &o[3], Ty::U32) as i64 & 0x1f;
+                let c = read(t, w, &o[4], Ty::U32) as i64;
+                let seg = (c >> 8) & 0x1f;
+                let max_lane = (lane & seg) | ((c & 0x1f) & !seg);
+                let min_lane = lane & seg;
+                let (src, valid) = match mode {
+                    "up" => (lane - b, lane - b >= max_lane),
+                    "down" => (lane + b, lane + b <= max_lane),
+                    "bfly" => (lane ^ b, (lane ^ b) <= max_lane),
+                    _ => {
+                        let s = min_lane | (b & !seg);
+                        (s, s <= max_lane)
+                    }
+                };
+                let src = if valid { src } else { lane };
+                let from = lo + src as usize;
+                let v = match group.iter().position(|&g| g == from) {
+                    Some(p) => values[p],
+                    None => {
+                        // A lane outside the group: CUDA leaves the value undefined.
+                        if from < threads.len() && !member(from) && src != lane {
+                            let line = inst.line as usize;
+                            let message = format!(
+                                "{} reads lane {src} through a shuffle, but lane {src} is not in the \
+                                 shuffle's mask: the value is undefined",
+                                describe(&threads[j].thread)
+                            );
+                            report(w, Kind::DivergentSubgroup, line, message);
+                        }
+                        values[k]
+                    }
+                };
+                results.push((v, valid));
+            }
+            for (k, &j) in group.iter().enumerate() {
+                let (v, valid) = results[k];
+                write(&mut threads[j], &o[0], v);
+                if o.len() == 6 {
+                    write(&mut threads[j], &o[1], u64::from(valid));
+                }
+            }
+        }
+        Op::Vote => {
+            let mode = inst.mods.get(1).map(String::as_str).unwrap_or("any");
+            let preds: Vec<bool> = group.iter().map(|&j| read(&threads[j], w, &o[1], Ty::Pred) != 0).collect();
+            let ballot: u64 = group
+                .iter()
+                .zip(&preds)
+                .filter(|(_, p)| **p)
+                .fold(0, |acc, (&j, _)| acc | (1 << (j - lo)));
+            let v = match mode {
+                "all" => u64::from(preds.iter().all(|&p| p)),
+                "any" => u64::from(preds.iter().any(|&p| p)),
+                "uni" => u64::from(preds.iter().all(|&p| p) || preds.iter().all(|&p| !p)),
+                _ => ballot,
+            };
+            for &j in group {
+                write(&mut threads[j], &o[0], v);
+            }
+        }
+        _ => {
+            // bar.warp.sync: the lanes' memory accesses are ordered across it.
+            for &j in group {
+                threads[j].warp_epoch += 1;
+            }
+        }
+    }
+}
