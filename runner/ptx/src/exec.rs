@@ -193,8 +193,7 @@ pub fn run_thread(
             }
             Op::Shfl | Op::Vote | Op::Activemask => {
                 let mask = match i.op {
-                    Op::Shfl => o.get(4).or(o.get(3)),
-                    Op::Vote => o.last(),
+                    Op::Shfl | Op::Vote => o.last(),
                     _ => None,
                 }
                 .map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);

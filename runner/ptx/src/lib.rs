@@ -41,6 +41,9 @@ pub mod trace;
 pub mod value;
 pub mod warp;
 
+#[cfg(test)]
+mod run_tests;
+
 pub use access::{AccessReport, Site, Tally, Thread};
 pub use hazard::{Hazard, Kind, LineMap, SameLines};
 pub use launch::{

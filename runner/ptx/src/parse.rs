@@ -237,7 +237,7 @@ impl<'t> Parser<'t> {
                         if is_entry {
                             module
                                 .kernels
-                                .push(kernel(&header, start, &stmts[body_start + 1..i])?);
+                                .push(kernel(&header, start, &stmts[body_start + 1..i], &mut module.variables)?);
                         }
                     } else if let Some(var) = variable(text, *n)? {
                         module.variables.push(var);
@@ -409,7 +409,7 @@ impl Registers {
 }
 
 /// `.visible .entry name( .param .u64 name_param_0, … ) [.maxntid …]` and its body.
-fn kernel(header: &str, line: usize, body: &[Stmt]) -> Result<Kernel, Error> {
+fn kernel(header: &str, line: usize, body: &[Stmt], shared: &mut Vec<Variable>) -> Result<Kernel, Error> {
     let open = header
         .find('(')
         .ok_or_else(|| err(line, "a kernel without a parameter list"))?;
@@ -517,8 +517,15 @@ fn kernel(header: &str, line: usize, body: &[Stmt]) -> Result<Kernel, Error> {
                     }
                     continue;
                 }
+                if t.starts_with(".shared") {
+                    // A kernel's `__shared__` array: module-wide, as PTX has it.
+                    if let Some(var) = variable(t, *n)? {
+                        shared.push(var);
+                    }
+                    continue;
+                }
                 if t.starts_with('.') {
-                    // .pragma, .maxntid, .shared inside a body, .param of a call.
+                    // .pragma, .maxntid, .param of a call.
                     continue;
                 }
                 let mut lookup = |name: &str, declared: bool| regs.lookup(name, declared);

@@ -125,13 +125,15 @@ fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: us
     match inst.op {
         Op::Shfl => {
             let mode = inst.mods.get(1).map(String::as_str).unwrap_or("idx");
-            let values: Vec<u64> = group.iter().map(|&j| read(&threads[j], w, &o[2], Ty::B32)).collect();
+            // `d|p, a, b, c, mask` or `d, a, b, c, mask`.
+            let at = o.len().saturating_sub(5);
+            let values: Vec<u64> = group.iter().map(|&j| read(&threads[j], w, &o[1 + at], Ty::B32)).collect();
             let mut results = Vec::new();
             for (k, &j) in group.iter().enumerate() {
                 let t = &threads[j];
                 let lane = (j - lo) as i64;
-                let b = read(t, w, &o[3], Ty::U32) as i64 & 0x1f;
-                let c = read(t, w, &o[4], Ty::U32) as i64;
+                let b = read(t, w, &o[2 + at], Ty::U32) as i64 & 0x1f;
+                let c = read(t, w, &o[3 + at], Ty::U32) as i64;
                 let seg = (c >> 8) & 0x1f;
                 let max_lane = (lane & seg) | ((c & 0x1f) & !seg);
                 let min_lane = lane & seg;
@@ -167,7 +169,7 @@ fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: us
             for (k, &j) in group.iter().enumerate() {
                 let (v, valid) = results[k];
                 write(&mut threads[j], &o[0], v);
-                if o.len() == 6 {
+                if at == 1 {
                     write(&mut threads[j], &o[1], u64::from(valid));
                 }
             }

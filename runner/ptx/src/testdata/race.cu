@@ -1,0 +1,6 @@
+extern "C" __global__ void shift(float* out, const float* a) {
+    __shared__ float t[8];
+    unsigned int i = threadIdx.x;
+    t[i] = a[i];
+    out[i] = t[(i + 1) % 8];
+}
