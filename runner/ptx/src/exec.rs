@@ -70,7 +70,8 @@ pub fn supports(i: &Inst) -> bool {
         Op::Other | Op::Mapa => false,
         Op::CpAsync => !i.has("bulk"),
         Op::Barrier => !i.has("cluster"),
-        Op::Ldmatrix | Op::Mma => false,
+        Op::Mma => i.has("m16n8k16") && !i.has("f64"),
+        Op::Wmma => i.has("m16n16k16"),
         Op::Fence => !i.has("proxy"),
         _ => true,
     }
@@ -191,6 +192,7 @@ pub fn run_thread(
                 let count = o.get(1).map(|x| read(t, w, x, Ty::U32) as u32);
                 return Ok(Stop::Barrier { id, count });
             }
+            Op::Ldmatrix | Op::Mma | Op::Wmma => return Ok(Stop::Warp { mask: u32::MAX }),
             Op::Shfl | Op::Vote | Op::Activemask => {
                 let mask = match i.op {
                     Op::Shfl | Op::Vote => o.last(),

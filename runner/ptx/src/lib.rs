@@ -20,7 +20,7 @@
 //! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
 //!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
 //! - [`value`]: integer and float arithmetic as PTX types say;
-//! - [`warp`]: shuffles, votes and warp syncs;
+//! - [`warp`]: shuffles, votes and warp syncs; [`matrix`]: ldmatrix, mma, WMMA;
 //! - [`memory`]: global, shared, local and parameter memory, by address;
 //! - [`schedule`]: blocks, warps and the seeded order of threads;
 //! - [`hazard`]: the race rule (happens-before) and the reports;
@@ -33,6 +33,7 @@ pub mod exec_async;
 pub mod exec_mem;
 pub mod hazard;
 pub mod launch;
+pub mod matrix;
 pub mod memory;
 pub mod parse;
 pub mod parse_inst;

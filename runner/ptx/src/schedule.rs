@@ -383,7 +383,7 @@ fn run_block(
                 return Err(Error::TimedOut);
             }
         }
-        match warp::resolve(kernel, threads, w) {
+        match warp::resolve(kernel, threads, w, mem) {
             warp::Resolved::Some => continue,
             warp::Resolved::Deadlock => return Ok(true),
             warp::Resolved::None => {}

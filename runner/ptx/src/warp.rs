@@ -6,7 +6,7 @@
 //! a subgroup operation in non-uniform control flow.
 
 use crate::exec::{Stop, ThreadState, describe, read, report, write};
-use crate::exec_mem::World;
+use crate::exec_mem::{BlockMemory, World};
 use crate::hazard::Kind;
 use crate::parse::Kernel;
 use crate::parse_inst::{Op, Ty};
@@ -21,7 +21,7 @@ pub enum Resolved {
 }
 
 /// Completes every warp operation whose lanes have all arrived.
-pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) -> Resolved {
+pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem: &mut BlockMemory) -> Resolved {
     let mut any = false;
     let warps = threads.len().div_ceil(32);
     for warp in 0..warps {
@@ -100,7 +100,7 @@ pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) -> R
                 );
                 report(w, Kind::DivergentSubgroup, line, message);
             }
-            execute(kernel, threads, &same, lo, w);
+            execute(kernel, threads, &same, lo, w, mem);
             for &j in &same {
                 done[j - lo] = true;
                 threads[j].pc += 1;
@@ -113,7 +113,7 @@ pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) -> R
 }
 
 /// Carries out the warp operation at the group's pc for the lanes of `group`.
-fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World) {
+fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
     let Some(&first) = group.first() else {
         return;
     };
@@ -123,6 +123,10 @@ fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: us
     let o = &inst.operands;
     let member = |j: usize| group.contains(&j);
     match inst.op {
+        Op::Ldmatrix | Op::Mma | Op::Wmma => {
+            let inst = inst.clone();
+            crate::matrix::execute(&inst, threads, group, lo, w, mem);
+        }
         Op::Shfl => {
             let mode = inst.mods.get(1).map(String::as_str).unwrap_or("idx");
             // `d|p, a, b, c, mask` or `d, a, b, c, mask`.

@@ -1,0 +1,214 @@
+//! The warp's matrix instructions: `ldmatrix`, `mma.sync` (m16n8k16, BF16
+//! and F16 inputs, F32 accumulators) and WMMA's m16n16k16 loads, products
+//! and stores. Each is a warp operation: all 32 lanes take part.
+//!
+//! `ldmatrix` and `mma.sync` use the fragment layouts the PTX ISA
+//! documents, so a kernel that reads a fragment's registers (Puzzle 35's
+//! online softmax does) sees what a GPU gives it. WMMA's layouts are left
+//! unspecified by the ISA, and a kernel can only hand its fragments back
+//! to WMMA (or fill them with one value), so the checker uses its own:
+//! lane `l` holds elements `8l … 8l + 7` of the row-major 16 × 16 tile.
+//!
+//! Products are summed in f32 in k order; a GPU's tensor cores sum in
+//! another order (and with more internal precision), so results can differ
+//! in the last bits, within the puzzles' BF16 tolerance.
+
+use crate::exec::{ThreadState, read, write};
+use crate::exec_mem::{Access, BlockMemory, World};
+use crate::parse_inst::{Inst, Operand, Space, Ty};
+
+fn regs(o: &Operand) -> Vec<&Operand> {
+    match o {
+        Operand::Vector(v) => v.iter().collect(),
+        other => vec![other],
+    }
+}
+
+fn half(v: u64, k: u32, bf: bool) -> f32 {
+    let h = (v >> (16 * k)) as u16;
+    if bf {
+        half::bf16::from_bits(h).to_f32()
+    } else {
+        half::f16::from_bits(h).to_f32()
+    }
+}
+
+/// Carries out one matrix instruction for the 32 lanes `group` (lane = index − `lo`).
+pub fn execute(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+    match i.base.as_str() {
+        "ldmatrix" => ldmatrix(i, threads, group, lo, w, mem),
+        "mma" => mma(i, threads, group, lo, w),
+        _ => wmma(i, threads, group, lo, w, mem),
+    }
+}
+
+fn lane_thread(group: &[usize], lo: usize, lane: usize) -> Option<usize> {
+    group.iter().copied().find(|&j| j - lo == lane)
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 {d…}, [addr]`:
+/// lanes 8m … 8m + 7 give the rows of matrix m; lane l then holds row l/4,
+/// columns 2(l%4) and +1 of each matrix (transposed: those of its transpose).
+fn ldmatrix(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+    let count = if i.has("x4") { 4 } else if i.has("x2") { 2 } else { 1 };
+    let trans = i.has("trans");
+    // matrices[m][r][c]: 8 × 8 halves, as bits.
+    let mut matrices = vec![[[0u16; 8]; 8]; count];
+    for (m, matrix) in matrices.iter_mut().enumerate() {
+        for (r, row) in matrix.iter_mut().enumerate() {
+            let Some(j) = lane_thread(group, lo, 8 * m + r) else {
+                continue;
+            };
+            let Some(addr) = w.address(&threads[j], &i.operands[1], Space::Shared) else {
+                continue;
+            };
+            for (c, cell) in row.iter_mut().enumerate() {
+                let a = Access {
+                    addr: addr + 2 * c as u64,
+                    width: 2,
+                    write: false,
+                    atomic: false,
+                    first: c == 0,
+                    line: i.line as usize,
+                };
+                *cell = w.load(&mut threads[j], mem, a) as u16;
+            }
+        }
+    }
+    let dst = regs(&i.operands[0]);
+    for &j in group {
+        let l = j - lo;
+        for (m, d) in dst.iter().enumerate().take(count) {
+            let (r, c) = (l / 4, 2 * (l % 4));
+            let (x, y) = if trans {
+                (matrices[m][c][r], matrices[m][c + 1][r])
+            } else {
+                (matrices[m][r][c], matrices[m][r][c + 1])
+            };
+            write(&mut threads[j], d, u64::from(x) | (u64::from(y) << 16));
+        }
+    }
+}
+
+/// `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32 d, a, b, c`.
+fn mma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World) {
+    let o = &i.operands;
+    let bf = i.has("bf16");
+    let mut a = [[0f32; 16]; 16];
+    let mut b = [[0f32; 8]; 16];
+    let mut c = [[0f32; 8]; 16];
+    for &j in group {
+        let l = j - lo;
+        let (g, q) = (l / 4, l % 4);
+        let t = &threads[j];
+        let ar: Vec<u64> = regs(&o[1]).iter().map(|x| read(t, w, x, Ty::B32)).collect();
+        let br: Vec<u64> = regs(&o[2]).iter().map(|x| read(t, w, x, Ty::B32)).collect();
+        let cr: Vec<u64> = regs(&o[3]).iter().map(|x| read(t, w, x, Ty::B32)).collect();
+        for (k, &v) in ar.iter().enumerate().take(4) {
+            let row = g + 8 * (k % 2);
+            let col = 2 * q + 8 * (k / 2);
+            a[row][col] = half(v, 0, bf);
+            a[row][col + 1] = half(v, 1, bf);
+        }
+        for (k, &v) in br.iter().enumerate().take(2) {
+            let row = 2 * q + 8 * k;
+            b[row][g] = half(v, 0, bf);
+            b[row + 1][g] = half(v, 1, bf);
+        }
+        for (k, &v) in cr.iter().enumerate().take(4) {
+            c[g + 8 * (k / 2)][2 * q + k % 2] = f32::from_bits(v as u32);
+        }
+    }
+    for &j in group {
+        let l = j - lo;
+        let (g, q) = (l / 4, l % 4);
+        for (k, d) in regs(&o[0]).iter().enumerate().take(4) {
+            let (row, col) = (g + 8 * (k / 2), 2 * q + k % 2);
+            let mut sum = c[row][col];
+            for (x, brow) in a[row].iter().zip(&b) {
+                sum = libm::fmaf(*x, brow[col], sum);
+            }
+            write(&mut threads[j], d, u64::from(sum.to_bits()));
+        }
+    }
+}
+
+/// WMMA m16n16k16: `load.{a,b,c}`, `mma`, `store.d`, with the checker's layout.
+fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+    let o = &i.operands;
+    let verb = i.mods.first().map(String::as_str).unwrap_or("");
+    let col_major = i.has("col");
+    let space = if i.space == Space::Generic { Space::Generic } else { i.space };
+    match verb {
+        "load" | "store" => {
+            let store = verb == "store";
+            let (data, addr_op) = if store { (&o[1], &o[0]) } else { (&o[0], &o[1]) };
+            let f32s = i.ty == Ty::F32;
+            for &j in group {
+                let l = j - lo;
+                let t = &threads[j];
+                let Some(base) = w.address(t, addr_op, space) else {
+                    continue;
+                };
+                let stride = o.get(2).map_or(16, |s| read(t, w, s, Ty::U32));
+                let dst = regs(data);
+                for e in 0..8usize {
+                    let idx = 8 * l + e;
+                    let (r, c) = ((idx / 16) as u64, (idx % 16) as u64);
+                    let at = if col_major { c * stride + r } else { r * stride + c };
+                    let width = if f32s { 4 } else { 2 };
+                    let a = Access {
+                        addr: base + at * width,
+                        width: width as u32,
+                        write: store,
+                        atomic: false,
+                        first: e == 0,
+                        line: i.line as usize,
+                    };
+                    let reg = if f32s { e } else { e / 2 };
+                    let shift = if f32s { 0 } else { 16 * (e % 2) };
+                    if store {
+                        let v = read(&threads[j], w, dst[reg], Ty::B32) >> shift;
+                        w.store(&mut threads[j], mem, a, v & if f32s { 0xFFFF_FFFF } else { 0xFFFF });
+                    } else {
+                        let v = w.load(&mut threads[j], mem, a);
+                        let old = if shift == 0 { 0 } else { read(&threads[j], w, dst[reg], Ty::B32) };
+                        write(&mut threads[j], dst[reg], old | (v << shift));
+                    }
+                }
+            }
+        }
+        _ => {
+            let bf = i.has("bf16");
+            let mut a = [[0f32; 16]; 16];
+            let mut b = [[0f32; 16]; 16];
+            let mut c = [[0f32; 16]; 16];
+            for &j in group {
+                let l = j - lo;
+                let t = &threads[j];
+                let ar: Vec<u64> = regs(&o[1]).iter().map(|x| read(t, w, x, Ty::B32)).collect();
+                let br: Vec<u64> = regs(&o[2]).iter().map(|x| read(t, w, x, Ty::B32)).collect();
+                let cr: Vec<u64> = regs(&o[3]).iter().map(|x| read(t, w, x, Ty::B32)).collect();
+                for e in 0..8 {
+                    let idx = 8 * l + e;
+                    let (r, col) = (idx / 16, idx % 16);
+                    a[r][col] = half(ar[e / 2], (e % 2) as u32, bf);
+                    b[r][col] = half(br[e / 2], (e % 2) as u32, bf);
+                    c[r][col] = f32::from_bits(cr.get(e).copied().unwrap_or(0) as u32);
+                }
+            }
+            for &j in group {
+                let l = j - lo;
+                for (e, d) in regs(&o[0]).iter().enumerate().take(8) {
+                    let idx = 8 * l + e;
+                    let (r, col) = (idx / 16, idx % 16);
+                    let mut sum = c[r][col];
+                    for k in 0..16 {
+                        sum = libm::fmaf(a[r][k], b[k][col], sum);
+                    }
+                    write(&mut threads[j], d, u64::from(sum.to_bits()));
+                }
+            }
+        }
+    }
+}
