@@ -354,6 +354,13 @@ fn step(
             let v = read(t, w, if c { &o[1] } else { &o[2] }, ty);
             write(t, &o[0], v);
         }
+        Op::Cvt if o.len() == 3 => {
+            // cvt.rn.{bf16x2,f16x2}.f32 d, a, b: a to the upper half, b to the lower.
+            let half = if i.ty2 == Ty::Bf16x2 { Ty::Bf16 } else { Ty::F16 };
+            let hi = value::convert(read(t, w, &o[1], i.ty), i.ty, half, i.round, false, false);
+            let lo = value::convert(read(t, w, &o[2], i.ty), i.ty, half, i.round, false, false);
+            write(t, &o[0], (hi << 16) | lo);
+        }
         Op::Cvt => {
             let v = read(t, w, &o[1], i.ty);
             let out = value::convert(v, i.ty, i.ty2, i.round, i.flag(flag::SAT), i.flag(flag::FTZ));
