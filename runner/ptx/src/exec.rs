@@ -67,12 +67,11 @@ pub const SLICE: u32 = 20_000;
 /// Whether the interpreter implements this instruction.
 pub fn supports(i: &Inst) -> bool {
     match i.op {
-        Op::Other | Op::Mapa => false,
-        Op::CpAsync => !i.has("bulk"),
-        Op::Barrier => !i.has("cluster"),
+        Op::Other => false,
+        Op::CpAsync => !i.has("bulk") || !i.has("tensor") || i.has("2d") || i.has("1d"),
         Op::Mma => i.has("m16n8k16") && !i.has("f64"),
         Op::Wmma => i.has("m16n16k16"),
-        Op::Fence => !i.has("proxy"),
+        Op::Wgmma => !i.has("mma_async") || (i.has("f32") && (i.has("bf16") || i.has("f16"))),
         _ => true,
     }
 }
@@ -150,7 +149,7 @@ pub fn run_thread(
     t: &mut ThreadState,
     k: &Kernel,
     w: &mut World,
-    shared: &mut crate::exec_mem::BlockMemory,
+    shared: &mut crate::exec_mem::Cluster<'_>,
 ) -> Result<Stop, (String, usize)> {
     let mut budget = SLICE;
     loop {
@@ -178,6 +177,12 @@ pub fn run_thread(
                 return Err((i.text.clone(), i.line as usize));
             }
             Op::Ret | Op::Exit => return Ok(Stop::Done),
+            Op::Barrier if i.has("cluster") => {
+                // `arrive` is the first half; `wait` waits for every thread of the cluster.
+                if i.has("wait") {
+                    return Ok(Stop::Cluster);
+                }
+            }
             Op::Bar | Op::Barrier => {
                 if i.has("warp") {
                     let mask = o.first().map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
@@ -193,6 +198,10 @@ pub fn run_thread(
                 return Ok(Stop::Barrier { id, count });
             }
             Op::Ldmatrix | Op::Mma | Op::Wmma => return Ok(Stop::Warp { mask: u32::MAX }),
+            // A warpgroup's product; its fence, commit and wait order nothing
+            // here, since the product is made when issued.
+            Op::Wgmma if i.has("mma_async") => return Ok(Stop::Warp { mask: u32::MAX }),
+            Op::Wgmma => {}
             Op::Shfl | Op::Vote | Op::Activemask => {
                 let mask = match i.op {
                     Op::Shfl | Op::Vote => o.last(),
@@ -232,7 +241,7 @@ fn step(
     t: &mut ThreadState,
     i: &Inst,
     w: &mut World,
-    shared: &mut crate::exec_mem::BlockMemory,
+    shared: &mut crate::exec_mem::Cluster<'_>,
 ) -> bool {
     let o = &i.operands;
     let ty = i.ty;
@@ -327,6 +336,15 @@ fn step(
             t.fenced = true;
         }
         Op::Prefetch => {}
+        Op::Mapa => {
+            // The same shared variable in block `rank` of the cluster.
+            let a = read(t, w, &o[1], Ty::U64);
+            let rank = read(t, w, &o[2], Ty::U32) & 0x7F;
+            let generic = i.space == crate::parse_inst::Space::Generic;
+            let off = if generic { a.wrapping_sub(memory::SHARED) } else { a } & 0xFF_FFFF;
+            let cluster = memory::CLUSTER_BIT | (rank << 24) | off;
+            write(t, &o[0], if generic { memory::SHARED + cluster } else { cluster });
+        }
         Op::CpAsync => return crate::exec_async::cp_async(t, i, w, shared),
         Op::Setp => {
             // Forms: d, a, b | d, a, b, c | d, e, a, b | d, e, a, b, c.

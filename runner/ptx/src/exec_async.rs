@@ -9,10 +9,10 @@
 //! for the block exactly as the hardware's completion would.
 
 use crate::exec::{Stop, ThreadState, read, write};
-use crate::exec_mem::{Access, BlockMemory, World};
+use crate::exec_mem::{Access, Cluster, World};
 use crate::hazard::{Kind, Knowledge};
 use crate::memory::{self, Place};
-use crate::parse_inst::{Inst, Operand, Ty};
+use crate::parse_inst::{Inst, Operand, Space, Ty};
 use std::sync::Arc;
 
 /// One mbarrier object.
@@ -39,11 +39,14 @@ impl Mbarrier {
     }
 }
 
-/// The shared offset an mbarrier operand names.
-fn offset(w: &World, t: &ThreadState, i: &Inst, o: &Operand) -> Option<u64> {
+/// The block (by cluster rank, or `own`) and shared offset an mbarrier operand names.
+fn offset(w: &World, t: &ThreadState, i: &Inst, o: &Operand, b: &Cluster) -> Option<(usize, u64)> {
     let a = w.address(t, o, i.space)?;
     match memory::place(a) {
-        Place::Shared(off, _) => Some(off),
+        Place::Shared(off, rank) => {
+            let target = rank.map_or(b.own, |r| r as usize);
+            (target < b.mems.len()).then_some((target, off))
+        }
         _ => None,
     }
 }
@@ -60,7 +63,7 @@ fn arrive_knowledge(t: &mut ThreadState, block: u32, m: &mut Mbarrier) {
 
 /// Runs an `mbarrier` instruction; `Some` where the thread must stop
 /// (a wait that failed yields, and resumes after the instruction).
-pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemory) -> Option<Stop> {
+pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, cluster: &mut Cluster) -> Option<Stop> {
     let o = &i.operands;
     let verb = i.mods.first().map(String::as_str).unwrap_or("");
     let line = i.line as usize;
@@ -68,7 +71,7 @@ pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemor
         "init" | "inval" | "expect_tx" | "complete_tx" => (0, None),
         _ => (1, Some(0)),
     };
-    let Some(off) = o.get(addr_at).and_then(|a| offset(w, t, i, a)) else {
+    let Some((target, off)) = o.get(addr_at).and_then(|a| offset(w, t, i, a, cluster)) else {
         let l = w.lines.line(line);
         w.hazards.add(
             Kind::OutOfBounds,
@@ -79,6 +82,8 @@ pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemor
         return None;
     };
     let arg = |k: usize, t: &ThreadState, w: &World| o.get(k).map(|x| read(t, w, x, Ty::U64));
+    let block = cluster.mems[cluster.own].block_index;
+    let b = &mut cluster.mems[target];
     b.mbarrier_changes += 1;
     match verb {
         "init" => {
@@ -106,7 +111,6 @@ pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemor
             let expect_tx = i.has("expect_tx");
             let count = if expect_tx { 1 } else { arg(2, t, w).unwrap_or(1) as u32 };
             let tx = if expect_tx { arg(2, t, w).unwrap_or(0) as i64 } else { 0 };
-            let block = b.block_index;
             let Some(m) = b.mbarriers.get_mut(&off) else {
                 return uninitialized(t, w, line);
             };
@@ -187,15 +191,19 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}` and its
 /// group instructions; false where not implemented.
-pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemory) -> bool {
+pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     let o = &i.operands;
-    if i.has("commit_group") || i.has("wait_group") || i.has("wait_all") {
+    if i.has("commit_group") || i.has("wait_group") || i.has("wait_group.read") || i.has("wait_all") {
         return true;
+    }
+    if i.has("bulk") {
+        return bulk(t, i, w, b);
     }
     if i.has("mbarrier") {
         // cp.async.mbarrier.arrive[.noinc]: the thread's copies count as an arrival.
-        if let Some(off) = o.first().and_then(|a| offset(w, t, i, a)) {
-            let block = b.block_index;
+        if let Some((target, off)) = o.first().and_then(|a| offset(w, t, i, a, b)) {
+            let block = b.mems[b.own].block_index;
+            let b = &mut b.mems[target];
             if let Some(m) = b.mbarriers.get_mut(&off) {
                 arrive_knowledge(t, block, m);
                 if !i.has("noinc") {
@@ -247,8 +255,150 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemor
     true
 }
 
-/// An access to another block's shared memory (a cluster's distributed
-/// shared memory): not run by the checker yet.
-pub fn remote_shared(_w: &mut World, _t: &mut ThreadState, _a: Access, _store: Option<u64>) -> u64 {
-    0
+/// The shared-memory address of byte `l` of a box, under the tensor map's
+/// swizzle: bits 4.. of the address XORed with bits 7.. (CUTLASS's
+/// Swizzle<B, 4, 3>, B = 1, 2, 3 for 32, 64 and 128 bytes).
+pub fn swizzled(l: u64, swizzle: u32) -> u64 {
+    let bits = match swizzle {
+        32 => 1,
+        64 => 2,
+        128 => 3,
+        _ => return l,
+    };
+    l ^ ((l >> 3) & (((1u64 << bits) - 1) << 4))
+}
+
+/// Makes `bytes` of a bulk copy count on the mbarrier at `mbar` (a shared
+/// address, maybe another block's): a release by the issuing thread.
+fn complete_tx(t: &mut ThreadState, w: &World, b: &mut Cluster, mbar: u64, bytes: u64) {
+    let Place::Shared(off, rank) = memory::place(mbar) else {
+        return;
+    };
+    let target = rank.map_or(b.own, |r| r as usize);
+    let block = b.mems[b.own].block_index;
+    let _ = w;
+    if let Some(mem) = b.mems.get_mut(target) {
+        mem.mbarrier_changes += 1;
+        if let Some(m) = mem.mbarriers.get_mut(&off) {
+            m.gathering.merge(&t.knows);
+            let r = m.gathering.threads.entry(t.index).or_insert(0);
+            *r = (*r).max(t.released + 1);
+            let e = m.gathering.blocks.entry(block).or_insert(0);
+            *e = (*e).max(t.epoch);
+            m.tx -= bytes as i64;
+            m.complete_if_due();
+        }
+    }
+    t.released += 1;
+}
+
+/// The bulk copies of the TMA: `cp.async.bulk` (bytes) and
+/// `cp.async.bulk.tensor.{1,2}d` (a box of a tensor map), global to shared,
+/// counted on an mbarrier, to one block or (`.multicast::cluster`) to the
+/// blocks of a mask. Made when issued, as the issuing thread's accesses.
+fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
+    let o = &i.operands;
+    let line = i.line as usize;
+    let shared_dst = i.mods.iter().position(|m| m.starts_with("shared"))
+        < i.mods.iter().position(|m| m == "global");
+    if !shared_dst {
+        return false;
+    }
+    let Some(dst) = w.address(t, &o[0], Space::Shared) else {
+        return true;
+    };
+    let own_rank = b.own as u64;
+    // Destinations: this block, or each block of the multicast mask.
+    let targets: Vec<u64> = if i.has("multicast::cluster") {
+        let mask = o.get(3).map_or(1, |m| read(t, w, m, Ty::U16));
+        (0..16).filter(|r| mask & (1 << r) != 0).collect()
+    } else {
+        vec![u64::MAX]
+    };
+    let retarget = |addr: u64, rank: u64| {
+        if rank == u64::MAX {
+            return addr;
+        }
+        let off = (addr - memory::SHARED) & 0xFF_FFFF;
+        memory::SHARED + (memory::CLUSTER_BIT | (rank << 24) | off)
+    };
+    let _ = own_rank;
+    let mbar_op = if i.has("tensor") { &o[2] } else { &o[3] };
+    let Some(mbar) = w.address(t, mbar_op, Space::Shared) else {
+        return true;
+    };
+    // Bytes to copy: (source address or None for a zero fill, offset in the destination).
+    let mut copies: Vec<(Option<u64>, u64, u32)> = Vec::new();
+    if i.has("tensor") {
+        let Operand::Mem(inner, _) = &o[1] else {
+            return false;
+        };
+        let Operand::Vector(parts) = inner.as_ref() else {
+            return false;
+        };
+        let Some(map_addr) = parts.first().map(|p| read(t, w, p, Ty::U64)) else {
+            return false;
+        };
+        let coords: Vec<i64> = match parts.get(1) {
+            Some(Operand::Vector(c)) => c.iter().map(|x| read(t, w, x, Ty::U32) as u32 as i32 as i64).collect(),
+            Some(x) => vec![read(t, w, x, Ty::U32) as u32 as i32 as i64],
+            None => vec![],
+        };
+        let Place::Param(at) = memory::place(map_addr) else {
+            return false;
+        };
+        let Some(map) = w.tensor_maps.get(&at).cloned() else {
+            return false;
+        };
+        let eb = u64::from(map.element_bytes);
+        let box0 = u64::from(*map.box_dims.first().unwrap_or(&1));
+        let box1 = u64::from(*map.box_dims.get(1).unwrap_or(&1));
+        let dim0 = *map.dims.first().unwrap_or(&1);
+        let dim1 = *map.dims.get(1).unwrap_or(&1);
+        let (c0, c1) = (coords.first().copied().unwrap_or(0), coords.get(1).copied().unwrap_or(0));
+        let base = match w.globals.get(map.buffer) {
+            Some(r) => memory::global_address(map.buffer, r.lead as u64),
+            None => return false,
+        };
+        for r in 0..box1 {
+            for e in 0..box0 {
+                let (x, y) = (c0 + e as i64, c1 + r as i64);
+                let inside = x >= 0 && y >= 0 && (x as u64) < dim0 && (y as u64) < dim1;
+                let src = inside.then(|| base + ((y as u64) * dim0 + x as u64) * eb);
+                let l = (r * box0 + e) * eb;
+                copies.push((src, l, eb as u32));
+            }
+        }
+        let dst_off = dst - memory::SHARED;
+        for c in &mut copies {
+            c.1 = swizzled((dst_off & 0xFF_FFFF) + c.1, map.swizzle) - (dst_off & 0xFF_FFFF);
+        }
+    } else {
+        let Some(src) = w.address(t, &o[1], Space::Global) else {
+            return true;
+        };
+        let size = read(t, w, &o[2], Ty::U32);
+        let mut k = 0;
+        while k < size {
+            let width = (size - k).min(4) as u32;
+            copies.push((Some(src + k), k, width));
+            k += u64::from(width);
+        }
+    }
+    let total: u64 = copies.iter().map(|c| u64::from(c.2)).sum();
+    for &rank in &targets {
+        for &(src, l, width) in &copies {
+            let v = match src {
+                Some(s) => {
+                    let a = Access { addr: s, width, write: false, atomic: false, first: false, line };
+                    w.load(t, b, a)
+                }
+                None => 0,
+            };
+            let a = Access { addr: retarget(dst + l, rank), width, write: true, atomic: false, first: false, line };
+            w.store(t, b, a, v);
+        }
+        complete_tx(t, w, b, retarget(mbar, rank), total);
+    }
+    true
 }

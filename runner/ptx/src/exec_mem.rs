@@ -42,6 +42,20 @@ pub struct BlockMemory {
     pub mbarrier_changes: u64,
 }
 
+/// The shared memories of the blocks running together: one block's, or a
+/// cluster's (whose blocks reach each other's shared memory), and which of
+/// them is the running thread's own.
+pub struct Cluster<'m> {
+    pub mems: &'m mut [BlockMemory],
+    pub own: usize,
+}
+
+impl Cluster<'_> {
+    pub fn mine(&mut self) -> &mut BlockMemory {
+        &mut self.mems[self.own]
+    }
+}
+
 /// What every thread of a launch shares.
 pub struct World<'l> {
     pub globals: Vec<Region>,
@@ -63,6 +77,8 @@ pub struct World<'l> {
     pub trace: Option<Vec<VariableTrace>>,
     pub left_out: u64,
     pub interleaving: u64,
+    /// TMA tensor maps, by the offset of their parameter.
+    pub tensor_maps: HashMap<u64, crate::launch::TensorMap>,
 }
 
 impl World<'_> {
@@ -126,16 +142,16 @@ impl World<'_> {
         }
     }
 
-    pub fn load(&mut self, t: &mut ThreadState, b: &mut BlockMemory, a: Access) -> u64 {
+    pub fn load(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access) -> u64 {
         self.touch(t, b, a, None)
     }
 
-    pub fn store(&mut self, t: &mut ThreadState, b: &mut BlockMemory, a: Access, v: u64) {
+    pub fn store(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access, v: u64) {
         self.touch(t, b, a, Some(v));
     }
 
     /// Checks and performs one access; returns what a load read.
-    fn touch(&mut self, t: &mut ThreadState, b: &mut BlockMemory, a: Access, store: Option<u64>) -> u64 {
+    fn touch(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access, store: Option<u64>) -> u64 {
         let place = memory::place(a.addr);
         let width = a.width as usize;
         match place {
@@ -182,18 +198,24 @@ impl World<'_> {
                 return 0;
             }
             Place::Shared(off, rank) => {
-                if rank.is_some_and(|r| r != self.cluster_rank(t.thread.block)) {
-                    // Another block's shared memory: see `exec_async`.
-                    return crate::exec_async::remote_shared(self, t, a, store);
+                let target = rank.map_or(b.own, |r| r as usize);
+                if target >= b.mems.len() {
+                    let what = format!("an address in the shared memory of block {target} of its cluster, which has {}", b.mems.len());
+                    self.out_of_bounds(t, a, what);
+                    return 0;
                 }
                 (None, off as usize)
             }
             _ => return 0,
         };
+        let target = match place {
+            Place::Shared(_, Some(r)) => r as usize,
+            _ => b.own,
+        };
         let (total, lead, len, elem, region_name) = {
             let r = match which {
                 Some(n) => &self.globals[n],
-                None => &b.shared,
+                None => &b.mems[target].shared,
             };
             (r.bytes.len(), r.lead, r.len, r.element_bytes.max(1), r.name.clone())
         };
@@ -225,10 +247,10 @@ impl World<'_> {
         }
         let region = match which {
             Some(n) => &mut self.globals[n],
-            None => &mut b.shared,
+            None => &mut b.mems[target].shared,
         };
         // The race check and the uninitialized read, word by word.
-        let block_linear = b.block_index;
+        let block_linear = b.mems[b.own].block_index;
         let starts_unwritten = region.starts_unwritten;
         let mut uninitialized = false;
         let mut conflict = None;
@@ -282,12 +304,12 @@ impl World<'_> {
             None => memory::load_le(&region.bytes[off..off + width]),
         };
         if self.trace.is_some() {
-            self.trace_touch(t, b, place, off, a, inside);
+            self.trace_touch(t, place, off, a, inside);
         }
         let element = if global {
             format!("`{region_name}[{}]`", (off as i64 - lead as i64).div_euclid(elem as i64))
         } else {
-            shared_name(b, off as u64, width)
+            shared_name(&b.mems[target], off as u64, width)
         };
         let memory_words = if global { "global memory" } else { "shared memory" };
         if uninitialized && !self.hazards.known(Kind::Uninitialized, self.lines.line(a.line)) {
@@ -357,7 +379,7 @@ impl World<'_> {
         }
     }
 
-    fn trace_touch(&mut self, t: &ThreadState, b: &BlockMemory, place: Place, off: usize, a: Access, inside: bool) {
+    fn trace_touch(&mut self, t: &ThreadState, place: Place, off: usize, a: Access, inside: bool) {
         let Some(trace) = self.trace.as_mut() else {
             return;
         };
@@ -374,7 +396,6 @@ impl World<'_> {
             self.left_out += 1;
             return;
         }
-        let _ = b;
         if let Some(v) = trace.get_mut(slot) {
             v.touches.push(Touch {
                 element: (off - lead) / elem,
@@ -405,7 +426,7 @@ fn shared_name(b: &BlockMemory, off: u64, width: usize) -> String {
 /// `atom` and `red`: a read-modify-write, never a race, counted as one
 /// read and one write; with `.release`/`.acquire` semantics (or after a
 /// fence) it publishes and takes over what threads know.
-pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut BlockMemory) -> bool {
+pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>) -> bool {
     let o = &i.operands;
     let red = i.op == Op::Red;
     let (addr_op, args) = if red { (&o[0], &o[1..]) } else { (&o[1], &o[2..]) };

@@ -13,8 +13,10 @@
 //! another order (and with more internal precision), so results can differ
 //! in the last bits, within the puzzles' BF16 tolerance.
 
-use crate::exec::{ThreadState, read, write};
-use crate::exec_mem::{Access, BlockMemory, World};
+use crate::exec::{Stop, ThreadState, read, write};
+use crate::parse::Kernel;
+use crate::parse_inst::Op;
+use crate::exec_mem::{Access, Cluster, World};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
 
 fn regs(o: &Operand) -> Vec<&Operand> {
@@ -34,7 +36,7 @@ fn half(v: u64, k: u32, bf: bool) -> f32 {
 }
 
 /// Carries out one matrix instruction for the 32 lanes `group` (lane = index − `lo`).
-pub fn execute(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+pub fn execute(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
     match i.base.as_str() {
         "ldmatrix" => ldmatrix(i, threads, group, lo, w, mem),
         "mma" => mma(i, threads, group, lo, w),
@@ -49,7 +51,7 @@ fn lane_thread(group: &[usize], lo: usize, lane: usize) -> Option<usize> {
 /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 {d…}, [addr]`:
 /// lanes 8m … 8m + 7 give the rows of matrix m; lane l then holds row l/4,
 /// columns 2(l%4) and +1 of each matrix (transposed: those of its transpose).
-fn ldmatrix(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+fn ldmatrix(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
     let count = if i.has("x4") { 4 } else if i.has("x2") { 2 } else { 1 };
     let trans = i.has("trans");
     // matrices[m][r][c]: 8 × 8 halves, as bits.
@@ -134,7 +136,7 @@ fn mma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mu
 }
 
 /// WMMA m16n16k16: `load.{a,b,c}`, `mma`, `store.d`, with the checker's layout.
-fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
     let o = &i.operands;
     let verb = i.mods.first().map(String::as_str).unwrap_or("");
     let col_major = i.has("col");
@@ -209,6 +211,121 @@ fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &m
                     write(&mut threads[j], d, u64::from(sum.to_bits()));
                 }
             }
+        }
+    }
+}
+
+/// Completes every `wgmma.mma_async` whose warpgroup (four warps, 128
+/// threads) has all arrived at it; true where one did.
+pub fn resolve_warpgroups(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) -> bool {
+    let mut any = false;
+    for lo in (0..threads.len()).step_by(128) {
+        let hi = (lo + 128).min(threads.len());
+        let pc = threads[lo].pc;
+        let at_wgmma = |t: &ThreadState| {
+            matches!(t.stop, Some(Stop::Warp { .. })) && t.pc == pc && kernel.body.get(t.pc).is_some_and(|i| i.op == Op::Wgmma)
+        };
+        if hi - lo < 128 || !threads[lo..hi].iter().all(at_wgmma) {
+            continue;
+        }
+        let inst = kernel.body[pc].clone();
+        wgmma(&inst, &mut threads[lo..hi], w, mem);
+        for t in &mut threads[lo..hi] {
+            t.pc += 1;
+            t.stop = None;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Where element (`i`, `k`) of a wgmma operand lies in shared memory, from
+/// its descriptor: `i` is the row of A or the column of B, `mn_major` says
+/// `i` runs along the 128-byte rows (B with `imm-trans-b` = 1).
+fn wgmma_address(desc: u64, i: u64, k: u64, eb: u64, mn_major: bool) -> Option<u64> {
+    let start = (desc & 0x3FFF) << 4;
+    let lbo = ((desc >> 16) & 0x3FFF) << 4;
+    let sbo = ((desc >> 32) & 0x3FFF) << 4;
+    let width: u64 = match desc >> 62 {
+        1 => 128,
+        2 => 64,
+        3 => 32,
+        _ => return None,
+    };
+    let per_row = width / eb;
+    let l = if mn_major {
+        start + (i / per_row) * lbo + (k / 8) * sbo + (k % 8) * width + (i % per_row) * eb
+    } else {
+        start + (i / 8) * sbo + (i % 8) * width + k * eb
+    };
+    Some(crate::exec_async::swizzled(l, width as u32))
+}
+
+/// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16} d, a-desc,
+/// b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b`,
+/// both operands from shared memory; the accumulators as mma.sync's, a
+/// 16-row band a warp.
+fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) {
+    let o = &i.operands;
+    let n: u64 = i
+        .mods
+        .iter()
+        .find_map(|m| m.strip_prefix("m64n")?.strip_suffix("k16")?.parse().ok())
+        .unwrap_or(8);
+    let bf = i.has("bf16");
+    let first = &group[0];
+    let a_desc = read(first, w, &o[1], Ty::B64);
+    let b_desc = read(first, w, &o[2], Ty::B64);
+    let accumulate = read(first, w, &o[3], Ty::Pred) != 0;
+    let imm = |k: usize| o.get(k).map_or(1, |x| read(first, w, x, Ty::S32) as u32 as i32);
+    let (scale_a, scale_b) = (imm(4), imm(5));
+    let (trans_a, trans_b) = (imm(6) == 1, imm(7) == 1);
+    let line = i.line as usize;
+    let mut load = |desc: u64, row: u64, k: u64, mn: bool, t: &mut ThreadState| -> f32 {
+        let Some(off) = wgmma_address(desc, row, k, 2, mn) else {
+            return 0.0;
+        };
+        let a = Access {
+            addr: crate::memory::SHARED + off,
+            width: 2,
+            write: false,
+            atomic: false,
+            first: false,
+            line,
+        };
+        half(w.load(t, mem, a), 0, bf)
+    };
+    let mut a = vec![[0f32; 16]; 64];
+    let mut b = vec![[0f32; 16]; n as usize];
+    {
+        let t = &mut group[0];
+        for (m, row) in a.iter_mut().enumerate() {
+            for (k, x) in row.iter_mut().enumerate() {
+                *x = load(a_desc, m as u64, k as u64, trans_a, t) * scale_a as f32;
+            }
+        }
+        for (col, column) in b.iter_mut().enumerate() {
+            for (k, x) in column.iter_mut().enumerate() {
+                *x = load(b_desc, col as u64, k as u64, trans_b, t) * scale_b as f32;
+            }
+        }
+    }
+    let dst = regs(&o[0]);
+    for (idx, t) in group.iter_mut().enumerate() {
+        let (warp, lane) = ((idx / 32) as u64, (idx % 32) as u64);
+        for (r, d) in dst.iter().enumerate() {
+            let r = r as u64;
+            let (j, c) = (r / 4, r % 4);
+            let row = 16 * warp + lane / 4 + 8 * (c / 2);
+            let col = 8 * j + 2 * (lane % 4) + c % 2;
+            if row >= 64 || col >= n {
+                continue;
+            }
+            let mut sum = if accumulate { f32::from_bits(read(t, w, d, Ty::B32) as u32) } else { 0.0 };
+            for k in 0..16 {
+                sum = libm::fmaf(a[row as usize][k], b[col as usize][k], sum);
+            }
+            write(t, d, u64::from(sum.to_bits()));
         }
     }
 }

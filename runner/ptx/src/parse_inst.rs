@@ -66,6 +66,7 @@ pub enum Op {
     Ldmatrix,
     Mma,
     Wmma,
+    Wgmma,
     Mapa,
     Activemask,
     Other,
@@ -408,6 +409,14 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         let inner = inner.trim();
+        // `[tensor_map, {x, y}]`: a TMA operand, kept as a vector.
+        if inner.contains(',') {
+            let parts = split_operands(inner)
+                .into_iter()
+                .map(|p| operand(p, reg))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Operand::Mem(Box::new(Operand::Vector(parts)), 0));
+        }
         // base, base+off, base+-off, base-off, or an absolute address.
         let cut = inner[1..].find(['+', '-']).map(|i| i + 1);
         let (base, off) = match cut {
@@ -557,6 +566,7 @@ pub fn decode(
         "ldmatrix" => Op::Ldmatrix,
         "mma" => Op::Mma,
         "wmma" => Op::Wmma,
+        "wgmma" => Op::Wgmma,
         "mapa" => Op::Mapa,
         "activemask" => Op::Activemask,
         _ => Op::Other,

@@ -7,12 +7,11 @@
 
 use crate::exec::{Stop, ThreadState, describe, report, run_thread};
 use crate::exec_async::Mbarrier;
-use crate::exec_mem::{BlockMemory, World};
+use crate::exec_mem::{BlockMemory, Cluster, World};
 use crate::hazard::{Hazards, Kind, Knowledge, LineMap, Shadow};
 use crate::launch::{Buffer, Config, Error, Launch, Param, Run};
 use crate::memory::{self, Region};
 use crate::parse::{Kernel, Module, VarSpace};
-use crate::parse_inst::{Op, Ty};
 use crate::trace::{AccessTrace, VariableTrace};
 use crate::warp;
 use std::collections::HashMap;
@@ -92,6 +91,7 @@ pub fn run(
         }),
         left_out: 0,
         interleaving: config.seed,
+        tensor_maps: HashMap::new(),
     };
     let deadline = (config.clock)() + config.timeout;
     let mut rng = Rng(config.seed);
@@ -181,7 +181,10 @@ fn check_memory(launches: &[Launch], buffers: &[Buffer], config: &Config) -> Res
 }
 
 /// The parameters' bytes, each at its size's alignment.
-fn lay_out_params(kernel: &Kernel, launch: &Launch, buffers: &[Region]) -> Result<(Vec<u8>, HashMap<String, u64>), Error> {
+/// Parameters' bytes, their symbols' offsets, and the tensor maps among them by offset.
+type Params = (Vec<u8>, HashMap<String, u64>, HashMap<u64, crate::launch::TensorMap>);
+
+fn lay_out_params(kernel: &Kernel, launch: &Launch, buffers: &[Region]) -> Result<Params, Error> {
     if kernel.params.len() != launch.args.len() {
         return Err(Error::Param(format!(
             "`{}` takes {} parameters and the launch gives {}",
@@ -192,6 +195,7 @@ fn lay_out_params(kernel: &Kernel, launch: &Launch, buffers: &[Region]) -> Resul
     }
     let mut bytes = Vec::new();
     let mut symbols = HashMap::new();
+    let mut maps = HashMap::new();
     for ((name, size), arg) in kernel.params.iter().zip(&launch.args) {
         let align = (*size).clamp(1, 64) as usize;
         let align = if size.is_power_of_two() { align } else { 8 };
@@ -205,18 +209,17 @@ fn lay_out_params(kernel: &Kernel, launch: &Launch, buffers: &[Region]) -> Resul
                 memory::global_address(*n, lead as u64).to_le_bytes().to_vec()
             }
             Param::Value(v) => v.clone(),
-            Param::TensorMap(_) => {
-                return Err(Error::Unsupported {
-                    instruction: "a TMA tensor map (CUtensorMap parameter)".into(),
-                    line: 0,
-                });
+            Param::TensorMap(map) => {
+                // The checker keeps its own description; the bytes stay zero.
+                maps.insert(bytes.len() as u64, map.clone());
+                Vec::new()
             }
         };
         let mut v = value;
         v.resize(*size as usize, 0);
         bytes.extend(v);
     }
-    Ok((bytes, symbols))
+    Ok((bytes, symbols, maps))
 }
 
 /// Runs one launch; `Ok(true)` where a deadlock stopped the run.
@@ -229,8 +232,9 @@ fn launch_one(
     deadline: std::time::Duration,
     rng: &mut Rng,
 ) -> Result<bool, Error> {
-    let (params, param_symbols) = lay_out_params(kernel, launch, &w.globals)?;
+    let (params, param_symbols, maps) = lay_out_params(kernel, launch, &w.globals)?;
     w.params = params;
+    w.tensor_maps = maps;
     for (name, off) in param_symbols {
         w.symbols.insert(name, off);
     }
@@ -274,59 +278,41 @@ fn launch_one(
         });
     }
     let per_block: u32 = launch.block.iter().product();
-    let blocks: u32 = launch.grid.iter().product();
-    let mut order: Vec<u32> = (0..blocks).collect();
-    if blocks <= 1 << 16 {
+    let c = w.cluster;
+    if (0..3).any(|a| c[a] == 0 || launch.grid[a] % c[a] != 0) {
+        return Err(Error::Limit(format!(
+            "a grid of {:?} blocks is not a whole number of clusters of {:?}",
+            launch.grid, c
+        )));
+    }
+    let clusters = [0, 1, 2].map(|a| launch.grid[a] / c[a]);
+    let count: u32 = clusters.iter().product();
+    let mut order: Vec<u32> = (0..count).collect();
+    if count <= 1 << 16 {
         rng.shuffle(&mut order);
     }
-    for b in order {
-        let block = [
-            b % launch.grid[0],
-            (b / launch.grid[0]) % launch.grid[1],
-            b / (launch.grid[0] * launch.grid[1]),
-        ];
-        let mut shared = Region::new("shared", vec![0; size as usize], 0, size as usize, true);
-        shared.starts_unwritten = true;
-        let mut mem = BlockMemory {
-            shared,
-            mbarriers: HashMap::<u64, Mbarrier>::new(),
-            block_index: b,
-            names: names.clone(),
-            mbarrier_changes: 0,
-        };
-        let mut threads: Vec<ThreadState> = (0..per_block)
-            .map(|l| {
-                let tid = [
-                    l % launch.block[0],
-                    (l / launch.block[0]) % launch.block[1],
-                    l / (launch.block[0] * launch.block[1]),
-                ];
-                ThreadState {
-                    regs: vec![0; kernel.registers],
-                    pc: 0,
-                    local: vec![0; kernel.local_bytes as usize],
-                    tid,
-                    linear: l,
-                    index: b * per_block + l,
-                    thread: crate::access::Thread {
-                        global: [0, 1, 2].map(|a| block[a] * launch.block[a] + tid[a]),
-                        local: tid,
-                        block,
-                        launch: w.launch,
-                    },
-                    reads: 0,
-                    writes: 0,
-                    epoch: 0,
-                    warp_epoch: 0,
-                    released: 0,
-                    knows: Arc::new(Knowledge::default()),
-                    fenced: false,
-                    stop: None,
-                }
-            })
-            .collect();
-        let stopped = run_block(kernel, &mut threads, w, &mut mem, deadline, config, rng)?;
-        for t in &threads {
+    for n in order {
+        let at = [n % clusters[0], (n / clusters[0]) % clusters[1], n / (clusters[0] * clusters[1])];
+        let ranks: u32 = c.iter().product();
+        let mut mems = Vec::new();
+        let mut blocks = Vec::new();
+        for r in 0..ranks {
+            let inner = [r % c[0], (r / c[0]) % c[1], r / (c[0] * c[1])];
+            let block = [0, 1, 2].map(|a| at[a] * c[a] + inner[a]);
+            let b = block[0] + launch.grid[0] * (block[1] + launch.grid[1] * block[2]);
+            let mut shared = Region::new("shared", vec![0; size as usize], 0, size as usize, true);
+            shared.starts_unwritten = true;
+            mems.push(BlockMemory {
+                shared,
+                mbarriers: HashMap::<u64, Mbarrier>::new(),
+                block_index: b,
+                names: names.clone(),
+                mbarrier_changes: 0,
+            });
+            blocks.push(block_threads(kernel, launch, block, b, per_block, w.launch));
+        }
+        let stopped = run_cluster(kernel, &mut blocks, w, &mut mems, deadline, config, rng)?;
+        for t in blocks.iter().flatten() {
             w.counter.finish(t.thread, t.reads, t.writes);
         }
         if stopped {
@@ -334,6 +320,41 @@ fn launch_one(
         }
     }
     Ok(false)
+}
+
+/// The threads of block `block` (linear index `b`), at their start.
+fn block_threads(kernel: &Kernel, launch: &Launch, block: [u32; 3], b: u32, per_block: u32, launch_index: usize) -> Vec<ThreadState> {
+    (0..per_block)
+        .map(|l| {
+            let tid = [
+                l % launch.block[0],
+                (l / launch.block[0]) % launch.block[1],
+                l / (launch.block[0] * launch.block[1]),
+            ];
+            ThreadState {
+                regs: vec![0; kernel.registers],
+                pc: 0,
+                local: vec![0; kernel.local_bytes as usize],
+                tid,
+                linear: l,
+                index: b * per_block + l,
+                thread: crate::access::Thread {
+                    global: [0, 1, 2].map(|a| block[a] * launch.block[a] + tid[a]),
+                    local: tid,
+                    block,
+                    launch: launch_index,
+                },
+                reads: 0,
+                writes: 0,
+                epoch: 0,
+                warp_epoch: 0,
+                released: 0,
+                knows: Arc::new(Knowledge::default()),
+                fenced: false,
+                stop: None,
+            }
+        })
+        .collect()
 }
 
 /// A shared variable's name as the CUDA source spells it (`_ZZ4mainE4tile` → `tile`).
@@ -350,12 +371,13 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
-/// Runs one block to its end; `Ok(true)` where a deadlock stopped the run.
-fn run_block(
+/// Runs the blocks of one cluster (one block, without clusters) to their
+/// end; `Ok(true)` where a deadlock stopped the run.
+fn run_cluster(
     kernel: &Kernel,
-    threads: &mut [ThreadState],
+    blocks: &mut [Vec<ThreadState>],
     w: &mut World,
-    mem: &mut BlockMemory,
+    mems: &mut [BlockMemory],
     deadline: std::time::Duration,
     config: &Config,
     rng: &mut Rng,
@@ -365,43 +387,60 @@ fn run_block(
         if (config.clock)() > deadline {
             return Err(Error::TimedOut);
         }
-        let mut ready: Vec<usize> = (0..threads.len())
-            .filter(|&i| matches!(threads[i].stop, None | Some(Stop::Slice) | Some(Stop::Wait)))
-            .collect();
+        let mut ready: Vec<(usize, usize)> = Vec::new();
+        for (k, threads) in blocks.iter().enumerate() {
+            for (i, t) in threads.iter().enumerate() {
+                if matches!(t.stop, None | Some(Stop::Slice) | Some(Stop::Wait)) {
+                    ready.push((k, i));
+                }
+            }
+        }
         rng.shuffle(&mut ready);
-        let changes = mem.mbarrier_changes;
+        let changes: u64 = mems.iter().map(|m| m.mbarrier_changes).sum();
         let mut only_waits = !ready.is_empty();
-        for &i in &ready {
-            let stop = run_thread(&mut threads[i], kernel, w, mem).map_err(|(instruction, line)| {
-                Error::Unsupported { instruction, line }
-            })?;
+        for &(k, i) in &ready {
+            let mut cluster = Cluster { mems, own: k };
+            let stop = run_thread(&mut blocks[k][i], kernel, w, &mut cluster)
+                .map_err(|(instruction, line)| Error::Unsupported { instruction, line })?;
             if stop != Stop::Wait {
                 only_waits = false;
             }
-            threads[i].stop = Some(stop);
+            blocks[k][i].stop = Some(stop);
             if (config.clock)() > deadline {
                 return Err(Error::TimedOut);
             }
         }
-        match warp::resolve(kernel, threads, w, mem) {
-            warp::Resolved::Some => continue,
-            warp::Resolved::Deadlock => return Ok(true),
-            warp::Resolved::None => {}
+        let mut resolved = false;
+        for (k, threads) in blocks.iter_mut().enumerate() {
+            match warp::resolve(kernel, threads, w, &mut Cluster { mems, own: k }) {
+                warp::Resolved::Some => resolved = true,
+                warp::Resolved::Deadlock => return Ok(true),
+                warp::Resolved::None => {}
+            }
         }
-        if threads.iter().any(|t| t.stop == Some(Stop::Slice)) {
+        if resolved {
             continue;
         }
-        if threads.iter().any(|t| t.stop == Some(Stop::Wait)) {
-            if only_waits && mem.mbarrier_changes == changes {
+        macro_rules! all {
+            () => {
+                blocks.iter().flatten()
+            };
+        }
+        if all!().any(|t| t.stop == Some(Stop::Slice)) {
+            continue;
+        }
+        if all!().any(|t| t.stop == Some(Stop::Wait)) {
+            let now: u64 = mems.iter().map(|m| m.mbarrier_changes).sum();
+            if only_waits && now == changes {
                 idle_waits += 1;
             } else {
                 idle_waits = 0;
             }
-            if idle_waits < 3 || threads.iter().any(|t| t.stop.is_none()) {
+            if idle_waits < 3 {
                 continue;
             }
-            let t = threads.iter().find(|t| t.stop == Some(Stop::Wait)).map_or(0, |t| t.pc);
-            let line = kernel.body.get(t.saturating_sub(1)).map_or(0, |i| i.line as usize);
+            let pc = all!().find(|t| t.stop == Some(Stop::Wait)).map_or(0, |t| t.pc);
+            let line = kernel.body.get(pc.saturating_sub(1)).map_or(0, |i| i.line as usize);
             report(
                 w,
                 Kind::Deadlock,
@@ -413,77 +452,139 @@ fn run_block(
             );
             return Ok(true);
         }
-        let live: Vec<usize> = (0..threads.len()).filter(|&i| threads[i].stop != Some(Stop::Done)).collect();
-        if live.is_empty() {
+        if all!().all(|t| t.stop == Some(Stop::Done)) {
             return Ok(false);
         }
-        let at_barrier: Vec<usize> = live
-            .iter()
-            .copied()
-            .filter(|&i| matches!(threads[i].stop, Some(Stop::Barrier { .. })))
-            .collect();
-        if at_barrier.len() < live.len() {
-            // Some live threads wait at warp operations for lanes at a barrier.
-            if let Some(&i) = live.iter().find(|&&i| matches!(threads[i].stop, Some(Stop::Warp { .. }))) {
-                let line = kernel.body.get(threads[i].pc).map_or(0, |x| x.line as usize);
-                let message = format!(
-                    "{} waits at a warp operation for lanes of its mask that wait at __syncthreads(): \
+        let mut released = false;
+        for threads in blocks.iter_mut() {
+            released |= block_barrier(kernel, threads, w);
+        }
+        if released {
+            continue;
+        }
+        if all!().all(|t| matches!(t.stop, Some(Stop::Cluster) | Some(Stop::Done))) {
+            cluster_barrier(kernel, blocks, mems, w);
+            continue;
+        }
+        // Nothing can go on: threads wait for each other at different places.
+        let stuck = all!().find(|t| matches!(t.stop, Some(Stop::Warp { .. })))
+            .or_else(|| all!().find(|t| t.stop != Some(Stop::Done)));
+        if let Some(t) = stuck {
+            let line = kernel.body.get(t.pc).map_or(0, |x| x.line as usize);
+            let message = match t.stop {
+                Some(Stop::Warp { .. }) => format!(
+                    "{} waits at a warp operation for lanes of its mask that wait at a barrier: \
                      neither can go on, and the GPU hangs",
-                    describe(&threads[i].thread)
-                );
-                report(w, Kind::Deadlock, line, message);
-                return Ok(true);
-            }
+                    describe(&t.thread)
+                ),
+                _ => format!(
+                    "{} waits at a barrier that the other threads of its block or cluster wait at \
+                     another barrier instead of: none can go on, and the GPU hangs",
+                    describe(&t.thread)
+                ),
+            };
+            report(w, Kind::Deadlock, line, message);
         }
-        // A barrier: every live thread there (the ones that left are reported).
-        let exited = threads.len() - live.len();
-        if exited > 0 {
-            let first = at_barrier[0];
-            let line = kernel.body.get(threads[first].pc).map_or(0, |x| x.line as usize);
-            let gone = threads.iter().find(|t| t.stop == Some(Stop::Done)).map(|t| describe(&t.thread));
-            let message = format!(
-                "{} waits at __syncthreads() here, but {} of its block's threads (such as {}) \
-                 returned without reaching it: a barrier must be reached by every thread of the \
-                 block, so the others wait for threads that never come (on a GPU: a hang, or \
-                 results that depend on the hardware)",
-                describe(&threads[first].thread),
-                exited,
-                gone.unwrap_or_default()
-            );
-            if !w.hazards.known(Kind::DivergentBarrier, w.lines.line(line)) {
-                report(w, Kind::DivergentBarrier, line, message);
-            }
+        return Ok(true);
+    }
+}
+
+/// Releases a block whose every live thread waits at `__syncthreads()`
+/// (reporting the threads that left without it, and barriers at different
+/// places); false where the block is not there.
+fn block_barrier(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) -> bool {
+    let live: Vec<usize> = (0..threads.len()).filter(|&i| threads[i].stop != Some(Stop::Done)).collect();
+    let at_barrier: Vec<usize> = live
+        .iter()
+        .copied()
+        .filter(|&i| matches!(threads[i].stop, Some(Stop::Barrier { .. })))
+        .collect();
+    if at_barrier.is_empty() || at_barrier.len() < live.len() {
+        return false;
+    }
+    let exited = threads.len() - live.len();
+    let first = at_barrier[0];
+    if exited > 0 {
+        let line = kernel.body.get(threads[first].pc).map_or(0, |x| x.line as usize);
+        let gone = threads.iter().find(|t| t.stop == Some(Stop::Done)).map(|t| describe(&t.thread));
+        let message = format!(
+            "{} waits at __syncthreads() here, but {} of its block's threads (such as {}) \
+             returned without reaching it: a barrier must be reached by every thread of the \
+             block, so the others wait for threads that never come (on a GPU: a hang, or \
+             results that depend on the hardware)",
+            describe(&threads[first].thread),
+            exited,
+            gone.unwrap_or_default()
+        );
+        report(w, Kind::DivergentBarrier, line, message);
+    }
+    let pcs: Vec<usize> = at_barrier.iter().map(|&i| threads[i].pc).collect();
+    if pcs.iter().any(|&p| p != pcs[0]) {
+        let line = kernel.body.get(pcs[0]).map_or(0, |x| x.line as usize);
+        let other = pcs.iter().find(|&&p| p != pcs[0]).and_then(|&p| kernel.body.get(p));
+        let message = format!(
+            "threads of one block wait at different __syncthreads() calls (this one and the one \
+             at line {}): a barrier inside a branch that not every thread takes",
+            other.map_or(0, |x| w.lines.line(x.line as usize))
+        );
+        report(w, Kind::DivergentBarrier, line, message);
+    }
+    // Everyone goes on, ordered after everything before the barrier.
+    let mut merged = Knowledge::default();
+    for &i in &at_barrier {
+        if !threads[i].knows.is_empty() {
+            merged.merge(&threads[i].knows);
         }
-        let pcs: Vec<usize> = at_barrier.iter().map(|&i| threads[i].pc).collect();
-        if pcs.iter().any(|&p| p != pcs[0]) {
-            let line = kernel.body.get(pcs[0]).map_or(0, |x| x.line as usize);
-            let other = pcs.iter().find(|&&p| p != pcs[0]).and_then(|&p| kernel.body.get(p));
-            let message = format!(
-                "threads of one block wait at different __syncthreads() calls (this one and the one \
-                 at line {}): a barrier inside a branch that not every thread takes",
-                other.map_or(0, |x| w.lines.line(x.line as usize))
-            );
-            report(w, Kind::DivergentBarrier, line, message);
+    }
+    let merged = Arc::new(merged);
+    for &i in &at_barrier {
+        let t = &mut threads[i];
+        t.epoch += 1;
+        t.warp_epoch += 1;
+        t.pc += 1;
+        t.stop = None;
+        if !merged.is_empty() {
+            t.knows = merged.clone();
         }
-        // Everyone goes on, ordered after everything before the barrier.
-        let mut merged = Knowledge::default();
-        for &i in &at_barrier {
-            if !threads[i].knows.is_empty() {
-                merged.merge(&threads[i].knows);
-            }
+    }
+    true
+}
+
+/// `barrier.cluster.wait` reached by every live thread of the cluster:
+/// each block passes a barrier, and every thread knows what every block of
+/// the cluster did before it.
+fn cluster_barrier(kernel: &Kernel, blocks: &mut [Vec<ThreadState>], mems: &[BlockMemory], w: &mut World) {
+    let exited = blocks.iter().flatten().filter(|t| t.stop == Some(Stop::Done)).count();
+    if exited > 0
+        && let Some(t) = blocks.iter().flatten().find(|t| t.stop == Some(Stop::Cluster))
+    {
+        let line = kernel.body.get(t.pc).map_or(0, |x| x.line as usize);
+        let message = format!(
+            "{} waits at the cluster's barrier, but {exited} threads of the cluster returned \
+             without reaching it",
+            describe(&t.thread)
+        );
+        report(w, Kind::DivergentBarrier, line, message);
+    }
+    let mut merged = Knowledge::default();
+    for t in blocks.iter().flatten() {
+        if !t.knows.is_empty() {
+            merged.merge(&t.knows);
         }
-        let merged = Arc::new(merged);
-        for &i in &at_barrier {
-            let t = &mut threads[i];
+    }
+    for (threads, mem) in blocks.iter().zip(mems) {
+        let epoch = threads.iter().map(|t| t.epoch).max().unwrap_or(0);
+        merged.blocks.insert(mem.block_index, epoch + 1);
+    }
+    let merged = Arc::new(merged);
+    for t in blocks.iter_mut().flatten() {
+        if t.stop == Some(Stop::Cluster) {
             t.epoch += 1;
             t.warp_epoch += 1;
             t.pc += 1;
             t.stop = None;
-            if !merged.is_empty() {
-                t.knows = merged.clone();
-            }
+            t.knows = merged.clone();
         }
-        let _ = (Op::Bar, Ty::None);
     }
 }
 

@@ -6,7 +6,7 @@
 //! a subgroup operation in non-uniform control flow.
 
 use crate::exec::{Stop, ThreadState, describe, read, report, write};
-use crate::exec_mem::{BlockMemory, World};
+use crate::exec_mem::{Cluster, World};
 use crate::hazard::Kind;
 use crate::parse::Kernel;
 use crate::parse_inst::{Op, Ty};
@@ -21,14 +21,15 @@ pub enum Resolved {
 }
 
 /// Completes every warp operation whose lanes have all arrived.
-pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem: &mut BlockMemory) -> Resolved {
-    let mut any = false;
+pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) -> Resolved {
+    let mut any = crate::matrix::resolve_warpgroups(kernel, threads, w, mem);
+    let is_group_op = |t: &ThreadState| kernel.body.get(t.pc).is_some_and(|i| i.op == Op::Wgmma);
     let warps = threads.len().div_ceil(32);
     for warp in 0..warps {
         let lo = warp * 32;
         let hi = (lo + 32).min(threads.len());
         let waiting: Vec<usize> = (lo..hi)
-            .filter(|&i| matches!(threads[i].stop, Some(Stop::Warp { .. })))
+            .filter(|&i| matches!(threads[i].stop, Some(Stop::Warp { .. })) && !is_group_op(&threads[i]))
             .collect();
         if waiting.is_empty() {
             continue;
@@ -113,7 +114,7 @@ pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem:
 }
 
 /// Carries out the warp operation at the group's pc for the lanes of `group`.
-fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut BlockMemory) {
+fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
     let Some(&first) = group.first() else {
         return;
     };
