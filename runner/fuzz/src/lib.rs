@@ -12,10 +12,15 @@
 //! The targets: [`chapter`] (extraction with includes, specs, kernels, the
 //! cut), [`spec`] (YAML, resolution and every stress case under a memory
 //! budget), [`expr`] (size expressions), [`constants`] (rewriting a kernel's
-//! constants), [`cut`] (the skeleton cut) and [`sim`] (the CPU checker on
-//! WGSL generated from the bytes, under its time limit).
+//! constants), [`cut`] (the skeleton cut), [`sim`] (the CPU checker on
+//! WGSL generated from the bytes, under its time limit), and the CUDA
+//! checker's [`ptx_parse`] (any text) and [`ptx_run`] (PTX run on two
+//! small buffers, under its time limit).
 
+mod ptx;
 mod wgsl_gen;
+
+pub use ptx::{ptx_parse, ptx_run};
 
 use puzzle_core::chapter::book::Book;
 use puzzle_core::check::cases::cases;
@@ -33,13 +38,15 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Every target by name: the corpus folder and the cargo-fuzz binary share it.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, fn(&[u8])); 8] = [
     ("chapter", chapter),
     ("spec", spec),
     ("expr", expr),
     ("constants", constants),
     ("cut", cut),
     ("sim", sim),
+    ("ptx_parse", ptx_parse),
+    ("ptx_run", ptx_run),
 ];
 
 /// Memory a fuzzed spec's stress case may take to set up (the engine gives

@@ -45,6 +45,21 @@ const TOKENS: &[&str] = &[
     "#define SIZE 4\n",
     "const TPB: u32 = 4u;\n",
     "\n",
+    // PTX, for the CUDA checker's targets.
+    "bar.sync \t0;\n",
+    "@%p1 bra \t$L__BB0_1;\n",
+    "$L__BB0_1:\n",
+    "ld.shared.f32 \t%f1, [%r1];\n",
+    "st.global.f32 \t[%rd1+4], %f1;\n",
+    "atom.global.add.u32 \t%r3, [%rd1], 1;\n",
+    "shfl.sync.down.b32 \t%r1|%p1, %r2, 1, 31, -1;\n",
+    "bar.warp.sync \t-1;\n",
+    "mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;\n",
+    "mbarrier.init.shared::cta.b64 [%r1], 1;\n",
+    ".loc\t1 9 1\n",
+    "mov.u32 \t%r1, %tid.x;\n",
+    "{\n",
+    "}\n",
 ];
 
 /// The committed inputs of a target (hand-written seeds and past finds),

@@ -4,7 +4,10 @@
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let mut missing: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    let mut entries = std::fs::read_dir(&dir).expect("a folder").flatten().collect::<Vec<_>>();
+    let mut entries = std::fs::read_dir(&dir)
+        .expect("a folder")
+        .flatten()
+        .collect::<Vec<_>>();
     entries.sort_by_key(|e| e.path());
     for e in entries {
         let path = e.path();
@@ -12,14 +15,21 @@ fn main() {
             continue;
         }
         let text = std::fs::read_to_string(&path).expect("readable");
-        let name = path.file_stem().unwrap_or_default().to_string_lossy().to_string();
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         match ptx_sim::Module::parse(&text) {
             Err(err) => println!("{name}: {err}"),
             Ok(m) => {
                 for k in &m.kernels {
                     for i in &k.body {
                         if !i.supported() {
-                            missing.entry(i.text.clone()).or_default().push(name.clone());
+                            missing
+                                .entry(i.text.clone())
+                                .or_default()
+                                .push(name.clone());
                         }
                     }
                 }

@@ -114,8 +114,16 @@ mod tests {
                 c.finish(thread(x as u32), r, w);
             }
             let got = c.report();
-            assert_eq!((got.reads.max, got.reads.max_thread.global[0]), *reads, "case {i}");
-            assert_eq!((got.writes.max, got.writes.max_thread.global[0]), *writes, "case {i}");
+            assert_eq!(
+                (got.reads.max, got.reads.max_thread.global[0]),
+                *reads,
+                "case {i}"
+            );
+            assert_eq!(
+                (got.writes.max, got.writes.max_thread.global[0]),
+                *writes,
+                "case {i}"
+            );
         }
     }
 }

@@ -19,9 +19,14 @@ pub enum Stop {
     /// Ran its slice: it may go on.
     Slice,
     /// At a block barrier (`bar.sync id[, count]`).
-    Barrier { id: u32, count: Option<u32> },
+    Barrier {
+        id: u32,
+        count: Option<u32>,
+    },
     /// At a warp operation over the lanes of `mask`.
-    Warp { mask: u32 },
+    Warp {
+        mask: u32,
+    },
     /// Waiting on an mbarrier phase that has not completed.
     Wait,
     /// At a cluster barrier.
@@ -64,16 +69,74 @@ impl ThreadState {
 /// Instructions a thread runs before it lets others run (spin loops go on).
 pub const SLICE: u32 = 20_000;
 
-/// Whether the interpreter implements this instruction.
+/// Whether the interpreter implements this instruction, with at least the
+/// operands it reads (text that is not NVRTC's can have fewer).
 pub fn supports(i: &Inst) -> bool {
-    match i.op {
+    let n = i.operands.len();
+    let known = match i.op {
         Op::Other => false,
         Op::CpAsync => !i.has("bulk") || !i.has("tensor") || i.has("2d") || i.has("1d"),
         Op::Mma => i.has("m16n8k16") && !i.has("f64"),
         Op::Wmma => i.has("m16n16k16"),
         Op::Wgmma => !i.has("mma_async") || (i.has("f32") && (i.has("bf16") || i.has("f16"))),
         _ => true,
-    }
+    };
+    let operands = match i.op {
+        Op::Bra | Op::Nanosleep => 1,
+        Op::Mov
+        | Op::Ld
+        | Op::Ldu
+        | Op::St
+        | Op::Cvta
+        | Op::Not
+        | Op::Cnot
+        | Op::Abs
+        | Op::Neg
+        | Op::Popc
+        | Op::Clz
+        | Op::Brev
+        | Op::Bfind
+        | Op::Ex2
+        | Op::Lg2
+        | Op::Rcp
+        | Op::Rsqrt
+        | Op::Sqrt
+        | Op::Sin
+        | Op::Cos
+        | Op::Tanh
+        | Op::Testp
+        | Op::Ldmatrix
+        | Op::Red => 2,
+        Op::Cvt => 2,
+        Op::Add
+        | Op::Sub
+        | Op::Mul
+        | Op::Div
+        | Op::Rem
+        | Op::Min
+        | Op::Max
+        | Op::And
+        | Op::Or
+        | Op::Xor
+        | Op::Shl
+        | Op::Shr
+        | Op::Setp
+        | Op::Atom
+        | Op::Copysign
+        | Op::Mapa => 3,
+        Op::Mad | Op::Fma | Op::Selp | Op::Bfe | Op::Prmt | Op::Mma => 4,
+        Op::Bfi | Op::Shfl => 5,
+        Op::Vote => 3,
+        Op::CpAsync if i.has("tensor") => 3,
+        Op::CpAsync if i.has("bulk") => 4,
+        Op::CpAsync if i.has("mbarrier") => 1,
+        Op::CpAsync if !(i.has("commit_group") || i.has("wait_group") || i.has("wait_all")) => 2,
+        Op::Wmma if i.has("mma") => 4,
+        Op::Wmma => 2,
+        Op::Wgmma if i.has("mma_async") => 4,
+        _ => 0,
+    };
+    known && n >= operands
 }
 
 /// Reads an operand as bits of type `ty`.
@@ -185,7 +248,9 @@ pub fn run_thread(
             }
             Op::Bar | Op::Barrier => {
                 if i.has("warp") {
-                    let mask = o.first().map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
+                    let mask = o
+                        .first()
+                        .map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
                     return Ok(Stop::Warp { mask });
                 }
                 if i.has("arrive") {
@@ -278,7 +343,11 @@ fn step(
         }
         Op::Ld | Op::Ldu | Op::St => {
             let store = i.op == Op::St;
-            let (addr_op, data) = if store { (&o[0], &o[1]) } else { (&o[1], &o[0]) };
+            let (addr_op, data) = if store {
+                (&o[0], &o[1])
+            } else {
+                (&o[1], &o[0])
+            };
             let addr = match w.address(t, addr_op, i.space) {
                 Some(a) => a,
                 None => return true,
@@ -308,7 +377,11 @@ fn step(
                     w.store(t, shared, access, v);
                 } else {
                     let v = w.load(t, shared, access);
-                    let v = if ty.signed() { value::sext(v, ty.bits()) } else { v };
+                    let v = if ty.signed() {
+                        value::sext(v, ty.bits())
+                    } else {
+                        v
+                    };
                     if let Some(r) = r {
                         t.regs[*r as usize] = v;
                     }
@@ -323,13 +396,23 @@ fn step(
             let v = read(t, w, &o[1], Ty::U64);
             let to = i.has("to");
             let base = match i.space {
-                crate::parse_inst::Space::Shared | crate::parse_inst::Space::SharedCluster => memory::SHARED,
+                crate::parse_inst::Space::Shared | crate::parse_inst::Space::SharedCluster => {
+                    memory::SHARED
+                }
                 crate::parse_inst::Space::Local => memory::LOCAL,
                 crate::parse_inst::Space::Param => memory::PARAM,
                 _ => 0,
             };
-            let out = if to { v.wrapping_sub(base) } else { v.wrapping_add(base) };
-            let out = if ty.bits() == 32 { out & 0xFFFF_FFFF } else { out };
+            let out = if to {
+                v.wrapping_sub(base)
+            } else {
+                v.wrapping_add(base)
+            };
+            let out = if ty.bits() == 32 {
+                out & 0xFFFF_FFFF
+            } else {
+                out
+            };
             write(t, &o[0], out);
         }
         Op::Membar | Op::Fence => {
@@ -341,14 +424,27 @@ fn step(
             let a = read(t, w, &o[1], Ty::U64);
             let rank = read(t, w, &o[2], Ty::U32) & 0x7F;
             let generic = i.space == crate::parse_inst::Space::Generic;
-            let off = if generic { a.wrapping_sub(memory::SHARED) } else { a } & 0xFF_FFFF;
+            let off = if generic {
+                a.wrapping_sub(memory::SHARED)
+            } else {
+                a
+            } & 0xFF_FFFF;
             let cluster = memory::CLUSTER_BIT | (rank << 24) | off;
-            write(t, &o[0], if generic { memory::SHARED + cluster } else { cluster });
+            write(
+                t,
+                &o[0],
+                if generic {
+                    memory::SHARED + cluster
+                } else {
+                    cluster
+                },
+            );
         }
         Op::CpAsync => return crate::exec_async::cp_async(t, i, w, shared),
         Op::Setp => {
             // Forms: d, a, b | d, a, b, c | d, e, a, b | d, e, a, b, c.
-            let two = o.len() == 5 || (o.len() == 4 && i.flags & (flag::AND | flag::OR | flag::XOR) == 0);
+            let two =
+                o.len() == 5 || (o.len() == 4 && i.flags & (flag::AND | flag::OR | flag::XOR) == 0);
             let (ai, bi) = if two { (2, 3) } else { (1, 2) };
             let a = read(t, w, &o[ai], ty);
             let b = read(t, w, &o[bi], ty);
@@ -374,14 +470,25 @@ fn step(
         }
         Op::Cvt if o.len() == 3 => {
             // cvt.rn.{bf16x2,f16x2}.f32 d, a, b: a to the upper half, b to the lower.
-            let half = if i.ty2 == Ty::Bf16x2 { Ty::Bf16 } else { Ty::F16 };
+            let half = if i.ty2 == Ty::Bf16x2 {
+                Ty::Bf16
+            } else {
+                Ty::F16
+            };
             let hi = value::convert(read(t, w, &o[1], i.ty), i.ty, half, i.round, false, false);
             let lo = value::convert(read(t, w, &o[2], i.ty), i.ty, half, i.round, false, false);
             write(t, &o[0], (hi << 16) | lo);
         }
         Op::Cvt => {
             let v = read(t, w, &o[1], i.ty);
-            let out = value::convert(v, i.ty, i.ty2, i.round, i.flag(flag::SAT), i.flag(flag::FTZ));
+            let out = value::convert(
+                v,
+                i.ty,
+                i.ty2,
+                i.round,
+                i.flag(flag::SAT),
+                i.flag(flag::FTZ),
+            );
             write(t, &o[0], out);
         }
         _ => {

@@ -63,7 +63,12 @@ fn arrive_knowledge(t: &mut ThreadState, block: u32, m: &mut Mbarrier) {
 
 /// Runs an `mbarrier` instruction; `Some` where the thread must stop
 /// (a wait that failed yields, and resumes after the instruction).
-pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, cluster: &mut Cluster) -> Option<Stop> {
+pub fn mbarrier(
+    t: &mut ThreadState,
+    i: &Inst,
+    w: &mut World,
+    cluster: &mut Cluster,
+) -> Option<Stop> {
     let o = &i.operands;
     let verb = i.mods.first().map(String::as_str).unwrap_or("");
     let line = i.line as usize;
@@ -76,7 +81,10 @@ pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, cluster: &mut Clus
         w.hazards.add(
             Kind::OutOfBounds,
             l,
-            format!("{} gives an mbarrier instruction an address outside shared memory", crate::exec::describe(&t.thread)),
+            format!(
+                "{} gives an mbarrier instruction an address outside shared memory",
+                crate::exec::describe(&t.thread)
+            ),
         );
         t.pc += 1;
         return None;
@@ -109,8 +117,16 @@ pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, cluster: &mut Clus
         }
         "arrive" | "arrive_drop" => {
             let expect_tx = i.has("expect_tx");
-            let count = if expect_tx { 1 } else { arg(2, t, w).unwrap_or(1) as u32 };
-            let tx = if expect_tx { arg(2, t, w).unwrap_or(0) as i64 } else { 0 };
+            let count = if expect_tx {
+                1
+            } else {
+                arg(2, t, w).unwrap_or(1) as u32
+            };
+            let tx = if expect_tx {
+                arg(2, t, w).unwrap_or(0) as i64
+            } else {
+                0
+            };
             let Some(m) = b.mbarriers.get_mut(&off) else {
                 return uninitialized(t, w, line);
             };
@@ -150,7 +166,11 @@ pub fn mbarrier(t: &mut ThreadState, i: &Inst, w: &mut World, cluster: &mut Clus
             };
             // With `.parity`: the phase of that parity has completed when the
             // current phase's parity differs. Otherwise `x` is an arrival's token.
-            let done = if parity { (m.phase & 1) != (x & 1) } else { m.phase > x };
+            let done = if parity {
+                (m.phase & 1) != (x & 1)
+            } else {
+                m.phase > x
+            };
             if done {
                 let k = m.completed.clone();
                 if !k.is_empty() {
@@ -193,7 +213,8 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
 /// group instructions; false where not implemented.
 pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     let o = &i.operands;
-    if i.has("commit_group") || i.has("wait_group") || i.has("wait_group.read") || i.has("wait_all") {
+    if i.has("commit_group") || i.has("wait_group") || i.has("wait_group.read") || i.has("wait_all")
+    {
         return true;
     }
     if i.has("bulk") {
@@ -222,7 +243,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
     ) else {
         return true;
     };
-    let size = o.get(2).map_or(16, |x| read(t, w, x, Ty::U32));
+    let size = o.get(2).map_or(16, |x| read(t, w, x, Ty::U32)).min(256);
     let src_size = o.get(3).map_or(size, |x| read(t, w, x, Ty::U32));
     let line = i.line as usize;
     let mut k = 0;
@@ -230,7 +251,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         let width = (size - k).min(4) as u32;
         let v = if k < src_size {
             let a = Access {
-                addr: src + k,
+                addr: src.wrapping_add(k),
                 width,
                 write: false,
                 atomic: false,
@@ -242,7 +263,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
             0
         };
         let a = Access {
-            addr: dst + k,
+            addr: dst.wrapping_add(k),
             width,
             write: true,
             atomic: false,
@@ -319,7 +340,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         if rank == u64::MAX {
             return addr;
         }
-        let off = (addr - memory::SHARED) & 0xFF_FFFF;
+        let off = addr.wrapping_sub(memory::SHARED) & 0xFF_FFFF;
         memory::SHARED + (memory::CLUSTER_BIT | (rank << 24) | off)
     };
     let _ = own_rank;
@@ -340,7 +361,10 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
             return false;
         };
         let coords: Vec<i64> = match parts.get(1) {
-            Some(Operand::Vector(c)) => c.iter().map(|x| read(t, w, x, Ty::U32) as u32 as i32 as i64).collect(),
+            Some(Operand::Vector(c)) => c
+                .iter()
+                .map(|x| read(t, w, x, Ty::U32) as u32 as i32 as i64)
+                .collect(),
             Some(x) => vec![read(t, w, x, Ty::U32) as u32 as i32 as i64],
             None => vec![],
         };
@@ -355,21 +379,28 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         let box1 = u64::from(*map.box_dims.get(1).unwrap_or(&1));
         let dim0 = *map.dims.first().unwrap_or(&1);
         let dim1 = *map.dims.get(1).unwrap_or(&1);
-        let (c0, c1) = (coords.first().copied().unwrap_or(0), coords.get(1).copied().unwrap_or(0));
+        let (c0, c1) = (
+            coords.first().copied().unwrap_or(0),
+            coords.get(1).copied().unwrap_or(0),
+        );
         let base = match w.globals.get(map.buffer) {
             Some(r) => memory::global_address(map.buffer, r.lead as u64),
             None => return false,
         };
         for r in 0..box1 {
             for e in 0..box0 {
-                let (x, y) = (c0 + e as i64, c1 + r as i64);
+                let (x, y) = (c0.wrapping_add(e as i64), c1.wrapping_add(r as i64));
                 let inside = x >= 0 && y >= 0 && (x as u64) < dim0 && (y as u64) < dim1;
-                let src = inside.then(|| base + ((y as u64) * dim0 + x as u64) * eb);
+                let src = inside.then(|| {
+                    base.wrapping_add(
+                        ((y as u64).wrapping_mul(dim0).wrapping_add(x as u64)).wrapping_mul(eb),
+                    )
+                });
                 let l = (r * box0 + e) * eb;
                 copies.push((src, l, eb as u32));
             }
         }
-        let dst_off = dst - memory::SHARED;
+        let dst_off = dst.wrapping_sub(memory::SHARED);
         for c in &mut copies {
             c.1 = swizzled((dst_off & 0xFF_FFFF) + c.1, map.swizzle) - (dst_off & 0xFF_FFFF);
         }
@@ -377,11 +408,12 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         let Some(src) = w.address(t, &o[1], Space::Global) else {
             return true;
         };
-        let size = read(t, w, &o[2], Ty::U32);
+        // A bulk copy moves at most the shared memory a block has.
+        let size = read(t, w, &o[2], Ty::U32).min(crate::launch::MAX_SHARED_BYTES);
         let mut k = 0;
         while k < size {
             let width = (size - k).min(4) as u32;
-            copies.push((Some(src + k), k, width));
+            copies.push((Some(src.wrapping_add(k)), k, width));
             k += u64::from(width);
         }
     }
@@ -390,12 +422,26 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         for &(src, l, width) in &copies {
             let v = match src {
                 Some(s) => {
-                    let a = Access { addr: s, width, write: false, atomic: false, first: false, line };
+                    let a = Access {
+                        addr: s,
+                        width,
+                        write: false,
+                        atomic: false,
+                        first: false,
+                        line,
+                    };
                     w.load(t, b, a)
                 }
                 None => 0,
             };
-            let a = Access { addr: retarget(dst + l, rank), width, write: true, atomic: false, first: false, line };
+            let a = Access {
+                addr: retarget(dst.wrapping_add(l), rank),
+                width,
+                write: true,
+                atomic: false,
+                first: false,
+                line,
+            };
             w.store(t, b, a, v);
         }
         complete_tx(t, w, b, retarget(mbar, rank), total);

@@ -115,8 +115,8 @@ impl World<'_> {
         Some(match space {
             Space::Generic | Space::Global | Space::Const => a,
             Space::Shared | Space::SharedCluster => memory::SHARED + (a & 0xFFFF_FFFF),
-            Space::Local => memory::LOCAL + a,
-            Space::Param => memory::PARAM + a,
+            Space::Local => memory::LOCAL.wrapping_add(a),
+            Space::Param => memory::PARAM.wrapping_add(a),
         })
     }
 
@@ -151,7 +151,13 @@ impl World<'_> {
     }
 
     /// Checks and performs one access; returns what a load read.
-    fn touch(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access, store: Option<u64>) -> u64 {
+    fn touch(
+        &mut self,
+        t: &mut ThreadState,
+        b: &mut Cluster<'_>,
+        a: Access,
+        store: Option<u64>,
+    ) -> u64 {
         let place = memory::place(a.addr);
         let width = a.width as usize;
         match place {
@@ -176,7 +182,11 @@ impl World<'_> {
                 return memory::load_le(&self.params[off..off + width]);
             }
             Place::Nowhere => {
-                self.out_of_bounds(t, a, "an address that points at no memory (a null or garbage pointer?)".into());
+                self.out_of_bounds(
+                    t,
+                    a,
+                    "an address that points at no memory (a null or garbage pointer?)".into(),
+                );
                 return 0;
             }
             _ => {}
@@ -185,10 +195,12 @@ impl World<'_> {
         if global && a.first {
             if a.write {
                 t.writes += 1;
-                self.counter.access(true, t.writes, t.thread, self.lines.line(a.line));
+                self.counter
+                    .access(true, t.writes, t.thread, self.lines.line(a.line));
             } else {
                 t.reads += 1;
-                self.counter.access(false, t.reads, t.thread, self.lines.line(a.line));
+                self.counter
+                    .access(false, t.reads, t.thread, self.lines.line(a.line));
             }
         }
         let (which, off) = match place {
@@ -200,7 +212,10 @@ impl World<'_> {
             Place::Shared(off, rank) => {
                 let target = rank.map_or(b.own, |r| r as usize);
                 if target >= b.mems.len() {
-                    let what = format!("an address in the shared memory of block {target} of its cluster, which has {}", b.mems.len());
+                    let what = format!(
+                        "an address in the shared memory of block {target} of its cluster, which has {}",
+                        b.mems.len()
+                    );
                     self.out_of_bounds(t, a, what);
                     return 0;
                 }
@@ -217,7 +232,13 @@ impl World<'_> {
                 Some(n) => &self.globals[n],
                 None => &b.mems[target].shared,
             };
-            (r.bytes.len(), r.lead, r.len, r.element_bytes.max(1), r.name.clone())
+            (
+                r.bytes.len(),
+                r.lead,
+                r.len,
+                r.element_bytes.max(1),
+                r.name.clone(),
+            )
         };
         if off + width > total {
             let what = if global {
@@ -290,7 +311,11 @@ impl World<'_> {
                     access: seen,
                     knows: &t.knows,
                 };
-                let c = if a.write { shadow.write(&now) } else { shadow.read(&now) };
+                let c = if a.write {
+                    shadow.write(&now)
+                } else {
+                    shadow.read(&now)
+                };
                 if conflict.is_none() {
                     conflict = c;
                 }
@@ -307,12 +332,23 @@ impl World<'_> {
             self.trace_touch(t, place, off, a, inside);
         }
         let element = if global {
-            format!("`{region_name}[{}]`", (off as i64 - lead as i64).div_euclid(elem as i64))
+            format!(
+                "`{region_name}[{}]`",
+                (off as i64 - lead as i64).div_euclid(elem as i64)
+            )
         } else {
             shared_name(&b.mems[target], off as u64, width)
         };
-        let memory_words = if global { "global memory" } else { "shared memory" };
-        if uninitialized && !self.hazards.known(Kind::Uninitialized, self.lines.line(a.line)) {
+        let memory_words = if global {
+            "global memory"
+        } else {
+            "shared memory"
+        };
+        if uninitialized
+            && !self
+                .hazards
+                .known(Kind::Uninitialized, self.lines.line(a.line))
+        {
             let why = if global {
                 "before anything wrote it. Outputs start out holding poison (NaN for floats), so \
                  this reads poison and whatever is computed from it is poison too: `out[i] += …` \
@@ -323,7 +359,8 @@ impl World<'_> {
                  do not read it"
             };
             let message = format!("{} reads {element} {why}", describe(&t.thread));
-            self.hazards.add(Kind::Uninitialized, self.lines.line(a.line), message);
+            self.hazards
+                .add(Kind::Uninitialized, self.lines.line(a.line), message);
         }
         if let Some((other, other_wrote)) = conflict {
             let line = self.lines.line(a.line);
@@ -340,7 +377,8 @@ impl World<'_> {
                      shuffle orders no memory"
                         .to_string()
                 } else {
-                    "no __syncthreads() lies between the two accesses, so either may come first".to_string()
+                    "no __syncthreads() lies between the two accesses, so either may come first"
+                        .to_string()
                 };
                 let other_thread = self.thread_name(other.thread);
                 let message = format!(
@@ -374,8 +412,11 @@ impl World<'_> {
     fn out_of_bounds(&mut self, t: &ThreadState, a: Access, what: String) {
         let line = self.lines.line(a.line);
         if !self.hazards.known(Kind::OutOfBounds, line) {
-            self.hazards
-                .add(Kind::OutOfBounds, line, format!("{} {what}", describe(&t.thread)));
+            self.hazards.add(
+                Kind::OutOfBounds,
+                line,
+                format!("{} {what}", describe(&t.thread)),
+            );
         }
     }
 
@@ -384,7 +425,11 @@ impl World<'_> {
             return;
         };
         let (slot, elem, lead) = match place {
-            Place::Global(n, _) => (n, self.globals[n].element_bytes.max(1), self.globals[n].lead),
+            Place::Global(n, _) => (
+                n,
+                self.globals[n].element_bytes.max(1),
+                self.globals[n].lead,
+            ),
             Place::Shared(..) => (trace.len() - 1, 4, 0),
             _ => return,
         };
@@ -429,7 +474,11 @@ fn shared_name(b: &BlockMemory, off: u64, width: usize) -> String {
 pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>) -> bool {
     let o = &i.operands;
     let red = i.op == Op::Red;
-    let (addr_op, args) = if red { (&o[0], &o[1..]) } else { (&o[1], &o[2..]) };
+    let (addr_op, args) = if red {
+        (&o[0], &o[1..])
+    } else {
+        (&o[1], &o[2..])
+    };
     let Some(addr) = w.address(t, addr_op, i.space) else {
         return true;
     };

@@ -291,14 +291,38 @@ mod tests {
     fn race_rule_table() {
         use Op::*;
         let cases: &[(&str, &[Op], bool)] = &[
-            ("own word, read after write", &[W(0, 0, 0), R(0, 0, 0)], false),
-            ("neighbour reads, no barrier", &[W(1, 0, 0), R(0, 0, 0)], true),
-            ("neighbour reads after a barrier", &[W(1, 0, 0), R(0, 0, 1)], false),
-            ("write after a read, same epoch", &[R(0, 0, 0), W(1, 0, 0)], true),
+            (
+                "own word, read after write",
+                &[W(0, 0, 0), R(0, 0, 0)],
+                false,
+            ),
+            (
+                "neighbour reads, no barrier",
+                &[W(1, 0, 0), R(0, 0, 0)],
+                true,
+            ),
+            (
+                "neighbour reads after a barrier",
+                &[W(1, 0, 0), R(0, 0, 1)],
+                false,
+            ),
+            (
+                "write after a read, same epoch",
+                &[R(0, 0, 0), W(1, 0, 0)],
+                true,
+            ),
             ("two writers", &[W(0, 0, 0), W(1, 0, 0)], true),
             ("reads never race", &[R(0, 0, 0), R(1, 0, 0)], false),
-            ("other block, later epoch", &[W(0, 0, 0), R(200, 1, 5)], true),
-            ("readers before a barrier, writer after", &[R(0, 0, 0), R(1, 0, 0), W(3, 0, 1)], false),
+            (
+                "other block, later epoch",
+                &[W(0, 0, 0), R(200, 1, 5)],
+                true,
+            ),
+            (
+                "readers before a barrier, writer after",
+                &[R(0, 0, 0), R(1, 0, 0), W(3, 0, 1)],
+                false,
+            ),
         ];
         let none = Knowledge::default();
         for (name, ops, races) in cases {
@@ -306,8 +330,14 @@ mod tests {
             let mut last = None;
             for op in *ops {
                 last = match *op {
-                    R(t, b, e) => shadow.read(&Now { access: at(t, b, e), knows: &none }),
-                    W(t, b, e) => shadow.write(&Now { access: at(t, b, e), knows: &none }),
+                    R(t, b, e) => shadow.read(&Now {
+                        access: at(t, b, e),
+                        knows: &none,
+                    }),
+                    W(t, b, e) => shadow.write(&Now {
+                        access: at(t, b, e),
+                        knows: &none,
+                    }),
                 };
             }
             assert_eq!(last.is_some(), *races, "{name}");
@@ -339,16 +369,46 @@ mod tests {
         let reader = at(300, 2, 0);
         let cases: [(&str, Access, Access, &Knowledge, bool); 6] = [
             ("lane after __syncwarp", at(0, 0, 0), lane, &none, false),
-            ("other warp after its own __syncwarp", at(0, 0, 0), other_warp, &none, true),
+            (
+                "other warp after its own __syncwarp",
+                at(0, 0, 0),
+                other_warp,
+                &none,
+                true,
+            ),
             ("disjoint bytes of one word", half, other_half, &none, false),
-            ("acquired a release of the writer", at(0, 0, 0), reader, &from_thread, false),
-            ("acquired the writer's block before its barrier", at(5, 0, 0), reader, &from_block, false),
-            ("acquired someone else", at(5, 0, 0), reader, &from_thread, true),
+            (
+                "acquired a release of the writer",
+                at(0, 0, 0),
+                reader,
+                &from_thread,
+                false,
+            ),
+            (
+                "acquired the writer's block before its barrier",
+                at(5, 0, 0),
+                reader,
+                &from_block,
+                false,
+            ),
+            (
+                "acquired someone else",
+                at(5, 0, 0),
+                reader,
+                &from_thread,
+                true,
+            ),
         ];
         for (name, first, second, knows, races) in cases {
             let mut shadow = Shadow::default();
-            shadow.write(&Now { access: first, knows: &none });
-            let got = shadow.read(&Now { access: second, knows });
+            shadow.write(&Now {
+                access: first,
+                knows: &none,
+            });
+            let got = shadow.read(&Now {
+                access: second,
+                knows,
+            });
             assert_eq!(got.is_some(), races, "{name}");
         }
     }

@@ -150,14 +150,19 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::Parse { ptx_line, message } => {
-                write!(f, "the PTX does not parse at its line {ptx_line}: {message}")
+                write!(
+                    f,
+                    "the PTX does not parse at its line {ptx_line}: {message}"
+                )
             }
             Error::Unsupported { instruction, .. } => write!(
                 f,
                 "the CPU checker cannot run this kernel yet: it does not implement the PTX \
                  instruction `{instruction}`"
             ),
-            Error::NoEntryPoint(name) => write!(f, "the PTX has no kernel (`.entry`) named `{name}`"),
+            Error::NoEntryPoint(name) => {
+                write!(f, "the PTX has no kernel (`.entry`) named `{name}`")
+            }
             Error::Param(what) | Error::Limit(what) => f.write_str(what),
             Error::TimedOut => f.write_str("the kernel did not finish in time"),
         }

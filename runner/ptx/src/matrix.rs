@@ -14,9 +14,9 @@
 //! in the last bits, within the puzzles' BF16 tolerance.
 
 use crate::exec::{Stop, ThreadState, read, write};
+use crate::exec_mem::{Access, Cluster, World};
 use crate::parse::Kernel;
 use crate::parse_inst::Op;
-use crate::exec_mem::{Access, Cluster, World};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
 
 fn regs(o: &Operand) -> Vec<&Operand> {
@@ -36,7 +36,14 @@ fn half(v: u64, k: u32, bf: bool) -> f32 {
 }
 
 /// Carries out one matrix instruction for the 32 lanes `group` (lane = index − `lo`).
-pub fn execute(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
+pub fn execute(
+    i: &Inst,
+    threads: &mut [ThreadState],
+    group: &[usize],
+    lo: usize,
+    w: &mut World,
+    mem: &mut Cluster<'_>,
+) {
     match i.base.as_str() {
         "ldmatrix" => ldmatrix(i, threads, group, lo, w, mem),
         "mma" => mma(i, threads, group, lo, w),
@@ -51,8 +58,21 @@ fn lane_thread(group: &[usize], lo: usize, lane: usize) -> Option<usize> {
 /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 {d…}, [addr]`:
 /// lanes 8m … 8m + 7 give the rows of matrix m; lane l then holds row l/4,
 /// columns 2(l%4) and +1 of each matrix (transposed: those of its transpose).
-fn ldmatrix(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
-    let count = if i.has("x4") { 4 } else if i.has("x2") { 2 } else { 1 };
+fn ldmatrix(
+    i: &Inst,
+    threads: &mut [ThreadState],
+    group: &[usize],
+    lo: usize,
+    w: &mut World,
+    mem: &mut Cluster<'_>,
+) {
+    let count = if i.has("x4") {
+        4
+    } else if i.has("x2") {
+        2
+    } else {
+        1
+    };
     let trans = i.has("trans");
     // matrices[m][r][c]: 8 × 8 halves, as bits.
     let mut matrices = vec![[[0u16; 8]; 8]; count];
@@ -136,15 +156,30 @@ fn mma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mu
 }
 
 /// WMMA m16n16k16: `load.{a,b,c}`, `mma`, `store.d`, with the checker's layout.
-fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
+fn wmma(
+    i: &Inst,
+    threads: &mut [ThreadState],
+    group: &[usize],
+    lo: usize,
+    w: &mut World,
+    mem: &mut Cluster<'_>,
+) {
     let o = &i.operands;
     let verb = i.mods.first().map(String::as_str).unwrap_or("");
     let col_major = i.has("col");
-    let space = if i.space == Space::Generic { Space::Generic } else { i.space };
+    let space = if i.space == Space::Generic {
+        Space::Generic
+    } else {
+        i.space
+    };
     match verb {
         "load" | "store" => {
             let store = verb == "store";
-            let (data, addr_op) = if store { (&o[1], &o[0]) } else { (&o[0], &o[1]) };
+            let (data, addr_op) = if store {
+                (&o[1], &o[0])
+            } else {
+                (&o[0], &o[1])
+            };
             let f32s = i.ty == Ty::F32;
             for &j in group {
                 let l = j - lo;
@@ -157,7 +192,11 @@ fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &m
                 for e in 0..8usize {
                     let idx = 8 * l + e;
                     let (r, c) = ((idx / 16) as u64, (idx % 16) as u64);
-                    let at = if col_major { c * stride + r } else { r * stride + c };
+                    let at = if col_major {
+                        c * stride + r
+                    } else {
+                        r * stride + c
+                    };
                     let width = if f32s { 4 } else { 2 };
                     let a = Access {
                         addr: base + at * width,
@@ -168,13 +207,25 @@ fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &m
                         line: i.line as usize,
                     };
                     let reg = if f32s { e } else { e / 2 };
+                    if reg >= dst.len() {
+                        continue;
+                    }
                     let shift = if f32s { 0 } else { 16 * (e % 2) };
                     if store {
                         let v = read(&threads[j], w, dst[reg], Ty::B32) >> shift;
-                        w.store(&mut threads[j], mem, a, v & if f32s { 0xFFFF_FFFF } else { 0xFFFF });
+                        w.store(
+                            &mut threads[j],
+                            mem,
+                            a,
+                            v & if f32s { 0xFFFF_FFFF } else { 0xFFFF },
+                        );
                     } else {
                         let v = w.load(&mut threads[j], mem, a);
-                        let old = if shift == 0 { 0 } else { read(&threads[j], w, dst[reg], Ty::B32) };
+                        let old = if shift == 0 {
+                            0
+                        } else {
+                            read(&threads[j], w, dst[reg], Ty::B32)
+                        };
                         write(&mut threads[j], dst[reg], old | (v << shift));
                     }
                 }
@@ -194,8 +245,8 @@ fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &m
                 for e in 0..8 {
                     let idx = 8 * l + e;
                     let (r, col) = (idx / 16, idx % 16);
-                    a[r][col] = half(ar[e / 2], (e % 2) as u32, bf);
-                    b[r][col] = half(br[e / 2], (e % 2) as u32, bf);
+                    a[r][col] = half(ar.get(e / 2).copied().unwrap_or(0), (e % 2) as u32, bf);
+                    b[r][col] = half(br.get(e / 2).copied().unwrap_or(0), (e % 2) as u32, bf);
                     c[r][col] = f32::from_bits(cr.get(e).copied().unwrap_or(0) as u32);
                 }
             }
@@ -217,13 +268,20 @@ fn wmma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &m
 
 /// Completes every `wgmma.mma_async` whose warpgroup (four warps, 128
 /// threads) has all arrived at it; true where one did.
-pub fn resolve_warpgroups(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) -> bool {
+pub fn resolve_warpgroups(
+    kernel: &Kernel,
+    threads: &mut [ThreadState],
+    w: &mut World,
+    mem: &mut Cluster<'_>,
+) -> bool {
     let mut any = false;
     for lo in (0..threads.len()).step_by(128) {
         let hi = (lo + 128).min(threads.len());
         let pc = threads[lo].pc;
         let at_wgmma = |t: &ThreadState| {
-            matches!(t.stop, Some(Stop::Warp { .. })) && t.pc == pc && kernel.body.get(t.pc).is_some_and(|i| i.op == Op::Wgmma)
+            matches!(t.stop, Some(Stop::Warp { .. }))
+                && t.pc == pc
+                && kernel.body.get(t.pc).is_some_and(|i| i.op == Op::Wgmma)
         };
         if hi - lo < 128 || !threads[lo..hi].iter().all(at_wgmma) {
             continue;
@@ -277,7 +335,10 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
     let a_desc = read(first, w, &o[1], Ty::B64);
     let b_desc = read(first, w, &o[2], Ty::B64);
     let accumulate = read(first, w, &o[3], Ty::Pred) != 0;
-    let imm = |k: usize| o.get(k).map_or(1, |x| read(first, w, x, Ty::S32) as u32 as i32);
+    let imm = |k: usize| {
+        o.get(k)
+            .map_or(1, |x| read(first, w, x, Ty::S32) as u32 as i32)
+    };
     let (scale_a, scale_b) = (imm(4), imm(5));
     let (trans_a, trans_b) = (imm(6) == 1, imm(7) == 1);
     let line = i.line as usize;
@@ -321,7 +382,11 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             if row >= 64 || col >= n {
                 continue;
             }
-            let mut sum = if accumulate { f32::from_bits(read(t, w, d, Ty::B32) as u32) } else { 0.0 };
+            let mut sum = if accumulate {
+                f32::from_bits(read(t, w, d, Ty::B32) as u32)
+            } else {
+                0.0
+            };
             for k in 0..16 {
                 sum = libm::fmaf(a[row as usize][k], b[col as usize][k], sum);
             }

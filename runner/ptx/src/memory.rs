@@ -122,7 +122,10 @@ mod tests {
             (global_address(0, 12), Place::Global(0, 12)),
             (global_address(3, 0), Place::Global(3, 0)),
             (SHARED + 64, Place::Shared(64, None)),
-            (SHARED + (CLUSTER_BIT | (1 << 24) | 8), Place::Shared(8, Some(1))),
+            (
+                SHARED + (CLUSTER_BIT | (1 << 24) | 8),
+                Place::Shared(8, Some(1)),
+            ),
             (LOCAL + 4, Place::Local(4)),
             (PARAM + 8, Place::Param(8)),
             (0, Place::Nowhere),

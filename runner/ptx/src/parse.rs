@@ -235,9 +235,12 @@ impl<'t> Parser<'t> {
                             i += 1;
                         }
                         if is_entry {
-                            module
-                                .kernels
-                                .push(kernel(&header, start, &stmts[body_start + 1..i], &mut module.variables)?);
+                            module.kernels.push(kernel(
+                                &header,
+                                start,
+                                &stmts[body_start + 1..i],
+                                &mut module.variables,
+                            )?);
                         }
                     } else if let Some(var) = variable(text, *n)? {
                         module.variables.push(var);
@@ -265,7 +268,8 @@ fn is_label(cur: &str) -> bool {
     let t = cur.trim();
     !t.is_empty()
         && !t.contains('.')
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// The label's text as a slice of its line (statements borrow the text).
@@ -315,7 +319,10 @@ fn variable(text: &str, n: usize) -> Result<Option<Variable>, Error> {
         k += 1;
     }
     if width == 0 || name_word.is_empty() {
-        return Err(err(n, format!("a variable declaration the checker cannot read: `{text}`")));
+        return Err(err(
+            n,
+            format!("a variable declaration the checker cannot read: `{text}`"),
+        ));
     }
     let (name, count) = match name_word.find('[') {
         Some(b) => {
@@ -325,7 +332,10 @@ fn variable(text: &str, n: usize) -> Result<Option<Variable>, Error> {
             } else {
                 inside
                     .split("][")
-                    .map(|d| d.parse::<u64>().map_err(|_| err(n, "an array size that is not a number")))
+                    .map(|d| {
+                        d.parse::<u64>()
+                            .map_err(|_| err(n, "an array size that is not a number"))
+                    })
                     .try_fold(1u64, |acc, d| d.map(|d| acc.saturating_mul(d)))?
             };
             (&name_word[..b], count)
@@ -333,7 +343,15 @@ fn variable(text: &str, n: usize) -> Result<Option<Variable>, Error> {
         None => (name_word, 1),
     };
     let size = width.saturating_mul(count);
-    let mut bytes = vec![0u8; usize::try_from(size.min(1 << 30)).unwrap_or(0)];
+    if size > MAX_VARIABLE_BYTES {
+        return Err(err(
+            n,
+            format!(
+                "`{name_word}` takes {size} bytes; the checker allows {MAX_VARIABLE_BYTES} for one variable"
+            ),
+        ));
+    }
+    let mut bytes = vec![0u8; if external { 0 } else { size as usize }];
     if let Some(init) = init {
         let values: Vec<&str> = init
             .trim_matches(|c| c == '{' || c == '}' || c == ' ')
@@ -347,7 +365,8 @@ fn variable(text: &str, n: usize) -> Result<Option<Variable>, Error> {
             };
             let at = i * width as usize;
             if at + width as usize <= bytes.len() {
-                bytes[at..at + width as usize].copy_from_slice(&bits.to_le_bytes()[..width as usize]);
+                bytes[at..at + width as usize]
+                    .copy_from_slice(&bits.to_le_bytes()[..width as usize]);
             }
         }
     }
@@ -360,6 +379,11 @@ fn variable(text: &str, n: usize) -> Result<Option<Variable>, Error> {
         external,
     }))
 }
+
+/// The largest variable (global, shared or local) the checker lays out:
+/// more than any GPU gives shared or local memory, and a `__device__`
+/// array beyond it is better checked on a GPU.
+pub const MAX_VARIABLE_BYTES: u64 = 64 << 20;
 
 /// Bytes of a PTX type's value (`b32` → 4).
 pub fn type_width(t: &str) -> Option<u64> {
@@ -409,7 +433,12 @@ impl Registers {
 }
 
 /// `.visible .entry name( .param .u64 name_param_0, … ) [.maxntid …]` and its body.
-fn kernel(header: &str, line: usize, body: &[Stmt], shared: &mut Vec<Variable>) -> Result<Kernel, Error> {
+fn kernel(
+    header: &str,
+    line: usize,
+    body: &[Stmt],
+    shared: &mut Vec<Variable>,
+) -> Result<Kernel, Error> {
     let open = header
         .find('(')
         .ok_or_else(|| err(line, "a kernel without a parameter list"))?;
@@ -448,12 +477,22 @@ fn kernel(header: &str, line: usize, body: &[Stmt], shared: &mut Vec<Variable>) 
         let (pname, count) = match pname.find('[') {
             Some(b) => (
                 &pname[..b],
-                pname[b + 1..].trim_end_matches(']').parse::<u64>().unwrap_or(1),
+                pname[b + 1..]
+                    .trim_end_matches(']')
+                    .parse::<u64>()
+                    .unwrap_or(1),
             ),
             None => (pname, 1),
         };
         let _ = align;
-        params.push((pname.to_string(), size * count));
+        let bytes = size.saturating_mul(count);
+        if bytes > 32 * 1024 {
+            return Err(err(
+                line,
+                format!("parameter `{pname}` of {bytes} bytes; CUDA allows 32 KiB of parameters"),
+            ));
+        }
+        params.push((pname.to_string(), bytes));
     }
     let trailer = &header[close.min(header.len())..];
     let cluster = trailer.find(".reqnctapercluster").and_then(|at| {
@@ -462,7 +501,13 @@ fn kernel(header: &str, line: usize, body: &[Stmt], shared: &mut Vec<Variable>) 
             .filter(|s| !s.is_empty())
             .map_while(|s| s.parse().ok())
             .collect();
-        (!dims.is_empty()).then(|| [dims[0], *dims.get(1).unwrap_or(&1), *dims.get(2).unwrap_or(&1)])
+        (!dims.is_empty()).then(|| {
+            [
+                dims[0],
+                *dims.get(1).unwrap_or(&1),
+                *dims.get(2).unwrap_or(&1),
+            ]
+        })
     });
 
     let mut regs = Registers {
@@ -502,8 +547,9 @@ fn kernel(header: &str, line: usize, body: &[Stmt], shared: &mut Vec<Variable>) 
                         for name in t.split_whitespace().skip(2).flat_map(|w| w.split(',')) {
                             let name = name.trim();
                             if !name.is_empty() && !name.contains('<') {
-                                regs.declare(name)
-                                    .ok_or_else(|| err(*n, "more registers than the checker numbers"))?;
+                                regs.declare(name).ok_or_else(|| {
+                                    err(*n, "more registers than the checker numbers")
+                                })?;
                             }
                         }
                     }
@@ -511,9 +557,15 @@ fn kernel(header: &str, line: usize, body: &[Stmt], shared: &mut Vec<Variable>) 
                 }
                 if t.starts_with(".local") {
                     if let Some(var) = variable(&t.replacen(".local", ".global", 1), *n)? {
-                        let at = local_bytes.next_multiple_of(var.align.max(1));
+                        let at = local_bytes.next_multiple_of(var.align.clamp(1, 4096));
                         locals.push((var.name, at));
                         local_bytes = at + var.size;
+                        if local_bytes > 512 * 1024 {
+                            return Err(err(
+                                *n,
+                                "more than the 512 KiB of local memory a thread may have",
+                            ));
+                        }
                     }
                     continue;
                 }
@@ -641,8 +693,14 @@ $L__BB0_2:
     fn loc_lines_follow_inlining_into_the_kernel_file() {
         let cases = [
             (" 1 42 13", Some(42)),
-            (" 2 348 5, function_name $L__info_string0, inlined_at 1 42 13", Some(42)),
-            (" 3 87 5, function_name $L__info_string1, inlined_at 2 348 5", None),
+            (
+                " 2 348 5, function_name $L__info_string0, inlined_at 1 42 13",
+                Some(42),
+            ),
+            (
+                " 3 87 5, function_name $L__info_string1, inlined_at 2 348 5",
+                None,
+            ),
         ];
         for (rest, want) in cases {
             assert_eq!(loc_line(rest), want, "{rest}");

@@ -418,12 +418,14 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
             return Ok(Operand::Mem(Box::new(Operand::Vector(parts)), 0));
         }
         // base, base+off, base+-off, base-off, or an absolute address.
-        let cut = inner[1..].find(['+', '-']).map(|i| i + 1);
+        let first = inner.chars().next().map_or(0, char::len_utf8);
+        let cut = inner[first..].find(['+', '-']).map(|i| i + first);
         let (base, off) = match cut {
             Some(i) => {
                 let off_text = inner[i..].replace("+-", "-").replace('+', "");
-                let off = immediate(&off_text)
-                    .ok_or_else(|| format!("an address offset the checker cannot read: `{inner}`"))?;
+                let off = immediate(&off_text).ok_or_else(|| {
+                    format!("an address offset the checker cannot read: `{inner}`")
+                })?;
                 (&inner[..i], off as i64)
             }
             None => (inner, 0),
@@ -444,7 +446,9 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
     if let Some(r) = s.strip_prefix('!') {
         return match operand(r, reg)? {
             Operand::Reg(n) => Ok(Operand::NotReg(n)),
-            _ => Err(format!("`!` before something that is not a predicate: `{s}`")),
+            _ => Err(format!(
+                "`!` before something that is not a predicate: `{s}`"
+            )),
         };
     }
     if s.starts_with('%') {
@@ -468,7 +472,10 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
         if let Some((name, off)) = s.split_once('+')
             && let Some(off) = immediate(off)
         {
-            return Ok(Operand::Mem(Box::new(Operand::Symbol(name.trim().to_string())), off as i64));
+            return Ok(Operand::Mem(
+                Box::new(Operand::Symbol(name.trim().to_string())),
+                off as i64,
+            ));
         }
         // A register declared in an inline asm scope has no `%`.
         if let Some(r) = reg(s, true) {
@@ -488,7 +495,9 @@ pub fn decode(
     let mut rest = text.trim();
     let mut guard = None;
     if let Some(g) = rest.strip_prefix('@') {
-        let end = g.find(char::is_whitespace).ok_or("a guard with no instruction")?;
+        let end = g
+            .find(char::is_whitespace)
+            .ok_or("a guard with no instruction")?;
         let (neg, name) = match g[..end].strip_prefix('!') {
             Some(n) => (true, n),
             None => (false, &g[..end]),
@@ -700,7 +709,10 @@ mod tests {
     #[test]
     fn instructions_decode_table() {
         let i = dec("@!%p1 ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd6+16]");
-        assert_eq!((i.op, i.space, i.vec, i.ty), (Op::Ld, Space::Global, 4, Ty::F32));
+        assert_eq!(
+            (i.op, i.space, i.vec, i.ty),
+            (Op::Ld, Space::Global, 4, Ty::F32)
+        );
         assert_eq!(i.guard, Some((0, true)));
         assert!(matches!(&i.operands[0], Operand::Vector(v) if v.len() == 4));
         assert!(matches!(&i.operands[1], Operand::Mem(_, 16)));

@@ -27,7 +27,14 @@ fn buffer(name: &str, values: Option<&[f32]>, n: usize) -> Buffer {
     }
 }
 
-fn run(ptx: &str, entry: &str, grid: u32, block: u32, buffers: Vec<Buffer>, extra: Vec<Param>) -> crate::launch::Run {
+fn run(
+    ptx: &str,
+    entry: &str,
+    grid: u32,
+    block: u32,
+    buffers: Vec<Buffer>,
+    extra: Vec<Param>,
+) -> crate::launch::Run {
     let module = Module::parse(ptx).expect("NVRTC's PTX parses");
     let mut args: Vec<Param> = (0..buffers.len()).map(Param::Buffer).collect();
     args.extend(extra);
@@ -53,11 +60,22 @@ fn out_values(run: &crate::launch::Run, n: usize) -> Vec<f32> {
 fn shared_memory_race_is_found_and_its_barrier_clears_it() {
     let a: Vec<f32> = (0..8).map(|i| i as f32).collect();
     let cases: [(&str, &str, &[(Kind, usize)]); 2] = [
-        ("no barrier", include_str!("testdata/race.ptx"), &[(Kind::Race, 5)]),
+        (
+            "no barrier",
+            include_str!("testdata/race.ptx"),
+            &[(Kind::Race, 5)],
+        ),
         ("barrier", include_str!("testdata/guarded.ptx"), &[]),
     ];
     for (case, ptx, want) in cases {
-        let r = run(ptx, "shift", 1, 8, vec![buffer("out", None, 8), buffer("a", Some(&a), 8)], vec![]);
+        let r = run(
+            ptx,
+            "shift",
+            1,
+            8,
+            vec![buffer("out", None, 8), buffer("a", Some(&a), 8)],
+            vec![],
+        );
         // The race is reported at whichever of its two lines came second
         // (an uninitialized read may come with it, as the order had it).
         let mut races: Vec<(Kind, usize)> = r
@@ -70,7 +88,11 @@ fn shared_memory_race_is_found_and_its_barrier_clears_it() {
         assert_eq!(races, want, "{case}: {:#?}", r.hazards);
         if want.is_empty() {
             assert!(r.hazards.is_empty(), "{case}: {:#?}", r.hazards);
-            assert_eq!(out_values(&r, 8), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0], "{case}");
+            assert_eq!(
+                out_values(&r, 8),
+                [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0],
+                "{case}"
+            );
             assert_eq!((r.access.reads.max, r.access.writes.max), (1, 1), "{case}");
         }
     }
@@ -81,11 +103,25 @@ fn a_warp_sum_by_shuffles_and_a_mask_naming_exited_lanes() {
     let a: Vec<f32> = (0..32).map(|i| i as f32).collect();
     let size = |n: u32| vec![Param::Value(n.to_le_bytes().to_vec())];
     let ptx = include_str!("testdata/shfl.ptx");
-    let r = run(ptx, "warp_sum", 1, 32, vec![buffer("out", None, 1), buffer("a", Some(&a), 32)], size(32));
+    let r = run(
+        ptx,
+        "warp_sum",
+        1,
+        32,
+        vec![buffer("out", None, 1), buffer("a", Some(&a), 32)],
+        size(32),
+    );
     assert!(r.hazards.is_empty(), "{:#?}", r.hazards);
     assert_eq!(out_values(&r, 1), [496.0]);
     // Lanes 20.. return before the shuffle its full mask names them in.
-    let r = run(ptx, "warp_sum", 1, 32, vec![buffer("out", None, 1), buffer("a", Some(&a), 32)], size(20));
+    let r = run(
+        ptx,
+        "warp_sum",
+        1,
+        32,
+        vec![buffer("out", None, 1), buffer("a", Some(&a), 32)],
+        size(20),
+    );
     let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.line)).collect();
     assert_eq!(got, [(Kind::Deadlock, 5)], "{:#?}", r.hazards);
 }
@@ -94,10 +130,25 @@ fn a_warp_sum_by_shuffles_and_a_mask_naming_exited_lanes() {
 fn writes_past_the_end_are_out_of_bounds_and_land_in_the_band() {
     let a: Vec<f32> = (0..8).map(|i| i as f32).collect();
     // Two blocks of 8 over buffers of 6: threads 6.. read and write past the end.
-    let r = run(include_str!("testdata/oob.ptx"), "add_10", 2, 4, vec![buffer("out", None, 6), buffer("a", Some(&a[..6]), 6)], vec![]);
+    let r = run(
+        include_str!("testdata/oob.ptx"),
+        "add_10",
+        2,
+        4,
+        vec![buffer("out", None, 6), buffer("a", Some(&a[..6]), 6)],
+        vec![],
+    );
     let kinds: Vec<Kind> = r.hazards.iter().map(|h| h.kind).collect();
     assert_eq!(kinds, [Kind::OutOfBounds], "{:#?}", r.hazards);
-    assert!(r.hazards[0].message.contains("outside its 6 elements"), "{}", r.hazards[0].message);
+    assert!(
+        r.hazards[0].message.contains("outside its 6 elements"),
+        "{}",
+        r.hazards[0].message
+    );
     assert_eq!(&out_values(&r, 6), &[10.0, 11.0, 12.0, 13.0, 14.0, 15.0]);
-    assert_ne!(&r.buffers[0][16 + 24..16 + 32], &[0xAA; 8], "the band took the writes");
+    assert_ne!(
+        &r.buffers[0][16 + 24..16 + 32],
+        &[0xAA; 8],
+        "the band took the writes"
+    );
 }

@@ -56,7 +56,11 @@ pub fn run(
         })
         .collect();
     let mut symbols = HashMap::new();
-    for v in module.variables.iter().filter(|v| v.space != VarSpace::Shared) {
+    for v in module
+        .variables
+        .iter()
+        .filter(|v| v.space != VarSpace::Shared)
+    {
         symbols.insert(v.name.clone(), memory::global_address(globals.len(), 0));
         let mut r = Region::new(&v.name, v.init.clone(), 0, v.init.len(), true);
         // A `__device__` variable holds its initial value: never poison.
@@ -107,7 +111,9 @@ pub fn run(
             r.shadow.iter_mut().for_each(Shadow::new_launch);
         }
         world.published.clear();
-        if launch_one(module, kernel, launch, &mut world, config, deadline, &mut rng)? {
+        if launch_one(
+            module, kernel, launch, &mut world, config, deadline, &mut rng,
+        )? {
             break;
         }
     }
@@ -182,7 +188,11 @@ fn check_memory(launches: &[Launch], buffers: &[Buffer], config: &Config) -> Res
 
 /// The parameters' bytes, each at its size's alignment.
 /// Parameters' bytes, their symbols' offsets, and the tensor maps among them by offset.
-type Params = (Vec<u8>, HashMap<String, u64>, HashMap<u64, crate::launch::TensorMap>);
+type Params = (
+    Vec<u8>,
+    HashMap<String, u64>,
+    HashMap<u64, crate::launch::TensorMap>,
+);
 
 fn lay_out_params(kernel: &Kernel, launch: &Launch, buffers: &[Region]) -> Result<Params, Error> {
     if kernel.params.len() != launch.args.len() {
@@ -206,7 +216,9 @@ fn lay_out_params(kernel: &Kernel, launch: &Launch, buffers: &[Region]) -> Resul
         let value: Vec<u8> = match arg {
             Param::Buffer(n) => {
                 let lead = buffers.get(*n).map_or(0, |r| r.lead);
-                memory::global_address(*n, lead as u64).to_le_bytes().to_vec()
+                memory::global_address(*n, lead as u64)
+                    .to_le_bytes()
+                    .to_vec()
             }
             Param::Value(v) => v.clone(),
             Param::TensorMap(map) => {
@@ -244,14 +256,22 @@ fn launch_one(
     // Shared memory: static variables in order, then the dynamic part.
     let mut names = Vec::new();
     let mut size = 0u64;
-    for v in module.variables.iter().filter(|v| v.space == VarSpace::Shared && !v.external) {
+    for v in module
+        .variables
+        .iter()
+        .filter(|v| v.space == VarSpace::Shared && !v.external)
+    {
         size = size.next_multiple_of(v.align.max(1));
         w.symbols.insert(v.name.clone(), size);
         names.push((size, demangle(&v.name)));
         size += v.size;
     }
     size = size.next_multiple_of(128);
-    for v in module.variables.iter().filter(|v| v.space == VarSpace::Shared && v.external) {
+    for v in module
+        .variables
+        .iter()
+        .filter(|v| v.space == VarSpace::Shared && v.external)
+    {
         w.symbols.insert(v.name.clone(), size);
         names.push((size, demangle(&v.name)));
     }
@@ -270,7 +290,9 @@ fn launch_one(
         && trace.last().is_none_or(|v| !v.workgroup_memory)
     {
         trace.push(VariableTrace {
-            name: names.first().map_or_else(|| "shared".to_string(), |(_, n)| n.clone()),
+            name: names
+                .first()
+                .map_or_else(|| "shared".to_string(), |(_, n)| n.clone()),
             workgroup_memory: true,
             elements: (size / 4) as usize,
             starts_unwritten: true,
@@ -292,7 +314,11 @@ fn launch_one(
         rng.shuffle(&mut order);
     }
     for n in order {
-        let at = [n % clusters[0], (n / clusters[0]) % clusters[1], n / (clusters[0] * clusters[1])];
+        let at = [
+            n % clusters[0],
+            (n / clusters[0]) % clusters[1],
+            n / (clusters[0] * clusters[1]),
+        ];
         let ranks: u32 = c.iter().product();
         let mut mems = Vec::new();
         let mut blocks = Vec::new();
@@ -323,7 +349,14 @@ fn launch_one(
 }
 
 /// The threads of block `block` (linear index `b`), at their start.
-fn block_threads(kernel: &Kernel, launch: &Launch, block: [u32; 3], b: u32, per_block: u32, launch_index: usize) -> Vec<ThreadState> {
+fn block_threads(
+    kernel: &Kernel,
+    launch: &Launch,
+    block: [u32; 3],
+    b: u32,
+    per_block: u32,
+    launch_index: usize,
+) -> Vec<ThreadState> {
     (0..per_block)
         .map(|l| {
             let tid = [
@@ -366,7 +399,9 @@ pub fn demangle(name: &str) -> String {
     let after_e = rest.rfind('E').map_or(rest, |e| &rest[e + 1..]);
     let digits: String = after_e.chars().take_while(char::is_ascii_digit).collect();
     match digits.parse::<usize>() {
-        Ok(n) if after_e.len() >= digits.len() + n => after_e[digits.len()..digits.len() + n].to_string(),
+        Ok(n) => after_e
+            .get(digits.len()..digits.len().saturating_add(n))
+            .map_or_else(|| name.to_string(), str::to_string),
         _ => name.to_string(),
     }
 }
@@ -439,8 +474,13 @@ fn run_cluster(
             if idle_waits < 3 {
                 continue;
             }
-            let pc = all!().find(|t| t.stop == Some(Stop::Wait)).map_or(0, |t| t.pc);
-            let line = kernel.body.get(pc.saturating_sub(1)).map_or(0, |i| i.line as usize);
+            let pc = all!()
+                .find(|t| t.stop == Some(Stop::Wait))
+                .map_or(0, |t| t.pc);
+            let line = kernel
+                .body
+                .get(pc.saturating_sub(1))
+                .map_or(0, |i| i.line as usize);
             report(
                 w,
                 Kind::Deadlock,
@@ -467,7 +507,8 @@ fn run_cluster(
             continue;
         }
         // Nothing can go on: threads wait for each other at different places.
-        let stuck = all!().find(|t| matches!(t.stop, Some(Stop::Warp { .. })))
+        let stuck = all!()
+            .find(|t| matches!(t.stop, Some(Stop::Warp { .. })))
             .or_else(|| all!().find(|t| t.stop != Some(Stop::Done)));
         if let Some(t) = stuck {
             let line = kernel.body.get(t.pc).map_or(0, |x| x.line as usize);
@@ -493,7 +534,9 @@ fn run_cluster(
 /// (reporting the threads that left without it, and barriers at different
 /// places); false where the block is not there.
 fn block_barrier(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) -> bool {
-    let live: Vec<usize> = (0..threads.len()).filter(|&i| threads[i].stop != Some(Stop::Done)).collect();
+    let live: Vec<usize> = (0..threads.len())
+        .filter(|&i| threads[i].stop != Some(Stop::Done))
+        .collect();
     let at_barrier: Vec<usize> = live
         .iter()
         .copied()
@@ -505,8 +548,14 @@ fn block_barrier(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) ->
     let exited = threads.len() - live.len();
     let first = at_barrier[0];
     if exited > 0 {
-        let line = kernel.body.get(threads[first].pc).map_or(0, |x| x.line as usize);
-        let gone = threads.iter().find(|t| t.stop == Some(Stop::Done)).map(|t| describe(&t.thread));
+        let line = kernel
+            .body
+            .get(threads[first].pc)
+            .map_or(0, |x| x.line as usize);
+        let gone = threads
+            .iter()
+            .find(|t| t.stop == Some(Stop::Done))
+            .map(|t| describe(&t.thread));
         let message = format!(
             "{} waits at __syncthreads() here, but {} of its block's threads (such as {}) \
              returned without reaching it: a barrier must be reached by every thread of the \
@@ -521,7 +570,10 @@ fn block_barrier(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) ->
     let pcs: Vec<usize> = at_barrier.iter().map(|&i| threads[i].pc).collect();
     if pcs.iter().any(|&p| p != pcs[0]) {
         let line = kernel.body.get(pcs[0]).map_or(0, |x| x.line as usize);
-        let other = pcs.iter().find(|&&p| p != pcs[0]).and_then(|&p| kernel.body.get(p));
+        let other = pcs
+            .iter()
+            .find(|&&p| p != pcs[0])
+            .and_then(|&p| kernel.body.get(p));
         let message = format!(
             "threads of one block wait at different __syncthreads() calls (this one and the one \
              at line {}): a barrier inside a branch that not every thread takes",
@@ -553,10 +605,22 @@ fn block_barrier(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) ->
 /// `barrier.cluster.wait` reached by every live thread of the cluster:
 /// each block passes a barrier, and every thread knows what every block of
 /// the cluster did before it.
-fn cluster_barrier(kernel: &Kernel, blocks: &mut [Vec<ThreadState>], mems: &[BlockMemory], w: &mut World) {
-    let exited = blocks.iter().flatten().filter(|t| t.stop == Some(Stop::Done)).count();
+fn cluster_barrier(
+    kernel: &Kernel,
+    blocks: &mut [Vec<ThreadState>],
+    mems: &[BlockMemory],
+    w: &mut World,
+) {
+    let exited = blocks
+        .iter()
+        .flatten()
+        .filter(|t| t.stop == Some(Stop::Done))
+        .count();
     if exited > 0
-        && let Some(t) = blocks.iter().flatten().find(|t| t.stop == Some(Stop::Cluster))
+        && let Some(t) = blocks
+            .iter()
+            .flatten()
+            .find(|t| t.stop == Some(Stop::Cluster))
     {
         let line = kernel.body.get(t.pc).map_or(0, |x| x.line as usize);
         let message = format!(

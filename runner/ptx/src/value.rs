@@ -44,7 +44,11 @@ fn bits32(f: f32) -> u64 {
 
 /// Subnormals flushed to a zero of their sign (`.ftz`).
 fn ftz(f: f32) -> f32 {
-    if f.is_subnormal() { 0.0f32.copysign(f) } else { f }
+    if f.is_subnormal() {
+        0.0f32.copysign(f)
+    } else {
+        f
+    }
 }
 
 fn sat(f: f32) -> f32 {
@@ -57,8 +61,14 @@ pub fn compare(cmp: Cmp, a: u64, b: u64, ty: Ty) -> bool {
     if ty.float() {
         let (x, y) = match ty {
             Ty::F64 => (f64::from_bits(a), f64::from_bits(b)),
-            Ty::F16 => (half::f16::from_bits(a as u16).to_f64(), half::f16::from_bits(b as u16).to_f64()),
-            Ty::Bf16 => (half::bf16::from_bits(a as u16).to_f64(), half::bf16::from_bits(b as u16).to_f64()),
+            Ty::F16 => (
+                half::f16::from_bits(a as u16).to_f64(),
+                half::f16::from_bits(b as u16).to_f64(),
+            ),
+            Ty::Bf16 => (
+                half::bf16::from_bits(a as u16).to_f64(),
+                half::bf16::from_bits(b as u16).to_f64(),
+            ),
             _ => (f64::from(f32_of(a)), f64::from(f32_of(b))),
         };
         let unordered = x.is_nan() || y.is_nan();
@@ -118,7 +128,11 @@ fn round_f(x: f64, r: Round) -> f64 {
         _ => {
             let r = x.round();
             // Ties to even.
-            if (x - x.trunc()).abs() == 0.5 { 2.0 * (x / 2.0).round() } else { r }
+            if (x - x.trunc()).abs() == 0.5 {
+                2.0 * (x / 2.0).round()
+            } else {
+                r
+            }
         }
     }
 }
@@ -128,7 +142,9 @@ pub fn convert(v: u64, src: Ty, dst: Ty, round: Round, saturate: bool, flush: bo
     if src.float() || dst.float() {
         if src.float() && dst.float() {
             let x = to_f64(v, src);
-            let x = if round == Round::Default || matches!(round, Round::Rn | Round::Rz | Round::Rm | Round::Rp) {
+            let x = if round == Round::Default
+                || matches!(round, Round::Rn | Round::Rz | Round::Rm | Round::Rp)
+            {
                 x
             } else {
                 round_f(x, round)
@@ -159,7 +175,14 @@ pub fn convert(v: u64, src: Ty, dst: Ty, round: Round, saturate: bool, flush: bo
             if x.is_nan() {
                 return 0;
             }
-            let x = round_f(x, if round == Round::Default { Round::Rzi } else { round });
+            let x = round_f(
+                x,
+                if round == Round::Default {
+                    Round::Rzi
+                } else {
+                    round
+                },
+            );
             let bits = dst.bits();
             return if dst.signed() {
                 let lo = -(2f64.powi(bits as i32 - 1));
@@ -170,7 +193,11 @@ pub fn convert(v: u64, src: Ty, dst: Ty, round: Round, saturate: bool, flush: bo
             };
         }
         // Integer to float.
-        let x = if src.signed() { sext(v, src.bits()) as i64 as f64 } else { v as f64 };
+        let x = if src.signed() {
+            sext(v, src.bits()) as i64 as f64
+        } else {
+            v as f64
+        };
         return match dst {
             Ty::F64 => x.to_bits(),
             Ty::F16 => u64::from(half::f16::from_f64(x).to_bits()),
@@ -179,7 +206,11 @@ pub fn convert(v: u64, src: Ty, dst: Ty, round: Round, saturate: bool, flush: bo
                 // u32/i32 → f32 rounds once (f64 holds them exactly); 64-bit
                 // integers go through i64/u64 casts, which round to nearest.
                 let f = if src.bits() == 64 {
-                    if src.signed() { sext(v, 64) as i64 as f32 } else { v as f32 }
+                    if src.signed() {
+                        sext(v, 64) as i64 as f32
+                    } else {
+                        v as f32
+                    }
                 } else {
                     x as f32
                 };
@@ -188,14 +219,25 @@ pub fn convert(v: u64, src: Ty, dst: Ty, round: Round, saturate: bool, flush: bo
         };
     }
     // Integer to integer: sign- or zero-extend from the source, cut to the destination.
-    let wide = if src.signed() { sext(v, src.bits()) } else { v & ones(src.bits()) };
+    let wide = if src.signed() {
+        sext(v, src.bits())
+    } else {
+        v & ones(src.bits())
+    };
     if saturate {
         let (lo, hi): (i128, i128) = if dst.signed() {
-            (-(1i128 << (dst.bits() - 1)), (1i128 << (dst.bits() - 1)) - 1)
+            (
+                -(1i128 << (dst.bits() - 1)),
+                (1i128 << (dst.bits() - 1)) - 1,
+            )
         } else {
             (0, (1i128 << dst.bits()) - 1)
         };
-        let x = if src.signed() { wide as i64 as i128 } else { wide as i128 };
+        let x = if src.signed() {
+            wide as i64 as i128
+        } else {
+            wide as i128
+        };
         return (x.clamp(lo, hi) as u64) & ones(dst.bits());
     }
     wide & ones(dst.bits())
@@ -271,24 +313,52 @@ pub fn arith(i: &Inst, args: &[u64]) -> Option<u64> {
 }
 
 fn minf(x: f32, y: f32) -> f32 {
-    if x.is_nan() { y } else if y.is_nan() { x } else { x.min(y) }
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else {
+        x.min(y)
+    }
 }
 
 fn maxf(x: f32, y: f32) -> f32 {
-    if x.is_nan() { y } else if y.is_nan() { x } else { x.max(y) }
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else {
+        x.max(y)
+    }
 }
 
 /// An f32 result under a directed rounding (`.rm`, `.rp`, `.rz`) from its exact
 /// f64 value; `nearest` is the round-to-nearest result.
 fn round32(exact: f64, r: Round, nearest: f32) -> f32 {
-    let up = |f: f32| if f.is_nan() || f == f32::INFINITY { f } else { next_up(f) };
-    let down = |f: f32| if f.is_nan() || f == f32::NEG_INFINITY { f } else { -next_up(-f) };
+    let up = |f: f32| {
+        if f.is_nan() || f == f32::INFINITY {
+            f
+        } else {
+            next_up(f)
+        }
+    };
+    let down = |f: f32| {
+        if f.is_nan() || f == f32::NEG_INFINITY {
+            f
+        } else {
+            -next_up(-f)
+        }
+    };
     let n = f64::from(nearest);
     match r {
         Round::Rm if n > exact => down(nearest),
         Round::Rp if n < exact => up(nearest),
         Round::Rz if n.abs() > exact.abs() => {
-            if nearest > 0.0 { down(nearest) } else { up(nearest) }
+            if nearest > 0.0 {
+                down(nearest)
+            } else {
+                up(nearest)
+            }
         }
         _ => nearest,
     }
@@ -324,10 +394,18 @@ fn half_op(i: &Inst, args: &[u64]) -> Option<u64> {
     let bf = matches!(i.ty, Ty::Bf16 | Ty::Bf16x2);
     let get = |v: u64, k: u32| {
         let h = (v >> (16 * k)) as u16;
-        if bf { half::bf16::from_bits(h).to_f32() } else { half::f16::from_bits(h).to_f32() }
+        if bf {
+            half::bf16::from_bits(h).to_f32()
+        } else {
+            half::f16::from_bits(h).to_f32()
+        }
     };
     let put = |f: f32| -> u64 {
-        if bf { u64::from(half::bf16::from_f32(f).to_bits()) } else { u64::from(half::f16::from_f32(f).to_bits()) }
+        if bf {
+            u64::from(half::bf16::from_f32(f).to_bits())
+        } else {
+            u64::from(half::f16::from_f32(f).to_bits())
+        }
     };
     let mut out = 0u64;
     for k in 0..if pairs { 2 } else { 1 } {
@@ -363,7 +441,10 @@ fn int_op(i: &Inst, args: &[u64]) -> Option<u64> {
     // Products: .lo, .hi, .wide.
     let product = |x: u64, y: u64| -> (u128, u32) {
         if signed {
-            ((i128::from(sext(x, bits) as i64) * i128::from(sext(y, bits) as i64)) as u128, bits)
+            (
+                (i128::from(sext(x, bits) as i64) * i128::from(sext(y, bits) as i64)) as u128,
+                bits,
+            )
         } else {
             (u128::from(x) * u128::from(y), bits)
         }
@@ -412,25 +493,45 @@ fn int_op(i: &Inst, args: &[u64]) -> Option<u64> {
         Op::Abs => (sa.unsigned_abs()) & m,
         Op::Neg => (a.wrapping_neg()) & m,
         Op::Min => {
-            if signed { (sa.min(sb) as u64) & m } else { a.min(b) }
+            if signed {
+                (sa.min(sb) as u64) & m
+            } else {
+                a.min(b)
+            }
         }
         Op::Max => {
-            if signed { (sa.max(sb) as u64) & m } else { a.max(b) }
+            if signed {
+                (sa.max(sb) as u64) & m
+            } else {
+                a.max(b)
+            }
         }
         Op::And => a & b,
         Op::Or => a | b,
         Op::Xor => a ^ b,
         Op::Not => {
-            if ty == Ty::Pred { u64::from(a == 0) } else { !a & m }
+            if ty == Ty::Pred {
+                u64::from(a == 0)
+            } else {
+                !a & m
+            }
         }
         Op::Cnot => u64::from(a == 0),
         Op::Shl => {
-            if b >= u64::from(bits) { 0 } else { (a << b) & m }
+            if b >= u64::from(bits) {
+                0
+            } else {
+                (a << b) & m
+            }
         }
         Op::Shr => {
             let s = b.min(u64::from(bits));
             if signed {
-                if s >= u64::from(bits) { if sa < 0 { m } else { 0 } } else { ((sa >> s) as u64) & m }
+                if s >= u64::from(bits) {
+                    if sa < 0 { m } else { 0 }
+                } else {
+                    ((sa >> s) as u64) & m
+                }
             } else if s >= u64::from(bits) {
                 0
             } else {
@@ -446,7 +547,11 @@ fn int_op(i: &Inst, args: &[u64]) -> Option<u64> {
                 u64::from(u32::MAX)
             } else {
                 let msb = 63 - v.leading_zeros();
-                u64::from(if i.flag(flag::SHIFTAMT) { bits - 1 - msb } else { msb })
+                u64::from(if i.flag(flag::SHIFTAMT) {
+                    bits - 1 - msb
+                } else {
+                    msb
+                })
             }
         }
         Op::Bfe => {
@@ -457,7 +562,11 @@ fn int_op(i: &Inst, args: &[u64]) -> Option<u64> {
             } else {
                 let len = len.min(u64::from(bits) - pos);
                 let field = (a >> pos) & ones(len as u32);
-                if signed { sext(field, len as u32) & m } else { field }
+                if signed {
+                    sext(field, len as u32) & m
+                } else {
+                    field
+                }
             }
         }
         Op::Bfi => {
@@ -477,7 +586,11 @@ fn int_op(i: &Inst, args: &[u64]) -> Option<u64> {
             for k in 0..4 {
                 let sel = (c >> (4 * k)) & 0xF;
                 let byte = (bytes >> (8 * (sel & 7))) & 0xFF;
-                let byte = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xFF } else { 0 } } else { byte };
+                let byte = if sel & 8 != 0 {
+                    if byte & 0x80 != 0 { 0xFF } else { 0 }
+                } else {
+                    byte
+                };
                 out |= byte << (8 * k);
             }
             out
@@ -495,18 +608,34 @@ mod tests {
         let f = |x: f32| u64::from(x.to_bits());
         let cases = [
             (f(2.7), Ty::F32, Ty::S32, Round::Rzi, 2u64),
-            (f(-2.5), Ty::F32, Ty::S32, Round::Rni, (-2i64 as u64) & ones(32)),
+            (
+                f(-2.5),
+                Ty::F32,
+                Ty::S32,
+                Round::Rni,
+                (-2i64 as u64) & ones(32),
+            ),
             (f(3.5), Ty::F32, Ty::S32, Round::Rni, 4),
             (f(-1.0), Ty::F32, Ty::U32, Round::Rzi, 0),
             (7, Ty::U32, Ty::F32, Round::Rn, f(7.0)),
-            ((-3i64 as u64) & ones(32), Ty::S32, Ty::S64, Round::Default, -3i64 as u64),
+            (
+                (-3i64 as u64) & ones(32),
+                Ty::S32,
+                Ty::S64,
+                Round::Default,
+                -3i64 as u64,
+            ),
             (0xFFFF_FFFF, Ty::U32, Ty::U64, Round::Default, 0xFFFF_FFFF),
             (0x1_2345_6789, Ty::U64, Ty::U32, Round::Default, 0x2345_6789),
             (f(1.0), Ty::F32, Ty::Bf16, Round::Rn, 0x3F80),
             (0x3F80, Ty::Bf16, Ty::F32, Round::Default, f(1.0)),
         ];
         for (v, src, dst, round, want) in cases {
-            assert_eq!(convert(v, src, dst, round, false, false), want, "{v:#x} {src:?}->{dst:?}");
+            assert_eq!(
+                convert(v, src, dst, round, false, false),
+                want,
+                "{v:#x} {src:?}->{dst:?}"
+            );
         }
     }
 

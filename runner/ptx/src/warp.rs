@@ -21,7 +21,12 @@ pub enum Resolved {
 }
 
 /// Completes every warp operation whose lanes have all arrived.
-pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) -> Resolved {
+pub fn resolve(
+    kernel: &Kernel,
+    threads: &mut [ThreadState],
+    w: &mut World,
+    mem: &mut Cluster<'_>,
+) -> Resolved {
     let mut any = crate::matrix::resolve_warpgroups(kernel, threads, w, mem);
     let is_group_op = |t: &ThreadState| kernel.body.get(t.pc).is_some_and(|i| i.op == Op::Wgmma);
     let warps = threads.len().div_ceil(32);
@@ -29,13 +34,19 @@ pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem:
         let lo = warp * 32;
         let hi = (lo + 32).min(threads.len());
         let waiting: Vec<usize> = (lo..hi)
-            .filter(|&i| matches!(threads[i].stop, Some(Stop::Warp { .. })) && !is_group_op(&threads[i]))
+            .filter(|&i| {
+                matches!(threads[i].stop, Some(Stop::Warp { .. })) && !is_group_op(&threads[i])
+            })
             .collect();
         if waiting.is_empty() {
             continue;
         }
         // Lanes that exist in this warp.
-        let present: u32 = if hi - lo == 32 { u32::MAX } else { (1u32 << (hi - lo)) - 1 };
+        let present: u32 = if hi - lo == 32 {
+            u32::MAX
+        } else {
+            (1u32 << (hi - lo)) - 1
+        };
         let mut done = vec![false; 32];
         for &i in &waiting {
             let lane = i - lo;
@@ -89,7 +100,9 @@ pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem:
                 .filter(|&j| threads[j].pc == pc && threads[j].stop == threads[i].stop)
                 .collect();
             if same.len() < group.len() {
-                let other = group.iter().find(|&&j| threads[j].pc != pc || threads[j].stop != threads[i].stop);
+                let other = group
+                    .iter()
+                    .find(|&&j| threads[j].pc != pc || threads[j].stop != threads[i].stop);
                 let other_line = other
                     .and_then(|&j| kernel.body.get(threads[j].pc))
                     .map_or(0, |x| w.lines.line(x.line as usize));
@@ -114,7 +127,14 @@ pub fn resolve(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World, mem:
 }
 
 /// Carries out the warp operation at the group's pc for the lanes of `group`.
-fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mut World, mem: &mut Cluster<'_>) {
+fn execute(
+    kernel: &Kernel,
+    threads: &mut [ThreadState],
+    group: &[usize],
+    lo: usize,
+    w: &mut World,
+    mem: &mut Cluster<'_>,
+) {
     let Some(&first) = group.first() else {
         return;
     };
@@ -132,7 +152,10 @@ fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: us
             let mode = inst.mods.get(1).map(String::as_str).unwrap_or("idx");
             // `d|p, a, b, c, mask` or `d, a, b, c, mask`.
             let at = o.len().saturating_sub(5);
-            let values: Vec<u64> = group.iter().map(|&j| read(&threads[j], w, &o[1 + at], Ty::B32)).collect();
+            let values: Vec<u64> = group
+                .iter()
+                .map(|&j| read(&threads[j], w, &o[1 + at], Ty::B32))
+                .collect();
             let mut results = Vec::new();
             for (k, &j) in group.iter().enumerate() {
                 let t = &threads[j];
@@ -181,7 +204,10 @@ fn execute(kernel: &Kernel, threads: &mut [ThreadState], group: &[usize], lo: us
         }
         Op::Vote => {
             let mode = inst.mods.get(1).map(String::as_str).unwrap_or("any");
-            let preds: Vec<bool> = group.iter().map(|&j| read(&threads[j], w, &o[1], Ty::Pred) != 0).collect();
+            let preds: Vec<bool> = group
+                .iter()
+                .map(|&j| read(&threads[j], w, &o[1], Ty::Pred) != 0)
+                .collect();
             let ballot: u64 = group
                 .iter()
                 .zip(&preds)
