@@ -638,7 +638,8 @@ const DIAGRAM_ELEMENTS: usize = 4096;
 
 /// A WGSL kernel's access diagram (the solution, or a debugging case's
 /// kernel as given), from a traced run on the CPU checker, or why there is
-/// none; nothing for CUDA (the checker runs WGSL).
+/// none; nothing for CUDA (its page shows the WGSL kernel's; `runner check
+/// --lang cuda --draw` draws a CUDA one on the CUDA checker).
 fn access_diagram(
     puzzle: &Puzzle,
     lang: Lang,
@@ -664,7 +665,7 @@ fn access_diagram(
         ));
     }
     let source = puzzle.kernel(lang)?.variant(variant);
-    let report = session.runner.traced(puzzle, variant, &source).ok()?;
+    let report = session.runner.traced(puzzle, lang, variant, &source).ok()?;
     let what = match variant {
         Variant::Skeleton => "the kernel as given",
         _ => "this solution",

@@ -16,17 +16,21 @@ pub enum BackendArg {
     Wgpu,
     /// CUDA C compiled with NVRTC, run on an NVIDIA GPU.
     Cuda,
-    /// WGSL on the CPU checker: races, out-of-bounds indices, uninitialized
-    /// reads and divergent barriers reported; no timings.
+    /// The CPU checker: races, out-of-bounds indices, uninitialized reads
+    /// and divergent barriers reported; no timings. WGSL's, or, for CUDA C
+    /// (--lang cuda, a .cu file), NVRTC's PTX interpreted (needs NVRTC, no GPU).
     Sim,
 }
 
-impl From<BackendArg> for BackendKind {
-    fn from(arg: BackendArg) -> BackendKind {
-        match arg {
-            BackendArg::Wgpu => BackendKind::Wgpu,
-            BackendArg::Cuda => BackendKind::Cuda,
-            BackendArg::Sim => BackendKind::Sim,
+impl BackendArg {
+    /// The backend this names for a kernel in `lang` (where known): `sim`
+    /// is the checker of the kernel's language, WGSL's unless it is CUDA.
+    pub fn kind(self, lang: Option<Lang>) -> BackendKind {
+        match (self, lang) {
+            (BackendArg::Wgpu, _) => BackendKind::Wgpu,
+            (BackendArg::Cuda, _) => BackendKind::Cuda,
+            (BackendArg::Sim, Some(Lang::Cuda)) => BackendKind::PtxSim,
+            (BackendArg::Sim, _) => BackendKind::Sim,
         }
     }
 }
@@ -54,7 +58,7 @@ pub fn lang_and_backend(
     backend: Option<BackendArg>,
 ) -> Result<(Option<Lang>, Option<BackendKind>)> {
     let lang = lang.map(Lang::from);
-    let backend = backend.map(BackendKind::from);
+    let backend = backend.map(|b| b.kind(lang));
     match (lang, backend) {
         (Some(l), Some(b)) if b.lang() != l => bail!(
             "--lang {l} and --backend {b} disagree: the {b} backend runs {} kernels",
@@ -81,7 +85,7 @@ pub fn sanitizing(
 
 /// A backend that times kernels: the CPU checker's runs say nothing about a GPU.
 pub fn timing_backend(backend: BackendArg, command: &str) -> Result<BackendKind> {
-    let kind = BackendKind::from(backend);
+    let kind = backend.kind(None);
     if kind.is_simulator() {
         bail!(
             "`runner {command} --backend sim`: the CPU checker does not time kernels; \
@@ -200,7 +204,7 @@ mod tests {
     #[test]
     fn lang_and_backend_table() {
         type Want = Result<(Option<Lang>, Option<BackendKind>), &'static str>;
-        let cases: [(Option<LangArg>, Option<BackendArg>, Want); 6] = [
+        let cases: [(Option<LangArg>, Option<BackendArg>, Want); 8] = [
             (None, None, Ok((None, None))),
             (Some(LangArg::Cuda), None, Ok((Some(Lang::Cuda), None))),
             (
@@ -212,6 +216,16 @@ mod tests {
                 Some(LangArg::Wgsl),
                 Some(BackendArg::Sim),
                 Ok((Some(Lang::Wgsl), Some(BackendKind::Sim))),
+            ),
+            (
+                Some(LangArg::Cuda),
+                Some(BackendArg::Sim),
+                Ok((Some(Lang::Cuda), Some(BackendKind::PtxSim))),
+            ),
+            (
+                Some(LangArg::Cuda),
+                Some(BackendArg::Cuda),
+                Ok((Some(Lang::Cuda), Some(BackendKind::Cuda))),
             ),
             (Some(LangArg::Wgsl), Some(BackendArg::Cuda), Err("disagree")),
             (Some(LangArg::Cuda), Some(BackendArg::Wgpu), Err("disagree")),
@@ -225,6 +239,15 @@ mod tests {
             }
         }
         assert!(timing_backend(BackendArg::Sim, "bench").is_err());
+        // `sim` for a .cu file (`runner run --file`, which has no --lang) is CUDA's checker.
+        let by_file = [
+            (None, BackendKind::Sim),
+            (Some(Lang::Wgsl), BackendKind::Sim),
+            (Some(Lang::Cuda), BackendKind::PtxSim),
+        ];
+        for (lang, want) in by_file {
+            assert_eq!(BackendArg::Sim.kind(lang), want, "{lang:?}");
+        }
         assert_eq!(
             timing_backend(BackendArg::Cuda, "bench").unwrap(),
             BackendKind::Cuda

@@ -111,7 +111,7 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
         // The three ways in turn, run after run, so that a slower stretch of
         // the machine (another process, a frequency change) lands on all three.
         let report = runner
-            .traced(puzzle, Variant::Solution, &source)
+            .traced(puzzle, Lang::Wgsl, Variant::Solution, &source)
             .expect("runs");
         let accesses = report.accesses.as_deref().expect("a traced run");
         let [plain, traced, drawn, drawing] = interleaved_medians(
@@ -120,13 +120,13 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
                 &mut || check(runner, puzzle, &source, None),
                 &mut || {
                     let report = runner
-                        .traced(puzzle, Variant::Solution, &source)
+                        .traced(puzzle, Lang::Wgsl, Variant::Solution, &source)
                         .expect("runs");
                     assert!(report.accesses.is_some());
                 },
                 &mut || {
                     let report = runner
-                        .traced(puzzle, Variant::Solution, &source)
+                        .traced(puzzle, Lang::Wgsl, Variant::Solution, &source)
                         .expect("runs");
                     let accesses = report.accesses.as_deref().expect("a traced run");
                     let svg = puzzle_core::judge::diagram::svg(

@@ -7,7 +7,8 @@
 //!   module (`runner/web`) touch no files,
 //!   processes, threads, environment or clock, and depend on nothing that
 //!   does, so they compile to WebAssembly and judge a kernel in a browser as
-//!   they do in the CLI.
+//!   they do in the CLI; the CUDA checker (`runner/ptx`) keeps the same
+//!   rules as WGSL's, an interpreter that knows no files.
 //!
 //! A "module" here is a file together with its private child files (`mod x;`
 //! without `pub`): one type's methods split over several files are one unit.
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 const CRATES: &[(&str, &str)] = &[
     ("puzzle_core", "runner/core/src"),
     ("wgsl_sim", "runner/sim/src"),
+    ("ptx_sim", "runner/ptx/src"),
     ("puzzle_web", "runner/web/src"),
     ("runner", "runner/src"),
     ("runner_cli", "runner/cli"),
@@ -407,9 +409,23 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
             "Path",
         ],
     ),
+    // The CUDA checker: PTX text in, bytes out; NVRTC is the engine's.
+    (
+        "runner/ptx",
+        &["libm", "half"],
+        &[
+            "std::fs",
+            "std::process",
+            "std::env",
+            "std::thread",
+            "Instant::now",
+            "SystemTime",
+            "Path",
+        ],
+    ),
 ];
 
-/// The core reads no files and the checker knows none; neither starts a
+/// The core reads no files and the checkers know none; none starts a
 /// process or a thread, reads the environment or the clock (the caller
 /// gives the clock), or depends on a crate that might.
 #[test]

@@ -1,6 +1,7 @@
 //! Every chapter's puzzles, as one test per puzzle, language, variant and backend.
 //!
-//! - the solution must pass (wgpu, sim) or compile (CUDA without a GPU);
+//! - the solution must pass (wgpu, sim, CUDA on a GPU or on the CUDA
+//!   checker), and compile (CUDA without a GPU);
 //! - the skeleton must compile and, where it can run, fail;
 //! - a debugging case's kernel as given (its skeleton) must show the spec's
 //!   `bug` on the CPU checker, and compile and run everywhere else: a GPU
@@ -17,7 +18,12 @@
 //!   on every solution's outputs;
 //! - the simulator also agrees with the GPU recordings in `results/`: the
 //!   same verdict for the solution and the skeleton, and the same values
-//!   wherever a recording kept them.
+//!   wherever a recording kept them;
+//! - CUDA C runs on the CUDA backend; where it only compiles (no NVIDIA
+//!   GPU), each `::run` is made on the CUDA checker instead (`ptx-sim`,
+//!   labelled `sim`), except for a kernel with an instruction the checker
+//!   lacks (skipped, by name); and the checker agrees with the H100
+//!   recordings of every CUDA solution.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use puzzle_core::chapter::book::Book;
@@ -29,6 +35,7 @@ use puzzle_core::judge::verify::{close, close_within};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
+use puzzle_core::spec::data::Dtype;
 use puzzle_core::spec::reference;
 use puzzle_core::spec::resolve::PuzzleSpec;
 use runner::perf::record::schema::{Recorded, Recording};
@@ -86,6 +93,9 @@ fn main() {
     let recordings = Arc::new(recordings);
 
     let mut trials = Vec::new();
+    // Trials that run on the CUDA checker, made once it is known which
+    // kernels it lacks an instruction for (after the listing).
+    let mut on_checker = Vec::new();
     for kind in BackendKind::ALL {
         // Say up front what each backend is, or why its tests are skipped.
         match RUNNER.backend(kind) {
@@ -134,8 +144,26 @@ fn main() {
                 trials.push(agreement(&book, puzzle));
                 trials.push(recorded_agreement(&book, &recordings, puzzle));
             }
-            // Each backend that runs this language: the default one, then the others by name.
-            let kinds = BackendKind::ALL.into_iter().filter(|k| k.lang() == lang);
+            if lang == Lang::Cuda {
+                let recorded = cuda_recorded_agreement(&book, &recordings, puzzle);
+                match recorded {
+                    Err(trial) => trials.push(trial),
+                    Ok(pending) => {
+                        let name = pending.name.clone();
+                        on_checker.push(OnChecker {
+                            index: trials.len(),
+                            ..pending
+                        });
+                        trials.push(skipped(name, "listed".into()));
+                    }
+                }
+            }
+            // Each backend that runs this language: the default one, then the
+            // others by name. The CUDA checker is no backend of its own here:
+            // it runs CUDA's runs where the CUDA backend only compiles.
+            let kinds = BackendKind::ALL
+                .into_iter()
+                .filter(|&k| k.lang() == lang && k != BackendKind::PtxSim);
             for (kind, (variant, case)) in kinds.flat_map(|k| runs.iter().map(move |r| (k, r))) {
                 let (variant, case) = (*variant, case.clone());
                 let name = match kind == BackendKind::for_lang(lang) {
@@ -150,49 +178,51 @@ fn main() {
                         format!("{name}::stress[{}]", set.join(","))
                     }
                 };
-                let make = |name: String| {
-                    let book = book.clone();
-                    let id = puzzle.id().to_string();
-                    let case = case.clone();
-                    Trial::test(name, move || {
-                        let puzzle = book.find(&id).map_err(Failed::from)?;
-                        check(puzzle, kind, variant, &case)
-                    })
-                };
                 if kind.is_simulator()
-                    && let Some(overrides) = &case.overrides
+                    && let Some(why) = beyond_checker(puzzle, &case)
                 {
-                    let spec = puzzle.spec.sized(overrides).map_err(|e| e.to_string());
-                    let threads: u64 = spec
-                        .map(|s| s.launches.iter().map(|l| l.total_threads()).sum())
-                        .unwrap_or(0);
-                    if threads > SIM_MAX_INVOCATIONS {
-                        trials.push(
-                            Trial::test(name, || Ok(()))
-                                .with_kind(format!(
-                                    "skipped: {threads} invocations; the suite runs sim stress cases up to {SIM_MAX_INVOCATIONS}"
-                                ))
-                                .with_ignored_flag(true),
-                        );
-                        continue;
-                    }
+                    trials.push(skipped(name, why));
+                    continue;
                 }
                 match RUNNER.backend(kind) {
                     Ok(b) => match b.compile_only() {
-                        None => trials.push(make(name).with_kind(kind.to_string())),
-                        // Compiled here; the run itself is skipped, by name and reason.
+                        None => trials.push(trial(&book, puzzle, name, kind, variant, &case)),
+                        // Compiled here; the run itself is made on the CUDA
+                        // checker, or skipped, by name and reason.
                         Some(reason) => {
-                            trials
-                                .push(make(format!("{name}::compile")).with_kind(kind.to_string()));
-                            trials.push(
-                                Trial::test(format!("{name}::run"), || Ok(()))
-                                    .with_kind(format!("skipped: {reason}"))
-                                    .with_ignored_flag(true),
-                            );
+                            let compile = format!("{name}::compile");
+                            trials.push(trial(&book, puzzle, compile, kind, variant, &case));
+                            let run = format!("{name}::run");
+                            let why = match RUNNER.backend(BackendKind::PtxSim) {
+                                Err(e) => Some(format!("{reason}; {e}")),
+                                Ok(_) => beyond_checker(puzzle, &case),
+                            };
+                            match why {
+                                Some(why) => trials.push(skipped(run, why)),
+                                None => {
+                                    let (book, case) = (book.clone(), case.clone());
+                                    let id = puzzle.id().to_string();
+                                    let name = run.clone();
+                                    on_checker.push(OnChecker {
+                                        index: trials.len(),
+                                        name: run.clone(),
+                                        id: id.clone(),
+                                        variant,
+                                        make: Box::new(move || {
+                                            let puzzle = book.find(&id).ok();
+                                            let puzzle = puzzle.expect("listed from this book");
+                                            let sim = BackendKind::PtxSim;
+                                            trial(&book, puzzle, name, sim, variant, &case)
+                                                .with_kind("sim")
+                                        }),
+                                    });
+                                    trials.push(skipped(run, "listed".into()));
+                                }
+                            }
                         }
                     },
                     Err(e) => trials.push(
-                        make(name)
+                        trial(&book, puzzle, name, kind, variant, &case)
                             .with_kind(format!("skipped: {e}"))
                             .with_ignored_flag(true),
                     ),
@@ -200,6 +230,7 @@ fn main() {
             }
         }
     }
+    resolve_on_checker(&args, &book, &mut trials, on_checker);
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -235,6 +266,138 @@ fn reference_agrees(spec: &PuzzleSpec) -> Result<(), Failed> {
         }
     }
     Ok(())
+}
+
+/// The trial of `variant` of `puzzle` at `case` on `kind`, labelled with the backend.
+fn trial(
+    book: &Arc<Book>,
+    puzzle: &Puzzle,
+    name: String,
+    kind: BackendKind,
+    variant: Variant,
+    case: &Case,
+) -> Trial {
+    let (book, id, case) = (book.clone(), puzzle.id().to_string(), case.clone());
+    Trial::test(name, move || {
+        let puzzle = book.find(&id).map_err(Failed::from)?;
+        check(puzzle, kind, variant, &case)
+    })
+    .with_kind(kind.to_string())
+}
+
+/// A trial listed as skipped, with why.
+fn skipped(name: String, why: String) -> Trial {
+    Trial::test(name, || Ok(()))
+        .with_kind(format!("skipped: {why}"))
+        .with_ignored_flag(true)
+}
+
+/// Why the suite leaves `case` off the CPU checkers (a stress case of more
+/// than [`SIM_MAX_INVOCATIONS`] invocations), if it does.
+fn beyond_checker(puzzle: &Puzzle, case: &Case) -> Option<String> {
+    let overrides = case.overrides.as_ref()?;
+    let spec = puzzle.spec.sized(overrides).map_err(|e| e.to_string());
+    let threads: u64 = spec
+        .map(|s| s.launches.iter().map(|l| l.total_threads()).sum())
+        .unwrap_or(0);
+    (threads > SIM_MAX_INVOCATIONS).then(|| {
+        format!(
+            "{threads} invocations; the suite runs sim stress cases up to {SIM_MAX_INVOCATIONS}"
+        )
+    })
+}
+
+/// A trial on the CUDA checker, made once it is known whether the checker
+/// can run the kernel (`variant` of puzzle `id`): it stands at `index`.
+struct OnChecker {
+    index: usize,
+    name: String,
+    id: String,
+    variant: Variant,
+    make: Box<dyn FnOnce() -> Trial>,
+}
+
+/// Puts each trial of `pending` in its place: skipped, by name, where the
+/// CUDA checker lacks an instruction of its kernel (a static scan of the
+/// PTX; the compiles are kept for the runs), else the trial itself. Only
+/// the kernels of trials the filter keeps are compiled, in parallel.
+fn resolve_on_checker(
+    args: &Arguments,
+    book: &Book,
+    trials: &mut [Trial],
+    pending: Vec<OnChecker>,
+) {
+    let kept = |p: &OnChecker| {
+        let probe = Trial::test(p.name.clone(), || Ok(())).with_kind("sim");
+        !args.is_filtered_out(&probe)
+    };
+    let mut kernels: Vec<(String, Variant)> = pending
+        .iter()
+        .filter(|p| kept(p))
+        .map(|p| (p.id.clone(), p.variant))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    kernels.retain(|k| seen.insert(k.clone()));
+    let lacking = lacking(book, &kernels);
+    for p in pending {
+        let lacks = lacking
+            .iter()
+            .find(|(id, variant, _)| *id == p.id && *variant == p.variant)
+            .and_then(|(_, _, lacks)| lacks.clone());
+        trials[p.index] = match lacks {
+            Some(why) => skipped(p.name, why),
+            None => (p.make)(),
+        };
+    }
+}
+
+/// For each kernel (puzzle id, variant), what the CUDA checker lacks to run
+/// it, in the words of a skipped trial; compiled on every core.
+fn lacking(book: &Book, kernels: &[(String, Variant)]) -> Vec<(String, Variant, Option<String>)> {
+    let Ok(checker) = runner::backend::open::cuda_checker_from_env() else {
+        return vec![];
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = kernels.len().div_ceil(cores).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = kernels
+            .chunks(chunk)
+            .map(|chunk| {
+                let checker = &checker;
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(id, variant)| {
+                            let why = lacks(book, checker, id, *variant);
+                            (id.clone(), *variant, why)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// "the CPU checker lacks `tcgen05.mma` (line 12)", where it does.
+fn lacks(
+    book: &Book,
+    checker: &runner::backend::cuda::checker::CudaCheckerBackend,
+    id: &str,
+    variant: Variant,
+) -> Option<String> {
+    let puzzle = book.find(id).ok()?;
+    let source = puzzle.kernel(Lang::Cuda)?.variant(variant);
+    let spec = puzzle.spec.resolve(&Default::default()).ok()?;
+    let entries = spec.launches.iter().map(|l| l.kernel.as_str());
+    let (instruction, at) = checker.lacks(&source, entries)?;
+    Some(format!(
+        "the CPU checker lacks `{instruction}` (line {})",
+        at.line
+    ))
 }
 
 fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> Result<(), Failed> {
@@ -364,6 +527,109 @@ fn recorded_agreement(
         Ok(())
     })
     .with_kind("sim")
+}
+
+/// `{id}::cuda::sim_agrees_with_recorded`: on every recording in `results/`
+/// of this puzzle's current CUDA solution on an H100 (its teaching size),
+/// the CUDA checker gives the same verdict and the same outputs: bit for bit
+/// where the output is an integer type, within its type's tolerance
+/// otherwise (a GPU's division, `rsqrt` and `exp` may differ from the CPU's
+/// in the last bits). Skipped, by name, when no recording is current or the
+/// checker cannot open; `Err` is such a trial, ready.
+fn cuda_recorded_agreement(
+    book: &Arc<Book>,
+    recordings: &Arc<Vec<Recording>>,
+    puzzle: &Puzzle,
+) -> Result<OnChecker, Trial> {
+    let name = format!("{}::cuda::sim_agrees_with_recorded", puzzle.id());
+    let recorded: Vec<(String, RunReport)> =
+        store::lookup(recordings, puzzle, Lang::Cuda, Variant::Solution)
+            .into_iter()
+            .filter_map(|r| match r {
+                Recorded::Current { recording, report }
+                    if recording.device.name.contains("H100") =>
+                {
+                    Some((recording.device.name.clone(), report.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+    if recorded.is_empty() {
+        let why = "no current H100 recording of this puzzle's CUDA solution in results/";
+        return Err(skipped(name, why.into()));
+    }
+    if let Err(e) = RUNNER.backend(BackendKind::PtxSim) {
+        return Err(skipped(name, e.to_string()));
+    }
+    let (book, id) = (book.clone(), puzzle.id().to_string());
+    let trial_name = name.clone();
+    let make = move || {
+        Trial::test(trial_name, move || {
+            let puzzle = book.find(&id).map_err(Failed::from)?;
+            let kernel = puzzle.kernel(Lang::Cuda).ok_or("no kernel")?;
+            let source = kernel.variant(Variant::Solution);
+            let sim = RUNNER
+                .run_on(
+                    BackendKind::PtxSim,
+                    puzzle,
+                    Variant::Solution,
+                    &source,
+                    &Case::teaching(),
+                )
+                .map_err(|e| e.to_string())?;
+            for (device, gpu) in &recorded {
+                if sim.status != gpu.status {
+                    return Err(format!(
+                        "recorded on {device} as {}, the checker says:\n{}",
+                        gpu.status.word(),
+                        sim.to_text()
+                    )
+                    .into());
+                }
+                for check in gpu.checks.iter().filter(|c| !c.got.is_empty()) {
+                    // A recording keeps the head and tail of a long output:
+                    // the checker's is cut the same way before the two are compared.
+                    let ours = sim.checks.iter().find(|c| c.name == check.name).map(|c| {
+                        let mut c = c.clone();
+                        if check.abridged.is_some() {
+                            c.abridge(usize::MAX);
+                        }
+                        c
+                    });
+                    let exact = matches!(check.dtype, Dtype::I32 | Dtype::U32);
+                    let tolerance = check.dtype.tolerance();
+                    let same = ours.as_ref().is_some_and(|o| {
+                        o.got.len() == check.got.len()
+                            && o.got.iter().zip(&check.got).all(|(a, b)| match (a, b) {
+                                (Some(a), Some(b)) if exact => a.to_bits() == b.to_bits(),
+                                (Some(a), Some(b)) => {
+                                    (a.is_nan() && b.is_nan()) || close_within(*a, *b, tolerance)
+                                }
+                                (a, b) => a == b,
+                            })
+                    });
+                    if !same {
+                        return Err(format!(
+                            "`{}`: recorded on {device} as {:?}, the checker gives {:?}",
+                            check.name,
+                            check.got,
+                            ours.map(|c| c.got)
+                        )
+                        .into());
+                    }
+                }
+            }
+            Ok(())
+        })
+        .with_kind("sim")
+    };
+    Ok(OnChecker {
+        index: 0,
+        name,
+        id: puzzle.id().to_string(),
+        variant: Variant::Solution,
+        make: Box::new(make),
+    })
 }
 
 /// `{id}::wgsl::sim_agrees_with_wgpu`: the simulator's outputs equal wgpu's

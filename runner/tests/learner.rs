@@ -273,31 +273,37 @@ fn hint_reset_and_bad_input() -> Result<(), Failed> {
     Ok(())
 }
 
-/// CUDA C: run where a GPU is, compiled (and said so) where only NVRTC is,
-/// and a sentence where neither is.
+/// CUDA C: run where a GPU is, run on the CUDA checker where only NVRTC is
+/// (and only compiled, and said so, where `--backend cuda` asks for the
+/// GPU), and a sentence where neither is.
 fn cuda_says_what_it_can_do_here() -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let ws = dir.path().join(".learner");
     let (code, out, err) = cli(&ws, &["check", "p03_guard", "--lang", "cuda"], &[]);
     let text = format!("{out}{err}");
     match RUNNER.backend(BackendKind::Cuda) {
-        Ok(b) if b.runs_kernels() => assert_eq!(code, 1, "the skeleton fails: {text}"),
-        Ok(_) => {
-            assert_eq!(code, 2, "{text}");
-            assert!(text.contains("– COMPILES"), "{text}");
-            assert!(
-                text.contains("CUDA C can only be compiled on this machine"),
-                "{text}"
-            );
-            assert!(
-                text.contains("runner check p03_guard --lang wgsl"),
-                "{text}"
-            );
-        }
+        Ok(_) => assert_eq!(code, 1, "the skeleton fails: {text}"),
         Err(_) => {
             assert_eq!(code, 2, "{text}");
             assert!(text.contains("cuda unavailable"), "{text}");
         }
+    }
+    if let Ok(b) = RUNNER.backend(BackendKind::Cuda)
+        && !b.runs_kernels()
+    {
+        let args = ["check", "p03_guard", "--lang", "cuda", "--backend", "cuda"];
+        let (code, out, err) = cli(&ws, &args, &[]);
+        let text = format!("{out}{err}");
+        assert_eq!(code, 2, "{text}");
+        assert!(text.contains("– COMPILES"), "{text}");
+        assert!(
+            text.contains("CUDA C can only be compiled on this machine"),
+            "{text}"
+        );
+        assert!(
+            text.contains("runner check p03_guard --lang wgsl"),
+            "{text}"
+        );
     }
     Ok(())
 }
@@ -459,7 +465,7 @@ fn diagrams_show_what_the_kernel_did() -> Result<(), Failed> {
     let pictures = |id: &str, source: &SourceText| -> Result<Vec<Picture>, Failed> {
         let puzzle = book.find(id)?;
         let report = RUNNER
-            .traced(puzzle, Variant::File, source)
+            .traced(puzzle, Lang::Wgsl, Variant::File, source)
             .map_err(|e| e.to_string())?;
         let map = report
             .accesses

@@ -53,8 +53,8 @@ pub struct CheckArgs {
     /// at your lines; needs compute-sanitizer from the CUDA toolkit.
     #[arg(long)]
     sanitize: bool,
-    /// Also draw who read and wrote which element of every buffer (WGSL, on
-    /// the CPU checker, at the teaching size) to your file's name + `.svg`.
+    /// Also draw who read and wrote which element of every buffer (on the
+    /// CPU checker, at the teaching size) to your file's name + `.svg`.
     #[arg(long, conflicts_with = "all")]
     draw: bool,
 }
@@ -98,22 +98,16 @@ fn one(
     Ok(ExitCode::from(report.verdict.exit_code()))
 }
 
-/// `--draw`: the access diagram of the learner's WGSL copy, beside it; said
-/// on stderr, so `--json` keeps stdout to itself.
+/// `--draw`: the access diagram of the learner's copy, beside it; said on
+/// stderr, so `--json` keeps stdout to itself.
 pub fn draw(learner: &Learner, runner: &Runner, puzzle: &Puzzle, lang: Option<Lang>) -> Result<()> {
     let lang = match lang {
         Some(l) => l,
         None => crate::learner::default_lang(learner, runner, Some(puzzle))?,
     };
-    if lang != Lang::Wgsl {
-        eprintln!(
-            "--draw: the diagram comes from the CPU checker, which runs WGSL: try              `runner check {} --lang wgsl --draw`",
-            puzzle.id()
-        );
-        return Ok(());
-    }
-    let file = learner.workspace.file(puzzle, Lang::Wgsl);
-    match runner::learner::draw::draw(runner, puzzle, &file) {
+    let file = learner.workspace.file(puzzle, lang);
+    let files = runner::book::load::BookFiles::new(&learner.book.root);
+    match runner::learner::draw::draw(runner, puzzle, lang, &file, &files) {
         Ok(path) => eprintln!(
             "Drawn: {} (who read and wrote which element, at the teaching size; open it in a browser)",
             puzzle_core::source::diag::display_path(&path)

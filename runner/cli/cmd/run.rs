@@ -12,7 +12,7 @@ use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::{BackendError, BackendKind};
+use puzzle_core::run::backend::BackendError;
 use puzzle_core::source::text::SourceText;
 use runner::book::load::BookFiles;
 use runner::run::runner::Runner;
@@ -30,7 +30,8 @@ pub struct RunArgs {
     /// Puzzle id, e.g. p01_map (see `runner list`).
     puzzle: String,
     /// Default: from --file's extension (.wgsl: wgpu, or sim where no GPU
-    /// adapter exists; .cu: cuda), else as for .wgsl.
+    /// adapter exists; .cu: cuda, or sim where no NVIDIA GPU exists), else
+    /// as for .wgsl. `sim` is the checker of the file's language.
     #[arg(long, value_enum)]
     backend: Option<BackendArg>,
     /// Run the skeleton (the code to complete).
@@ -84,7 +85,8 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
         timeout: Duration::from_secs(args.timeout),
         ..Settings::default()
     });
-    let mut backend = args.backend.map(BackendKind::from);
+    // `sim` with a .cu file is CUDA's checker.
+    let mut backend = args.backend.map(|b| b.kind(file_lang));
     if args.sanitize {
         let sanitizer;
         (_, backend, sanitizer) = sanitizing((file_lang, backend))?;

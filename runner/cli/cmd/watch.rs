@@ -22,6 +22,7 @@ use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::display_path;
 use runner::backend::cuda::sanitize::Sanitizer;
+use runner::book::load::BookFiles;
 use runner::learner::order::{learning_order, next_unsolved};
 use runner::learner::render::render;
 use runner::run::runner::Runner;
@@ -52,7 +53,7 @@ pub struct WatchArgs {
     /// at your lines; needs compute-sanitizer from the CUDA toolkit.
     #[arg(long)]
     sanitize: bool,
-    /// After every WGSL check, draw who read and wrote which element to your
+    /// After every check, draw who read and wrote which element to your
     /// file's name + `.svg` (as `check --draw` does), kept fresh on every save.
     #[arg(long)]
     draw: bool,
@@ -70,7 +71,7 @@ struct Options {
     restarted: bool,
     /// compute-sanitizer over every CUDA check (`--sanitize`).
     sanitizer: Option<Sanitizer>,
-    /// The access diagram after every WGSL check (`--draw`).
+    /// The access diagram after every check (`--draw`).
     draw: bool,
 }
 
@@ -299,8 +300,9 @@ fn run_check<'b>(
     }
     text.push_str(&render(&report));
     // Drawn before moving on: the picture is of the file just checked.
-    if draw && current.lang == Lang::Wgsl {
-        match runner::learner::draw::draw(runner, current.puzzle, &file) {
+    if draw {
+        let files = BookFiles::new(&learner.book.root);
+        match runner::learner::draw::draw(runner, current.puzzle, current.lang, &file, &files) {
             Ok(path) => text.push_str(&format!("Drawn: {}\n", display_path(&path))),
             Err(e) => text.push_str(&format!("--draw: {e}\n")),
         }

@@ -352,7 +352,17 @@ fn step(
                 Some(a) => a,
                 None => return true,
             };
-            let regs = lanes(data);
+            let scalar = [match data {
+                Operand::Reg(r) => Some(*r),
+                _ => None,
+            }];
+            let vector;
+            let regs: &[Option<u16>] = if let Operand::Vector(_) = data {
+                vector = lanes(data);
+                &vector
+            } else {
+                &scalar
+            };
             let width = ty.bytes() as u64;
             let acquire = !store && i.flag(flag::ACQUIRE);
             let release = store && i.flag(flag::RELEASE);
@@ -365,7 +375,9 @@ fn step(
                     addr: a,
                     width: width as u32,
                     write: store,
-                    atomic: i.flag(flag::RELAXED | flag::VOLATILE | flag::ACQUIRE | flag::RELEASE),
+                    // Memory-order semantics make an access atomic; `volatile` does not
+                    // (the old warp-synchronous idiom races since Volta).
+                    atomic: i.flag(flag::RELAXED | flag::ACQUIRE | flag::RELEASE),
                     first: n == 0,
                     line: i.line as usize,
                 };
@@ -492,8 +504,11 @@ fn step(
             write(t, &o[0], out);
         }
         _ => {
-            let args: Vec<u64> = o[1..].iter().map(|x| read(t, w, x, ty)).collect();
-            match value::arith(i, &args) {
+            let mut args = [0u64; 4];
+            for (slot, x) in args.iter_mut().zip(&o[1..]) {
+                *slot = read(t, w, x, ty);
+            }
+            match value::arith(i, &args[..(o.len() - 1).min(4)]) {
                 Some(v) => write(t, &o[0], v),
                 None => return false,
             }
@@ -512,7 +527,7 @@ pub fn describe(thread: &Thread) -> String {
 /// A deadlock or divergence report, at `line`, once.
 pub fn report(w: &mut World, kind: Kind, line: usize, message: String) {
     let mapped = w.lines.line(line);
-    w.hazards.add(kind, mapped, message);
+    w.hazards.add(kind, line, mapped, message);
 }
 
 /// A place's words in messages.

@@ -80,6 +80,7 @@ pub fn mbarrier(
         let l = w.lines.line(line);
         w.hazards.add(
             Kind::OutOfBounds,
+            line,
             l,
             format!(
                 "{} gives an mbarrier instruction an address outside shared memory",
@@ -199,6 +200,7 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
     let l = w.lines.line(line);
     w.hazards.add(
         Kind::Uninitialized,
+        line,
         l,
         format!(
             "{} uses an mbarrier that no thread of its block initialized (mbarrier.init)",

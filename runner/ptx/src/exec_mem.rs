@@ -195,12 +195,10 @@ impl World<'_> {
         if global && a.first {
             if a.write {
                 t.writes += 1;
-                self.counter
-                    .access(true, t.writes, t.thread, self.lines.line(a.line));
+                self.counter.access(true, t.writes, t.thread, a.line);
             } else {
                 t.reads += 1;
-                self.counter
-                    .access(false, t.reads, t.thread, self.lines.line(a.line));
+                self.counter.access(false, t.reads, t.thread, a.line);
             }
         }
         let (which, off) = match place {
@@ -227,20 +225,19 @@ impl World<'_> {
             Place::Shared(_, Some(r)) => r as usize,
             _ => b.own,
         };
-        let (total, lead, len, elem, region_name) = {
+        let (total, lead, len, elem) = {
             let r = match which {
                 Some(n) => &self.globals[n],
                 None => &b.mems[target].shared,
             };
-            (
-                r.bytes.len(),
-                r.lead,
-                r.len,
-                r.element_bytes.max(1),
-                r.name.clone(),
-            )
+            (r.bytes.len(), r.lead, r.len, r.element_bytes.max(1))
+        };
+        let region_name = || match which {
+            Some(n) => self.globals[n].name.clone(),
+            None => "shared".to_string(),
         };
         if off + width > total {
+            let region_name = region_name();
             let what = if global {
                 format!(
                     "{} past every guard band of `{region_name}` (its byte {} of {len})",
@@ -258,6 +255,7 @@ impl World<'_> {
         }
         let inside = off >= lead && off + width <= lead + len;
         if !inside && global {
+            let region_name = region_name();
             let index = (off as i64 - lead as i64).div_euclid(elem as i64);
             let what = format!(
                 "{} `{region_name}[{index}]`, outside its {} elements",
@@ -331,9 +329,13 @@ impl World<'_> {
         if self.trace.is_some() {
             self.trace_touch(t, place, off, a, inside);
         }
+        if !uninitialized && conflict.is_none() {
+            return result;
+        }
         let element = if global {
+            let name = &self.globals[which.unwrap_or(0)].name;
             format!(
-                "`{region_name}[{}]`",
+                "`{name}[{}]`",
                 (off as i64 - lead as i64).div_euclid(elem as i64)
             )
         } else {
@@ -359,8 +361,9 @@ impl World<'_> {
                  do not read it"
             };
             let message = format!("{} reads {element} {why}", describe(&t.thread));
+            let mapped = self.lines.line(a.line);
             self.hazards
-                .add(Kind::Uninitialized, self.lines.line(a.line), message);
+                .add(Kind::Uninitialized, a.line, mapped, message);
         }
         if let Some((other, other_wrote)) = conflict {
             let line = self.lines.line(a.line);
@@ -388,7 +391,7 @@ impl World<'_> {
                     verb(other_wrote),
                     self.lines.line(other.line),
                 );
-                self.hazards.add(Kind::Race, line, message);
+                self.hazards.add(Kind::Race, a.line, line, message);
             }
         }
         result
@@ -414,6 +417,7 @@ impl World<'_> {
         if !self.hazards.known(Kind::OutOfBounds, line) {
             self.hazards.add(
                 Kind::OutOfBounds,
+                a.line,
                 line,
                 format!("{} {what}", describe(&t.thread)),
             );

@@ -60,8 +60,9 @@ impl Kind {
     }
 }
 
-/// A hazard at a line of the CUDA source (the `.loc` line; 0 where the
-/// PTX says none).
+/// A hazard at a line of the CUDA text NVRTC compiled (the `.loc` line; 0
+/// where the PTX says none). Its message names other places by the
+/// caller's [`LineMap`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hazard {
     pub kind: Kind,
@@ -100,8 +101,10 @@ impl Hazards {
         self.seen.contains(&(kind, line))
     }
 
-    pub fn add(&mut self, kind: Kind, line: usize, message: String) {
-        if !self.seen.insert((kind, line)) {
+    /// Adds a hazard at `.loc` line `line`, unless one of its kind is known
+    /// at `mapped`, the line the caller's messages use.
+    pub fn add(&mut self, kind: Kind, line: usize, mapped: usize, message: String) {
+        if !self.seen.insert((kind, mapped)) {
             return;
         }
         if self.found.len() < REPORTED {

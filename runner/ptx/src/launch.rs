@@ -126,6 +126,9 @@ pub struct Run {
     pub written: Vec<Vec<bool>>,
     /// Who touched which element, where [`Config::trace`] asked for it.
     pub trace: Option<crate::trace::AccessTrace>,
+    /// PTX instructions interpreted (guarded-off ones included), for the
+    /// checker's benchmark.
+    pub instructions: u64,
 }
 
 /// Why there is no [`Run`].

@@ -9,9 +9,11 @@
 //! to WMMA (or fill them with one value), so the checker uses its own:
 //! lane `l` holds elements `8l … 8l + 7` of the row-major 16 × 16 tile.
 //!
-//! Products are summed in f32 in k order; a GPU's tensor cores sum in
-//! another order (and with more internal precision), so results can differ
-//! in the last bits, within the puzzles' BF16 tolerance.
+//! Each instruction's products (of 16-bit inputs: exact in f64) are summed
+//! in f64 and added to the f32 accumulator with one rounding. A GPU's tensor
+//! cores sum in their own order and internal precision, so results can
+//! differ in the last bits of the f32 accumulator, far inside the puzzles'
+//! BF16 tolerance.
 
 use crate::exec::{Stop, ThreadState, read, write};
 use crate::exec_mem::{Access, Cluster, World};
@@ -146,10 +148,12 @@ fn mma(i: &Inst, threads: &mut [ThreadState], group: &[usize], lo: usize, w: &mu
         let (g, q) = (l / 4, l % 4);
         for (k, d) in regs(&o[0]).iter().enumerate().take(4) {
             let (row, col) = (g + 8 * (k / 2), 2 * q + k % 2);
-            let mut sum = c[row][col];
-            for (x, brow) in a[row].iter().zip(&b) {
-                sum = libm::fmaf(*x, brow[col], sum);
-            }
+            let products: f64 = a[row]
+                .iter()
+                .zip(&b)
+                .map(|(x, brow)| f64::from(*x) * f64::from(brow[col]))
+                .sum();
+            let sum = (f64::from(c[row][col]) + products) as f32;
             write(&mut threads[j], d, u64::from(sum.to_bits()));
         }
     }
@@ -255,10 +259,10 @@ fn wmma(
                 for (e, d) in regs(&o[0]).iter().enumerate().take(8) {
                     let idx = 8 * l + e;
                     let (r, col) = (idx / 16, idx % 16);
-                    let mut sum = c[r][col];
-                    for k in 0..16 {
-                        sum = libm::fmaf(a[r][k], b[k][col], sum);
-                    }
+                    let products: f64 = (0..16)
+                        .map(|k| f64::from(a[r][k]) * f64::from(b[k][col]))
+                        .sum();
+                    let sum = (f64::from(c[r][col]) + products) as f32;
                     write(&mut threads[j], d, u64::from(sum.to_bits()));
                 }
             }
@@ -286,8 +290,18 @@ pub fn resolve_warpgroups(
         if hi - lo < 128 || !threads[lo..hi].iter().all(at_wgmma) {
             continue;
         }
-        let inst = kernel.body[pc].clone();
-        wgmma(&inst, &mut threads[lo..hi], w, mem);
+        wgmma(&kernel.body[pc], &mut threads[lo..hi], w, mem);
+        // The tensor cores read for the whole warpgroup (the reads are kept
+        // as its first thread's): any of its threads that releases after
+        // this (an mbarrier arrival handing the stage back) releases them too.
+        let first = threads[lo].index;
+        let released = threads[lo].released + 1;
+        threads[lo].released = released;
+        for t in &mut threads[lo + 1..hi] {
+            let knows = std::sync::Arc::make_mut(&mut t.knows);
+            let r = knows.threads.entry(first).or_insert(0);
+            *r = (*r).max(released);
+        }
         for t in &mut threads[lo..hi] {
             t.pc += 1;
             t.stop = None;
@@ -382,14 +396,18 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             if row >= 64 || col >= n {
                 continue;
             }
-            let mut sum = if accumulate {
+            let before = if accumulate {
                 f32::from_bits(read(t, w, d, Ty::B32) as u32)
             } else {
                 0.0
             };
-            for k in 0..16 {
-                sum = libm::fmaf(a[row as usize][k], b[col as usize][k], sum);
-            }
+            let (x, y) = (&a[row as usize], &b[col as usize]);
+            let products: f64 = x
+                .iter()
+                .zip(y)
+                .map(|(p, q)| f64::from(*p) * f64::from(*q))
+                .sum();
+            let sum = (f64::from(before) + products) as f32;
             write(t, d, u64::from(sum.to_bits()));
         }
     }

@@ -21,7 +21,7 @@ use std::sync::Arc;
 pub struct Rng(u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -31,7 +31,7 @@ impl Rng {
 
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
             items.swap(i, j);
         }
     }
@@ -152,6 +152,7 @@ pub fn run(
         access: world.counter.report(),
         written,
         trace,
+        instructions: world.instructions,
     })
 }
 
@@ -275,11 +276,16 @@ fn launch_one(
         w.symbols.insert(v.name.clone(), size);
         names.push((size, demangle(&v.name)));
     }
+    let static_bytes = size;
     size += u64::from(launch.dynamic_shared_bytes);
     if size > config.max_shared_bytes {
         return Err(Error::Limit(format!(
-            "`{}` needs {size} bytes of shared memory a block; GPUs allow at most {}",
-            kernel.name, config.max_shared_bytes
+            "`{}` asks for {} bytes of dynamic shared memory (plus {static_bytes} static) per \
+             block; Hopper GPUs allow at most {} ({} KiB) with the opt-in attribute",
+            kernel.name,
+            launch.dynamic_shared_bytes,
+            config.max_shared_bytes,
+            config.max_shared_bytes >> 10
         )));
     }
     w.grid = launch.grid;
@@ -301,7 +307,7 @@ fn launch_one(
     }
     let per_block: u32 = launch.block.iter().product();
     let c = w.cluster;
-    if (0..3).any(|a| c[a] == 0 || launch.grid[a] % c[a] != 0) {
+    if (0..3).any(|a| c[a] == 0 || !launch.grid[a].is_multiple_of(c[a])) {
         return Err(Error::Limit(format!(
             "a grid of {:?} blocks is not a whole number of clusters of {:?}",
             launch.grid, c
@@ -418,6 +424,7 @@ fn run_cluster(
     rng: &mut Rng,
 ) -> Result<bool, Error> {
     let mut idle_waits = 0;
+    let mut clock_checks = 0u32;
     loop {
         if (config.clock)() > deadline {
             return Err(Error::TimedOut);
@@ -441,7 +448,9 @@ fn run_cluster(
                 only_waits = false;
             }
             blocks[k][i].stop = Some(stop);
-            if (config.clock)() > deadline {
+            // The clock is read now and then: a run is thousands of these.
+            clock_checks += 1;
+            if clock_checks.is_multiple_of(64) && (config.clock)() > deadline {
                 return Err(Error::TimedOut);
             }
         }

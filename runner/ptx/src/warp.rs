@@ -47,7 +47,7 @@ pub fn resolve(
         } else {
             (1u32 << (hi - lo)) - 1
         };
-        let mut done = vec![false; 32];
+        let mut done = [false; 32];
         for &i in &waiting {
             let lane = i - lo;
             if done[lane] {
@@ -145,8 +145,7 @@ fn execute(
     let member = |j: usize| group.contains(&j);
     match inst.op {
         Op::Ldmatrix | Op::Mma | Op::Wmma => {
-            let inst = inst.clone();
-            crate::matrix::execute(&inst, threads, group, lo, w, mem);
+            crate::matrix::execute(inst, threads, group, lo, w, mem)
         }
         Op::Shfl => {
             let mode = inst.mods.get(1).map(String::as_str).unwrap_or("idx");

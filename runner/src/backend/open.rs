@@ -1,8 +1,10 @@
 //! Opening a backend by kind: the device probed, the library loaded, or a
-//! sentence saying what is missing. The CPU checker takes its schedule seed
-//! and subgroup size from the environment here, so the core never reads it.
+//! sentence saying what is missing. The CPU checkers take their schedule
+//! seed (and WGSL's its subgroup size) from the environment here, so the
+//! core never reads it.
 
 use crate::backend::cuda::backend::CudaBackend;
+use crate::backend::cuda::checker::CudaCheckerBackend;
 use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::wgpu::backend::WgpuBackend;
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
@@ -24,7 +26,22 @@ pub fn open(
             }))
         }
         BackendKind::Sim => Ok(Box::new(checker_from_env())),
+        BackendKind::PtxSim => Ok(Box::new(cuda_checker_from_env()?)),
     }
+}
+
+/// The schedule seed of both CPU checkers: `GPU_PUZZLES_SIM_SEED`, 0 when unset.
+fn seed_from_env() -> u64 {
+    std::env::var("GPU_PUZZLES_SIM_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The CUDA checker with the schedule seed from `GPU_PUZZLES_SIM_SEED`, or
+/// why it cannot open (no NVRTC).
+pub fn cuda_checker_from_env() -> Result<CudaCheckerBackend, BackendError> {
+    CudaCheckerBackend::open(seed_from_env())
 }
 
 /// The CPU checker with the schedule seed from `GPU_PUZZLES_SIM_SEED` (0
@@ -32,10 +49,7 @@ pub fn open(
 /// ([`DEFAULT_SUBGROUP`] when unset or not a power of two from 1 to 128,
 /// the sizes GPUs have).
 pub fn checker_from_env() -> SimBackend {
-    let seed = std::env::var("GPU_PUZZLES_SIM_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
+    let seed = seed_from_env();
     let subgroup = std::env::var("GPU_PUZZLES_SIM_SUBGROUP")
         .ok()
         .and_then(|s| s.parse::<u32>().ok())

@@ -1,5 +1,6 @@
-//! The learner's access diagram (`runner check --draw`): their WGSL copy run
-//! at the teaching size on the CPU checker with every access kept, and the
+//! The learner's access diagram (`runner check --draw`): their copy run at
+//! the teaching size on the CPU checker of its language with every access
+//! kept (a CUDA copy with the headers it includes written in), and the
 //! picture of who read and wrote which element written beside their file.
 //! The picture is the core's ([`puzzle_core::judge::diagram`]), as the book
 //! and the browser draw it.
@@ -10,7 +11,9 @@ use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::input;
 use puzzle_core::judge::diagram;
 use puzzle_core::kernel::cut::Variant;
+use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
+use puzzle_core::source::include::Files;
 use std::path::{Path, PathBuf};
 
 /// Why no diagram was drawn, in a sentence.
@@ -34,14 +37,24 @@ pub fn diagram_path(file: &Path) -> PathBuf {
     PathBuf::from(path)
 }
 
-/// Draws the diagram of the learner's WGSL `file` for `puzzle`, and says where it went.
-pub fn draw(runner: &Runner, puzzle: &Puzzle, file: &Path) -> Result<PathBuf, DrawError> {
-    let source = input::validate(std::fs::read(file).ok(), file, puzzle).map_err(|bad| {
-        let (what, fix) = bad.describe(file, puzzle.id(), Lang::Wgsl);
+/// Draws the diagram of the learner's `lang` `file` for `puzzle`, and says
+/// where it went; headers a CUDA file includes are read through `files`.
+pub fn draw(
+    runner: &Runner,
+    puzzle: &Puzzle,
+    lang: Lang,
+    file: &Path,
+    files: &dyn Files,
+) -> Result<PathBuf, DrawError> {
+    let mut source = input::validate(std::fs::read(file).ok(), file, puzzle).map_err(|bad| {
+        let (what, fix) = bad.describe(file, puzzle.id(), lang);
         DrawError::Input(what, fix)
     })?;
+    if lang == Lang::Cuda {
+        source = includes::expand(&source, files).map_err(|e| DrawError::NotRun(e.to_string()))?;
+    }
     let report = runner
-        .traced(puzzle, Variant::File, &source)
+        .traced(puzzle, lang, Variant::File, &source)
         .map_err(|e| DrawError::NotRun(e.to_string()))?;
     let Some(accesses) = &report.accesses else {
         let why = report

@@ -161,7 +161,12 @@ impl RunKey<'_> {
         };
         field("engine", engine_identity().as_bytes());
         field("machine", machine_identity().as_bytes());
-        field("backend", self.backend.to_string().as_bytes());
+        // Both checkers are `sim` to the user; the key tells them apart.
+        let backend = match self.backend {
+            BackendKind::PtxSim => "ptx-sim".to_string(),
+            kind => kind.to_string(),
+        };
+        field("backend", backend.as_bytes());
         field("spec", self.spec_text.as_bytes());
         field("source", self.source.text.as_bytes());
         field("variant", self.variant.to_string().as_bytes());

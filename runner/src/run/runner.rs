@@ -27,6 +27,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A backend, opened on first use, or why it could not be.
 type LazyBackend = OnceLock<Result<Box<dyn Backend>, BackendError>>;
 
+/// How the cache remembers that CUDA runs on the CUDA checker here (the
+/// backend's own name, `sim`, is WGSL's checker's too).
+const CUDA_CHECKER: &str = "ptx-sim";
+
 /// Opens each backend on first use and keeps it for the process. Shareable
 /// across threads: the chapter tests run in parallel on one device.
 pub struct Runner {
@@ -36,12 +40,16 @@ pub struct Runner {
     cache: Option<ResultCache>,
     /// Where WGSL runs here by default, once known.
     wgsl_default: OnceLock<BackendKind>,
+    /// Where CUDA C runs here by default, once known.
+    cuda_default: OnceLock<BackendKind>,
     /// The CPU checker that stands behind a CPU adapter's runs, with the
     /// adapter's subgroup size where it has one fixed size, so a kernel
     /// written for it (lavapipe's 8) is judged as it ran.
     adapter_checker: OnceLock<Box<dyn Backend>>,
     /// The CPU checker that keeps who touched which element (the diagrams).
     traced_checker: OnceLock<Box<dyn Backend>>,
+    /// The CUDA checker that does, or why it cannot open.
+    traced_cuda_checker: LazyBackend,
     /// What the WGSL adapter is, once known.
     adapter_facts: OnceLock<AdapterFacts>,
     /// compute-sanitizer over every CUDA run (`--sanitize`).
@@ -93,8 +101,10 @@ impl Runner {
             backends,
             cache: None,
             wgsl_default: OnceLock::new(),
+            cuda_default: OnceLock::new(),
             adapter_checker: OnceLock::new(),
             traced_checker: OnceLock::new(),
+            traced_cuda_checker: OnceLock::new(),
             adapter_facts: OnceLock::new(),
             sanitizer: None,
             uncached: AtomicBool::new(false),
@@ -134,13 +144,16 @@ impl Runner {
 
     /// Where a language runs by default: WGSL on wgpu, or, on a machine with
     /// no Vulkan, Metal or DX12 adapter at all, on the CPU checker, so every
-    /// WGSL result is still real; CUDA C on the CUDA backend.
+    /// WGSL result is still real; CUDA C on the CUDA backend where it runs
+    /// kernels (an NVIDIA GPU), or where it does not open at all (no NVRTC:
+    /// its error says what to install), else on the CUDA checker (NVRTC's
+    /// PTX on the CPU), so a machine without a GPU still runs CUDA.
     ///
-    /// Finding out opens wgpu; with a cache, the answer is kept there, so a
-    /// warm book build opens no device.
+    /// Finding out opens wgpu (or probes for a GPU); with a cache, the
+    /// answer is kept there, so a warm book build opens no device.
     pub fn default_backend(&self, lang: Lang) -> BackendKind {
         if lang == Lang::Cuda {
-            return BackendKind::Cuda;
+            return self.cuda_default();
         }
         *self.wgsl_default.get_or_init(|| {
             let find = || match self.backend(BackendKind::Wgpu) {
@@ -155,6 +168,26 @@ impl Runner {
                 BackendKind::Sim
             } else {
                 BackendKind::Wgpu
+            }
+        })
+    }
+
+    /// CUDA's default backend: see [`Runner::default_backend`].
+    fn cuda_default(&self) -> BackendKind {
+        *self.cuda_default.get_or_init(|| {
+            // Without NVRTC neither runs CUDA, and the CUDA backend's error says so.
+            let find = || match self.backend(BackendKind::Cuda) {
+                Ok(cuda) if !cuda.runs_kernels() => CUDA_CHECKER.to_string(),
+                _ => BackendKind::Cuda.to_string(),
+            };
+            let found = match &self.cache {
+                Some(cache) => cache.remembered("the backend that runs CUDA", find),
+                None => find(),
+            };
+            if found == CUDA_CHECKER {
+                BackendKind::PtxSim
+            } else {
+                BackendKind::Cuda
             }
         })
     }
@@ -185,7 +218,9 @@ impl Runner {
     ///   there. Where the checker does not pass the kernel, its report is
     ///   the one returned, saying why ([`vouched`]).
     ///
-    /// CUDA runs are not counted: the WGSL version's counts stand for the puzzle.
+    /// CUDA runs on a GPU are not counted: the WGSL version's counts stand
+    /// for the puzzle. A run on a checker (either language) is judged on its
+    /// own counts ([`execute::run_case`]).
     pub fn run_on(
         &self,
         kind: BackendKind,
@@ -296,25 +331,44 @@ impl Runner {
         self.run_once_with(kind, open, (None, false), puzzle, variant, source, case)
     }
 
-    /// `source` at the teaching size on the CPU checker, keeping who touched
-    /// which element ([`RunReport::accesses`]), for the access diagrams.
+    /// `source` (a `lang` kernel) at the teaching size on the CPU checker of
+    /// its language, keeping who touched which element
+    /// ([`RunReport::accesses`]), for the access diagrams.
     pub fn traced(
         &self,
         puzzle: &Puzzle,
+        lang: Lang,
         variant: Variant,
         source: &SourceText,
     ) -> Result<RunReport, Located> {
-        let open = || Ok(self.traced_checker());
         let case = Case::teaching();
-        self.run_once_with(
-            BackendKind::Sim,
-            open,
-            (None, true),
-            puzzle,
-            variant,
-            source,
-            &case,
-        )
+        let settings = (None, true);
+        match lang {
+            Lang::Wgsl => {
+                let open = || Ok(self.traced_checker());
+                self.run_once_with(
+                    BackendKind::Sim,
+                    open,
+                    settings,
+                    puzzle,
+                    variant,
+                    source,
+                    &case,
+                )
+            }
+            Lang::Cuda => {
+                let open = || self.traced_cuda_checker();
+                self.run_once_with(
+                    BackendKind::PtxSim,
+                    open,
+                    settings,
+                    puzzle,
+                    variant,
+                    source,
+                    &case,
+                )
+            }
+        }
     }
 
     /// The checker that traces, opened once.
@@ -322,6 +376,16 @@ impl Runner {
         self.traced_checker
             .get_or_init(|| Box::new(open::checker_from_env().with_trace()))
             .as_ref()
+    }
+
+    /// The CUDA checker that traces, opened once, or why it cannot open.
+    fn traced_cuda_checker(&self) -> Result<&dyn Backend, &BackendError> {
+        self.traced_cuda_checker
+            .get_or_init(|| {
+                open::cuda_checker_from_env().map(|c| Box::new(c.with_trace()) as Box<dyn Backend>)
+            })
+            .as_ref()
+            .map(|b| b.as_ref())
     }
 
     /// One run on a backend of `kind`, through the cache: `open` gives the

@@ -270,7 +270,7 @@ pub fn check(
     // The CPU checker leaves sizes past its reach to a GPU, and says so.
     let (cases, beyond) = match (stress, backend) {
         (false, _) => (cases::cases(&puzzle.spec, false), vec![]),
-        (true, BackendKind::Sim) => cases::for_checker(&puzzle.spec),
+        (true, kind) if kind.is_simulator() => cases::for_checker(&puzzle.spec),
         (true, _) => (cases::cases(&puzzle.spec, true), vec![]),
     };
     let ran = cases::run_cases(cases, Until::FirstFailure, |case| run(case, &source));
@@ -346,10 +346,19 @@ impl CheckReport {
             run: None,
             message: format!(
                 "The CPU checker runs launches of up to {} invocations, so it left {} to a \
-                 GPU: `runner check {} --lang wgsl` runs it on one (or on lavapipe).",
+                 GPU: {}",
                 thousands(cases::CHECKER_INVOCATIONS),
                 sizes.join(", "),
-                puzzle.id()
+                match self.lang {
+                    Lang::Wgsl => format!(
+                        "`runner check {} --lang wgsl` runs it on one (or on lavapipe).",
+                        puzzle.id()
+                    ),
+                    Lang::Cuda => format!(
+                        "`runner check {} --lang cuda` runs it on an NVIDIA GPU.",
+                        puzzle.id()
+                    ),
+                }
             ),
         });
         self
@@ -443,16 +452,18 @@ impl CheckReport {
                         "CUDA C can only be compiled on this machine, not run ({why}). Your kernel compiles."
                     ),
                 });
+                let id = puzzle.id();
                 self.next = if puzzle.kernel(Lang::Wgsl).is_some() {
                     format!(
-                        "Solve the WGSL version here (`runner check {} --lang wgsl`), or run this \
-                         one on a machine with an NVIDIA GPU.",
-                        puzzle.id()
+                        "Run it on the CPU checker here (`runner check {id} --lang cuda --backend \
+                         sim`), solve the WGSL version (`runner check {id} --lang wgsl`), or run \
+                         this one on a machine with an NVIDIA GPU."
                     )
                 } else {
-                    "Run it on a machine with an NVIDIA GPU to see its output; here, only \
-                     compiling can be checked."
-                        .into()
+                    format!(
+                        "Run it on the CPU checker here (`runner check {id} --lang cuda --backend \
+                         sim`), or on a machine with an NVIDIA GPU to see its output."
+                    )
                 };
             }
             Status::Unavailable => {
@@ -462,6 +473,13 @@ impl CheckReport {
                 finding.what = What::Unavailable;
                 self.findings.push(finding);
                 self.next = match self.lang {
+                    // No NVRTC, or an instruction the CUDA checker lacks.
+                    Lang::Cuda if self.backend == BackendKind::PtxSim => format!(
+                        "Install NVRTC if the message above asks for it; else run this kernel on \
+                         a machine with an NVIDIA GPU, or solve the WGSL version: `runner check {} \
+                         --lang wgsl`.",
+                        puzzle.id()
+                    ),
                     Lang::Cuda => format!(
                         "Install NVRTC (see the README), or solve the WGSL version: `runner check {} --lang wgsl`.",
                         puzzle.id()

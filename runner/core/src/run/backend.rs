@@ -23,22 +23,30 @@ pub enum BackendKind {
     Cuda,
     /// WGSL interpreted on the CPU, with race, bounds and barrier checks.
     Sim,
+    /// CUDA C on the CPU: NVRTC's PTX interpreted by `ptx-sim`, with the same checks.
+    #[serde(rename = "ptx-sim")]
+    PtxSim,
 }
 
 impl BackendKind {
-    pub const ALL: [BackendKind; 3] = [BackendKind::Wgpu, BackendKind::Cuda, BackendKind::Sim];
+    pub const ALL: [BackendKind; 4] = [
+        BackendKind::Wgpu,
+        BackendKind::Cuda,
+        BackendKind::Sim,
+        BackendKind::PtxSim,
+    ];
 
     /// The kernel language this backend runs.
     pub const fn lang(self) -> Lang {
         match self {
             BackendKind::Wgpu | BackendKind::Sim => Lang::Wgsl,
-            BackendKind::Cuda => Lang::Cuda,
+            BackendKind::Cuda | BackendKind::PtxSim => Lang::Cuda,
         }
     }
 
     /// A simulator: it checks kernels, but its timings say nothing about a GPU.
     pub const fn is_simulator(self) -> bool {
-        matches!(self, BackendKind::Sim)
+        matches!(self, BackendKind::Sim | BackendKind::PtxSim)
     }
 
     pub fn for_lang(lang: Lang) -> BackendKind {
@@ -54,7 +62,8 @@ impl fmt::Display for BackendKind {
         f.write_str(match self {
             BackendKind::Wgpu => "wgpu",
             BackendKind::Cuda => "cuda",
-            BackendKind::Sim => "sim",
+            // The user's word for the checker, in both languages.
+            BackendKind::Sim | BackendKind::PtxSim => "sim",
         })
     }
 }

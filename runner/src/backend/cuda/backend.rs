@@ -1,8 +1,9 @@
 //! The CUDA backend as the engine sees it: a kernel compiled with NVRTC
 //! (kept per source for the process), its parameters and shared memory
-//! checked from the PTX, then launched on the GPU in a child process
-//! ([`crate::child`]) that is killed if it outlives the timeout. Without a
-//! GPU, a kernel that compiles is `CompiledOnly`.
+//! checked from the PTX ([`prepare`], shared with the CPU checker), then
+//! launched on the GPU in a child process ([`crate::child`]) that is killed
+//! if it outlives the timeout. Without a GPU, a kernel that compiles is
+//! `CompiledOnly`.
 
 use crate::backend::cuda::launch;
 use crate::backend::cuda::ptx::{
@@ -19,8 +20,6 @@ use puzzle_core::run::outcome::{Outcome, device_bytes};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::model::Arg;
-use std::collections::HashMap;
-use std::sync::Mutex;
 
 /// The virtual architecture used when no GPU says which one to target
 /// (Hopper: H100, H200), with its architecture-specific features ([`arch_for`]).
@@ -39,8 +38,10 @@ pub fn arch_for(cc: (i32, i32)) -> String {
     }
 }
 
-/// `GPU_PUZZLES_CUDA_ARCH` (e.g. `compute_80`) names another target for compile-only machines.
-fn compile_only_arch() -> &'static str {
+/// The target where no GPU says which: `GPU_PUZZLES_CUDA_ARCH` (e.g.
+/// `compute_80`) names another for compile-only machines; the CPU checker
+/// compiles for it too (it models Hopper).
+pub fn compile_only_arch() -> &'static str {
     match std::env::var("GPU_PUZZLES_CUDA_ARCH") {
         Ok(arch) if arch.starts_with("compute_") || arch.starts_with("sm_") => {
             Box::leak(arch.into_boxed_str())
@@ -56,8 +57,6 @@ pub struct CudaBackend {
     no_device: Option<String>,
     /// The GPU's L2 cache, in bytes (benchmarks size their buffer rotation by it).
     l2_bytes: Option<u64>,
-    /// PTX (or compile errors) by source hash.
-    compiled: Mutex<HashMap<blake3::Hash, Result<String, Vec<Located>>>>,
     /// The children that launch kernels on the GPU.
     workers: Pool,
     /// compute-sanitizer, run over every launch that finished (`--sanitize`).
@@ -93,7 +92,6 @@ impl CudaBackend {
                     arch,
                     no_device: None,
                     l2_bytes: gpu.l2_bytes,
-                    compiled: Mutex::default(),
                     // One child: a GPU runs one kernel at a time anyway.
                     workers: Pool::new(1),
                     sanitizer: None,
@@ -113,7 +111,6 @@ impl CudaBackend {
                     arch,
                     no_device: Some(reason),
                     l2_bytes: None,
-                    compiled: Mutex::default(),
                     workers: Pool::new(1),
                     sanitizer: None,
                 })
@@ -128,21 +125,51 @@ impl CudaBackend {
         self
     }
 
-    /// Compiles CUDA C to PTX. Errors point at the kernel file's lines.
-    /// Results are kept for the process: a chapter's solution is compiled
-    /// once for its teaching run and its stress runs, and headers such as
-    /// `cuda/std/mdspan` make each compile take a second or more.
+    /// Compiles CUDA C to PTX (kept for the process: [`nvrtc::compile_cached`]).
+    /// Errors point at the kernel file's lines.
     pub fn compile(&self, source: &SourceText) -> Result<String, Vec<Located>> {
-        let key = blake3::hash(source.text.as_bytes());
-        if let Some(hit) = self.compiled.lock().ok().and_then(|c| c.get(&key).cloned()) {
-            return hit;
-        }
-        let result = nvrtc::compile(source, self.arch);
-        if let Ok(mut cache) = self.compiled.lock() {
-            cache.insert(key, result.clone());
-        }
-        result
+        nvrtc::compile_cached(source, self.arch)
     }
+}
+
+/// The kernel compiled for `arch` and checked before any launch, as every
+/// CUDA backend does: the launch's shape, each launched kernel present
+/// under its name, its parameters against the spec's arguments, and static
+/// shared memory within 48 KiB. `Ok(Err(..))` is what the run comes to
+/// instead of a launch (a compile failure: the learner's mistake); `Err`, a
+/// launch refused.
+pub fn prepare(job: &Job, arch: &'static str) -> Result<Result<String, Outcome>, BackendError> {
+    check_launch_basics(job.spec)?;
+    let ptx = match nvrtc::compile_cached(job.source, arch) {
+        Ok(ptx) => ptx,
+        Err(errors) => return Ok(Err(Outcome::CompileFailed(errors))),
+    };
+    for launch in &job.spec.launches {
+        let kernel = &launch.kernel;
+        if !ptx.contains(&format!(".entry {kernel}(")) {
+            return Ok(Err(Outcome::CompileFailed(vec![job.source.locate(
+                1,
+                format!(
+                    "no kernel named `{kernel}` in the compiled code: declare it `extern \"C\" __global__ void {kernel}(...)` \
+                     (without `extern \"C\"` C++ mangles the name)"
+                ),
+            )])));
+        }
+        if let Err(message) = check_params(&ptx, job.spec, launch) {
+            let line = signature_line(job.source, kernel);
+            return Ok(Err(Outcome::CompileFailed(vec![
+                job.source.locate(line, message),
+            ])));
+        }
+    }
+    let shared = static_shared_bytes(&ptx);
+    if shared > MAX_STATIC_SHARED {
+        return Err(BackendError::Launch(format!(
+            "the kernels declare {shared} bytes of static __shared__ memory; a block may have at most {MAX_STATIC_SHARED} \
+             (48 KiB) of static shared memory"
+        )));
+    }
+    Ok(Ok(ptx))
 }
 
 impl Backend for CudaBackend {
@@ -163,36 +190,10 @@ impl Backend for CudaBackend {
     }
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
-        check_launch_basics(job.spec)?;
-        let ptx = match self.compile(job.source) {
-            Err(errors) => return Ok(Outcome::CompileFailed(errors)),
+        let ptx = match prepare(job, self.arch)? {
             Ok(ptx) => ptx,
+            Err(outcome) => return Ok(outcome),
         };
-        for launch in &job.spec.launches {
-            let kernel = &launch.kernel;
-            if !ptx.contains(&format!(".entry {kernel}(")) {
-                return Ok(Outcome::CompileFailed(vec![job.source.locate(
-                    1,
-                    format!(
-                        "no kernel named `{kernel}` in the compiled code: declare it `extern \"C\" __global__ void {kernel}(...)` \
-                         (without `extern \"C\"` C++ mangles the name)"
-                    ),
-                )]));
-            }
-            if let Err(message) = check_params(&ptx, job.spec, launch) {
-                let line = signature_line(job.source, kernel);
-                return Ok(Outcome::CompileFailed(vec![
-                    job.source.locate(line, message),
-                ]));
-            }
-        }
-        let shared = static_shared_bytes(&ptx);
-        if shared > MAX_STATIC_SHARED {
-            return Err(BackendError::Launch(format!(
-                "the kernels declare {shared} bytes of static __shared__ memory; a block may have at most {MAX_STATIC_SHARED} \
-                 (48 KiB) of static shared memory"
-            )));
-        }
         if let Some(reason) = &self.no_device {
             return Ok(Outcome::CompiledOnly(format!(
                 "compiled for {} with NVRTC; not run: {reason}",

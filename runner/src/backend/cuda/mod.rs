@@ -1,15 +1,18 @@
 //! The CUDA backend: CUDA C compiled with NVRTC through cudarc, and, where
-//! an NVIDIA GPU is present, launched on it in a child process.
+//! an NVIDIA GPU is present, launched on it in a child process; or, on the
+//! CPU checker, interpreted by `ptx-sim`.
 //!
 //! - [`nvrtc`]: finding, loading and calling the compiler;
 //! - [`ptx`]: what the compiled code says, checked before any launch;
 //! - [`gpu`]: the GPU at hand, probed without launching;
 //! - [`backend`]: the [`puzzle_core::run::backend::Backend`] the engine opens;
+//! - [`checker`]: the same kernels on the CPU, through `ptx-sim` (no GPU needed);
 //! - [`launch`]: the child's side: the kernel on the GPU;
 //! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words;
 //! - [`tensor_map`]: TMA tensor maps, encoded for the kernels that take them.
 
 pub mod backend;
+pub mod checker;
 pub mod gpu;
 pub mod launch;
 pub mod nvrtc;

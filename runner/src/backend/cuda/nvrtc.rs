@@ -13,13 +13,37 @@
 use cudarc::nvrtc::{CompileError, CompileOptions};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Why NVRTC cannot be used here, with what to install.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct NvrtcUnavailable(pub String);
+
+/// What a compile gave: PTX, or errors at the kernel file's lines.
+pub type Compiled = Result<String, Vec<Located>>;
+
+/// [`compile`], with results kept for the process by source and target, for
+/// every backend that compiles (the GPU's and the CPU checker's): a
+/// chapter's solution is compiled once for its teaching run and its stress
+/// runs, and headers such as `cuda/std/mdspan` make each compile take a
+/// second or more.
+pub fn compile_cached(source: &SourceText, arch: &'static str) -> Compiled {
+    static COMPILED: OnceLock<Mutex<HashMap<(blake3::Hash, &'static str), Compiled>>> =
+        OnceLock::new();
+    let cache = COMPILED.get_or_init(Mutex::default);
+    let key = (blake3::hash(source.text.as_bytes()), arch);
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return hit;
+    }
+    let result = compile(source, arch);
+    if let Ok(mut cache) = cache.lock() {
+        cache.insert(key, result.clone());
+    }
+    result
+}
 
 /// Compiles CUDA C to PTX for `arch`. Errors point at the kernel file's lines.
 pub fn compile(source: &SourceText, arch: &'static str) -> Result<String, Vec<Located>> {
