@@ -25,7 +25,7 @@ fn main() {
             Ok(m) => {
                 for k in &m.kernels {
                     for i in &k.body {
-                        if !i.supported() {
+                        if !ptx_sim::support::supports(i) {
                             missing
                                 .entry(i.text.clone())
                                 .or_default()

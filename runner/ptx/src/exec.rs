@@ -4,192 +4,15 @@
 //! each instruction reads them as its type says. Every load and store goes
 //! through [`World::access`], which checks the address and the race rule.
 
-use crate::access::Thread;
-use crate::exec_mem::{Access, World};
-use crate::hazard::{Kind, Knowledge};
+use crate::exec_mem::{Access, World, read, write};
 use crate::memory::{self, Place};
 use crate::parse::Kernel;
-use crate::parse_inst::{Cmp, Inst, Op, Operand, Sreg, Ty, flag};
+use crate::parse_inst::{Cmp, Inst, Op, Operand, Ty, flag};
+use crate::thread::{Stop, ThreadState};
 use crate::value;
-use std::sync::Arc;
-
-/// Why a thread stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// Ran its slice: it may go on.
-    Slice,
-    /// At a block barrier (`bar.sync id[, count]`).
-    Barrier {
-        id: u32,
-        count: Option<u32>,
-    },
-    /// At a warp operation over the lanes of `mask`.
-    Warp {
-        mask: u32,
-    },
-    /// Waiting on an mbarrier phase that has not completed.
-    Wait,
-    /// At a cluster barrier.
-    Cluster,
-    Done,
-}
-
-/// One thread.
-#[derive(Debug, Clone)]
-pub struct ThreadState {
-    pub regs: Vec<u64>,
-    pub pc: usize,
-    pub local: Vec<u8>,
-    pub tid: [u32; 3],
-    /// Within the block: `tid.x + tid.y·ntid.x + …`.
-    pub linear: u32,
-    /// Within the launch: unique across blocks.
-    pub index: u32,
-    pub thread: Thread,
-    pub reads: u32,
-    pub writes: u32,
-    pub epoch: u32,
-    pub warp_epoch: u32,
-    pub released: u32,
-    pub knows: Arc<Knowledge>,
-    /// A fence since its last atomic: the next atomic releases and acquires.
-    pub fenced: bool,
-    pub stop: Option<Stop>,
-}
-
-impl ThreadState {
-    pub fn lane(&self) -> u32 {
-        self.linear % 32
-    }
-    pub fn warp(&self) -> u32 {
-        self.linear / 32
-    }
-}
 
 /// Instructions a thread runs before it lets others run (spin loops go on).
 pub const SLICE: u32 = 20_000;
-
-/// Whether the interpreter implements this instruction, with at least the
-/// operands it reads (text that is not NVRTC's can have fewer).
-pub fn supports(i: &Inst) -> bool {
-    let n = i.operands.len();
-    let known = match i.op {
-        Op::Other => false,
-        Op::CpAsync => !i.has("bulk") || !i.has("tensor") || i.has("2d") || i.has("1d"),
-        Op::Mma => i.has("m16n8k16") && !i.has("f64"),
-        Op::Wmma => i.has("m16n16k16"),
-        Op::Wgmma => !i.has("mma_async") || (i.has("f32") && (i.has("bf16") || i.has("f16"))),
-        _ => true,
-    };
-    let operands = match i.op {
-        Op::Bra | Op::Nanosleep => 1,
-        Op::Mov
-        | Op::Ld
-        | Op::Ldu
-        | Op::St
-        | Op::Cvta
-        | Op::Not
-        | Op::Cnot
-        | Op::Abs
-        | Op::Neg
-        | Op::Popc
-        | Op::Clz
-        | Op::Brev
-        | Op::Bfind
-        | Op::Ex2
-        | Op::Lg2
-        | Op::Rcp
-        | Op::Rsqrt
-        | Op::Sqrt
-        | Op::Sin
-        | Op::Cos
-        | Op::Tanh
-        | Op::Testp
-        | Op::Ldmatrix
-        | Op::Red => 2,
-        Op::Cvt => 2,
-        Op::Add
-        | Op::Sub
-        | Op::Mul
-        | Op::Div
-        | Op::Rem
-        | Op::Min
-        | Op::Max
-        | Op::And
-        | Op::Or
-        | Op::Xor
-        | Op::Shl
-        | Op::Shr
-        | Op::Setp
-        | Op::Atom
-        | Op::Copysign
-        | Op::Mapa => 3,
-        Op::Mad | Op::Fma | Op::Selp | Op::Bfe | Op::Prmt | Op::Mma => 4,
-        Op::Bfi | Op::Shfl => 5,
-        Op::Vote => 3,
-        Op::CpAsync if i.has("tensor") => 3,
-        Op::CpAsync if i.has("bulk") => 4,
-        Op::CpAsync if i.has("mbarrier") => 1,
-        Op::CpAsync if !(i.has("commit_group") || i.has("wait_group") || i.has("wait_all")) => 2,
-        Op::Wmma if i.has("mma") => 4,
-        Op::Wmma => 2,
-        Op::Wgmma if i.has("mma_async") => 4,
-        _ => 0,
-    };
-    known && n >= operands
-}
-
-/// Reads an operand as bits of type `ty`.
-pub fn read(t: &ThreadState, w: &World, o: &Operand, ty: Ty) -> u64 {
-    let raw = match o {
-        Operand::Reg(r) => t.regs[*r as usize],
-        Operand::NotReg(r) => u64::from(t.regs[*r as usize] == 0),
-        Operand::Imm(v) => *v,
-        Operand::Float(f) => match ty {
-            Ty::F64 => f.to_bits(),
-            _ => u64::from((*f as f32).to_bits()),
-        },
-        Operand::Special(s) => special(t, w, *s),
-        Operand::Addr(a) => *a,
-        Operand::Mem(base, off) => read(t, w, base, Ty::U64).wrapping_add(*off as u64),
-        _ => 0,
-    };
-    value::mask(raw, ty)
-}
-
-fn special(t: &ThreadState, w: &World, s: Sreg) -> u64 {
-    let v = match s {
-        Sreg::Tid(a) => t.tid[a as usize],
-        Sreg::Ntid(a) => w.block_dim[a as usize],
-        Sreg::Ctaid(a) => t.thread.block[a as usize],
-        Sreg::Nctaid(a) => w.grid[a as usize],
-        Sreg::Laneid => t.lane(),
-        Sreg::Warpid => t.warp(),
-        Sreg::Nwarpid => w.threads_per_block().div_ceil(32),
-        Sreg::Clock | Sreg::Clock64 | Sreg::GlobalTimer => return w.instructions,
-        Sreg::LanemaskLt => (1u32 << t.lane()) - 1,
-        Sreg::LanemaskLe => ((1u64 << (t.lane() + 1)) - 1) as u32,
-        Sreg::LanemaskEq => 1 << t.lane(),
-        Sreg::LanemaskGe => !((1u32 << t.lane()) - 1),
-        Sreg::LanemaskGt => !(((1u64 << (t.lane() + 1)) - 1) as u32),
-        Sreg::ClusterCtarank => w.cluster_rank(t.thread.block),
-        Sreg::ClusterNctarank => w.cluster.iter().product(),
-        Sreg::ClusterCtaid(a) => t.thread.block[a as usize] % w.cluster[a as usize],
-        Sreg::ClusterNctaid(a) => w.cluster[a as usize],
-        Sreg::Clusterid(a) => t.thread.block[a as usize] / w.cluster[a as usize],
-        Sreg::Nclusterid(a) => w.grid[a as usize].div_ceil(w.cluster[a as usize]),
-        Sreg::Smid => 0,
-        Sreg::DynamicSmemSize => w.dynamic_shared,
-    };
-    u64::from(v)
-}
-
-/// Writes `v` to a destination operand (a register, a vector's first, or `_`).
-pub fn write(t: &mut ThreadState, o: &Operand, v: u64) {
-    if let Operand::Reg(r) = o {
-        t.regs[*r as usize] = v;
-    }
-}
 
 /// The register numbers of a vector operand (or of one register).
 fn lanes(o: &Operand) -> Vec<Option<u16>> {
@@ -515,19 +338,6 @@ fn step(
         }
     }
     true
-}
-
-/// Thread `t`'s place, for messages: "thread (3, 0, 0) of block (1, 0, 0)".
-pub fn describe(thread: &Thread) -> String {
-    let [x, y, z] = thread.local;
-    let [bx, by, bz] = thread.block;
-    format!("thread ({x}, {y}, {z}) of block ({bx}, {by}, {bz})")
-}
-
-/// A deadlock or divergence report, at `line`, once.
-pub fn report(w: &mut World, kind: Kind, line: usize, message: String) {
-    let mapped = w.lines.line(line);
-    w.hazards.add(kind, line, mapped, message);
 }
 
 /// A place's words in messages.

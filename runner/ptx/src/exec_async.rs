@@ -8,36 +8,13 @@
 //! accesses: its later `cp.async.wait_group` and a barrier then order them
 //! for the block exactly as the hardware's completion would.
 
-use crate::exec::{Stop, ThreadState, read, write};
-use crate::exec_mem::{Access, Cluster, World};
-use crate::hazard::{Kind, Knowledge};
+use crate::exec_mem::{Access, Cluster, Mbarrier, World};
+use crate::exec_mem::{read, write};
+use crate::hazard::Kind;
 use crate::memory::{self, Place};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
+use crate::thread::{Stop, ThreadState};
 use std::sync::Arc;
-
-/// One mbarrier object.
-#[derive(Debug, Clone, Default)]
-pub struct Mbarrier {
-    pub expected: u32,
-    pub pending: u32,
-    pub tx: i64,
-    /// Completed phases.
-    pub phase: u64,
-    pub gathering: Knowledge,
-    pub completed: Knowledge,
-}
-
-impl Mbarrier {
-    fn complete_if_due(&mut self) {
-        if self.pending == 0 && self.tx <= 0 {
-            self.phase += 1;
-            self.pending = self.expected;
-            self.tx = 0;
-            let g = std::mem::take(&mut self.gathering);
-            self.completed.merge(&g);
-        }
-    }
-}
 
 /// The block (by cluster rank, or `own`) and shared offset an mbarrier operand names.
 fn offset(w: &World, t: &ThreadState, i: &Inst, o: &Operand, b: &Cluster) -> Option<(usize, u64)> {
@@ -84,7 +61,7 @@ pub fn mbarrier(
             l,
             format!(
                 "{} gives an mbarrier instruction an address outside shared memory",
-                crate::exec::describe(&t.thread)
+                crate::thread::describe(&t.thread)
             ),
         );
         t.pc += 1;
@@ -204,7 +181,7 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
         l,
         format!(
             "{} uses an mbarrier that no thread of its block initialized (mbarrier.init)",
-            crate::exec::describe(&t.thread)
+            crate::thread::describe(&t.thread)
         ),
     );
     t.pc += 1;

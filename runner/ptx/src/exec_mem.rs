@@ -7,10 +7,10 @@
 //! poisoned output against what was written, and global accesses counted.
 
 use crate::access::Counter;
-use crate::exec::{ThreadState, describe};
 use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now};
 use crate::memory::{self, Place, Region};
-use crate::parse_inst::{Inst, Op, Operand, Space, Ty, flag};
+use crate::parse_inst::{Inst, Op, Operand, Space, Sreg, Ty, flag};
+use crate::thread::{ThreadState, describe};
 use crate::trace::{Touch, VariableTrace};
 use crate::value;
 use std::collections::HashMap;
@@ -33,7 +33,7 @@ pub struct Access {
 pub struct BlockMemory {
     pub shared: Region,
     /// mbarrier objects by shared offset.
-    pub mbarriers: HashMap<u64, crate::exec_async::Mbarrier>,
+    pub mbarriers: HashMap<u64, Mbarrier>,
     pub block_index: u32,
     /// Shared variables' names by offset, for messages.
     pub names: Vec<(u64, String)>,
@@ -53,6 +53,30 @@ pub struct Cluster<'m> {
 impl Cluster<'_> {
     pub fn mine(&mut self) -> &mut BlockMemory {
         &mut self.mems[self.own]
+    }
+}
+
+/// One mbarrier object.
+#[derive(Debug, Clone, Default)]
+pub struct Mbarrier {
+    pub expected: u32,
+    pub pending: u32,
+    pub tx: i64,
+    /// Completed phases.
+    pub phase: u64,
+    pub gathering: Knowledge,
+    pub completed: Knowledge,
+}
+
+impl Mbarrier {
+    pub fn complete_if_due(&mut self) {
+        if self.pending == 0 && self.tx <= 0 {
+            self.phase += 1;
+            self.pending = self.expected;
+            self.tx = 0;
+            let g = std::mem::take(&mut self.gathering);
+            self.completed.merge(&g);
+        }
     }
 }
 
@@ -503,8 +527,8 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
         line: i.line as usize,
     };
     let old = w.load(t, b, load);
-    let x = args.first().map_or(0, |a| crate::exec::read(t, w, a, ty));
-    let y = args.get(1).map_or(0, |a| crate::exec::read(t, w, a, ty));
+    let x = args.first().map_or(0, |a| read(t, w, a, ty));
+    let y = args.get(1).map_or(0, |a| read(t, w, a, ty));
     let m = value::ones(ty.bits());
     let has = |s: &str| i.has(s);
     let new = if has("add") {
@@ -541,10 +565,68 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     };
     w.store(t, b, store, new);
     if !red {
-        crate::exec::write(t, &o[0], old);
+        write(t, &o[0], old);
     }
     if acquire {
         w.acquire(t, addr);
     }
     true
+}
+
+/// Reads an operand as bits of type `ty`.
+pub fn read(t: &ThreadState, w: &World, o: &Operand, ty: Ty) -> u64 {
+    let raw = match o {
+        Operand::Reg(r) => t.regs[*r as usize],
+        Operand::NotReg(r) => u64::from(t.regs[*r as usize] == 0),
+        Operand::Imm(v) => *v,
+        Operand::Float(f) => match ty {
+            Ty::F64 => f.to_bits(),
+            _ => u64::from((*f as f32).to_bits()),
+        },
+        Operand::Special(s) => special(t, w, *s),
+        Operand::Addr(a) => *a,
+        Operand::Mem(base, off) => read(t, w, base, Ty::U64).wrapping_add(*off as u64),
+        _ => 0,
+    };
+    value::mask(raw, ty)
+}
+
+fn special(t: &ThreadState, w: &World, s: Sreg) -> u64 {
+    let v = match s {
+        Sreg::Tid(a) => t.tid[a as usize],
+        Sreg::Ntid(a) => w.block_dim[a as usize],
+        Sreg::Ctaid(a) => t.thread.block[a as usize],
+        Sreg::Nctaid(a) => w.grid[a as usize],
+        Sreg::Laneid => t.lane(),
+        Sreg::Warpid => t.warp(),
+        Sreg::Nwarpid => w.threads_per_block().div_ceil(32),
+        Sreg::Clock | Sreg::Clock64 | Sreg::GlobalTimer => return w.instructions,
+        Sreg::LanemaskLt => (1u32 << t.lane()) - 1,
+        Sreg::LanemaskLe => ((1u64 << (t.lane() + 1)) - 1) as u32,
+        Sreg::LanemaskEq => 1 << t.lane(),
+        Sreg::LanemaskGe => !((1u32 << t.lane()) - 1),
+        Sreg::LanemaskGt => !(((1u64 << (t.lane() + 1)) - 1) as u32),
+        Sreg::ClusterCtarank => w.cluster_rank(t.thread.block),
+        Sreg::ClusterNctarank => w.cluster.iter().product(),
+        Sreg::ClusterCtaid(a) => t.thread.block[a as usize] % w.cluster[a as usize],
+        Sreg::ClusterNctaid(a) => w.cluster[a as usize],
+        Sreg::Clusterid(a) => t.thread.block[a as usize] / w.cluster[a as usize],
+        Sreg::Nclusterid(a) => w.grid[a as usize].div_ceil(w.cluster[a as usize]),
+        Sreg::Smid => 0,
+        Sreg::DynamicSmemSize => w.dynamic_shared,
+    };
+    u64::from(v)
+}
+
+/// Writes `v` to a destination operand (a register, a vector's first, or `_`).
+pub fn write(t: &mut ThreadState, o: &Operand, v: u64) {
+    if let Operand::Reg(r) = o {
+        t.regs[*r as usize] = v;
+    }
+}
+
+/// A deadlock or divergence report, at `line`, once.
+pub fn report(w: &mut World, kind: Kind, line: usize, message: String) {
+    let mapped = w.lines.line(line);
+    w.hazards.add(kind, line, mapped, message);
 }

@@ -17,6 +17,7 @@
 //! - [`launch`]: what a run is given and returns;
 //! - [`parse`]: PTX text to a [`Module`] of kernels and instructions;
 //! - [`parse_inst`]: one instruction decoded;
+//! - [`thread`]: a thread's state; [`support`]: which instructions run;
 //! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
 //!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
 //! - [`value`]: integer and float arithmetic as PTX types say;
@@ -38,6 +39,8 @@ pub mod memory;
 pub mod parse;
 pub mod parse_inst;
 pub mod schedule;
+pub mod support;
+pub mod thread;
 pub mod trace;
 pub mod value;
 pub mod warp;

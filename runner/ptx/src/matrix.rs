@@ -15,11 +15,12 @@
 //! differ in the last bits of the f32 accumulator, far inside the puzzles'
 //! BF16 tolerance.
 
-use crate::exec::{Stop, ThreadState, read, write};
 use crate::exec_mem::{Access, Cluster, World};
+use crate::exec_mem::{read, write};
 use crate::parse::Kernel;
 use crate::parse_inst::Op;
 use crate::parse_inst::{Inst, Operand, Space, Ty};
+use crate::thread::{Stop, ThreadState};
 
 fn regs(o: &Operand) -> Vec<&Operand> {
     match o {

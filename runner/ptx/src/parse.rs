@@ -73,7 +73,7 @@ impl Module {
         kernel
             .body
             .iter()
-            .find(|i| !i.supported())
+            .find(|i| !crate::support::supports(i))
             .map(|i| (i.text.clone(), i.line as usize))
     }
 }

@@ -311,11 +311,6 @@ impl Inst {
     pub fn flag(&self, f: u32) -> bool {
         self.flags & f != 0
     }
-
-    /// Whether the interpreter implements this instruction (see `exec`).
-    pub fn supported(&self) -> bool {
-        crate::exec::supports(self)
-    }
 }
 
 /// An immediate's bits: decimal and hex integers, `0f` (f32) and `0d` (f64) floats.

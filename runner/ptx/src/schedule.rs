@@ -5,13 +5,14 @@
 //! names has reached one; a block barrier when every live thread has.
 //! What cannot complete is reported as a deadlock, not left to the clock.
 
-use crate::exec::{Stop, ThreadState, describe, report, run_thread};
-use crate::exec_async::Mbarrier;
-use crate::exec_mem::{BlockMemory, Cluster, World};
+use crate::exec::run_thread;
+use crate::exec_mem::report;
+use crate::exec_mem::{BlockMemory, Cluster, Mbarrier, World};
 use crate::hazard::{Hazards, Kind, Knowledge, LineMap, Shadow};
 use crate::launch::{Buffer, Config, Error, Launch, Param, Run};
 use crate::memory::{self, Region};
 use crate::parse::{Kernel, Module, VarSpace};
+use crate::thread::{Stop, ThreadState, describe};
 use crate::trace::{AccessTrace, VariableTrace};
 use crate::warp;
 use std::collections::HashMap;

@@ -5,11 +5,12 @@
 //! at different warp operations, or a lane missing from its own mask, are
 //! a subgroup operation in non-uniform control flow.
 
-use crate::exec::{Stop, ThreadState, describe, read, report, write};
 use crate::exec_mem::{Cluster, World};
+use crate::exec_mem::{read, report, write};
 use crate::hazard::Kind;
 use crate::parse::Kernel;
 use crate::parse_inst::{Op, Ty};
+use crate::thread::{Stop, ThreadState, describe};
 
 /// What a pass over the warps did.
 pub enum Resolved {
