@@ -109,6 +109,11 @@ struct Race {
     /// What compute-sanitizer reports (`racecheck: line 15`), or "nothing: why".
     #[serde(default)]
     sanitizer: Option<String>,
+    /// What the CUDA checker must report: a hazard's label and its line
+    /// (`data race: line 15`); several separated by ` | `, any of which will do
+    /// (a race is reported at whichever of its two accesses came second).
+    #[serde(default)]
+    checker: Option<String>,
 }
 
 /// Runs a race fixture at the teaching size (and the stress sizes where the
@@ -662,6 +667,24 @@ fn main() {
         })
         .with_kind("sim"),
     );
+    // An endless loop, stopped by the CUDA checker's clock, at the loop's line.
+    trials.push(
+        Trial::test("wrong_kernel::sim::p01_endless_loop.cu", || {
+            let path = fixtures().join("kernels").join("p01_endless_loop.cu");
+            let book = load(&root()).map_err(|e| format!("{e:?}"))?;
+            let report = run_file_on(BackendKind::PtxSim, &book, "p01_map", &path, None)?;
+            expect(&report, Status::Error)?;
+            let text = report.to_text();
+            if !text.contains("did not finish within 5s") {
+                return Err(format!("no time-out reported:\n{text}").into());
+            }
+            match report.diagnostics.first() {
+                Some(d) if d.file == path && d.line == 7 => Ok(()),
+                other => Err(format!("expected the loop's line 7, got {other:?}").into()),
+            }
+        })
+        .with_kind("sim"),
+    );
     // The same WGSL mistakes on the simulator: the same status and message.
     for &(file, puzzle, status, message, line) in WRONG_KERNELS {
         let path = fixtures().join("kernels").join(file);
@@ -1104,6 +1127,7 @@ fn sanitizer_catches(race: Race) -> Option<Trial> {
 /// whatever the outputs.
 fn sim_catches(race: &Race, kind: BackendKind) -> Trial {
     let (file, puzzle, stress) = (race.file.clone(), race.puzzle.clone(), race.stress);
+    let wanted = race.checker.clone();
     Trial::test(format!("race::sim::{file}"), move || {
         let book = load(&root()).map_err(|e| format!("{e:?}"))?;
         let race = Race {
@@ -1112,10 +1136,29 @@ fn sim_catches(race: &Race, kind: BackendKind) -> Trial {
             caught_on: vec![],
             stress,
             sanitizer: None,
+            checker: None,
         };
         let report =
             race_fails(&race, &book, kind)?.ok_or_else(|| format!("{file} passed on sim"))?;
         let path = fixtures().join("kernels").join(&file);
+        // The finding the table names, at its line.
+        if let Some(wanted) = &wanted {
+            let found = wanted.split(" | ").any(|one| {
+                let (label, line) = one.rsplit_once(": line ").unwrap_or((one, "0"));
+                let line: usize = line.trim().parse().unwrap_or(0);
+                report
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.file == path && d.line == line && d.message.starts_with(label))
+            });
+            if !found {
+                return Err(format!(
+                    "{file}: expected {wanted:?} from the checker, got:\n{}",
+                    report.to_text()
+                )
+                .into());
+            }
+        }
         let hazard = report
             .diagnostics
             .iter()

@@ -12,7 +12,6 @@ use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendError;
 use puzzle_core::source::text::SourceText;
 use runner::book::load::BookFiles;
 use runner::run::runner::Runner;
@@ -167,7 +166,7 @@ fn exit_code(report: &RunReport) -> u8 {
     match (report.status, &report.error) {
         (Status::Pass, _) => 0,
         (Status::Fail | Status::CompileError, _) => 1,
-        (Status::Error, Some(BackendError::Timeout(_))) => 1,
+        (Status::Error, Some(e)) if e.hang_limit().is_some() => 1,
         (Status::Compiled | Status::Unavailable | Status::Error, _) => 2,
     }
 }

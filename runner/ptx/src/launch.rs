@@ -145,8 +145,9 @@ pub enum Error {
     Param(String),
     /// Beyond a device's limits or the checker's memory budget, in words.
     Limit(String),
-    /// Still running when [`Config::timeout`] ran out.
-    TimedOut,
+    /// Still running when [`Config::timeout`] ran out: the source line
+    /// most of the threads still running were at (0: unknown), and how many.
+    TimedOut { line: usize, running: usize },
 }
 
 impl std::fmt::Display for Error {
@@ -167,7 +168,7 @@ impl std::fmt::Display for Error {
                 write!(f, "the PTX has no kernel (`.entry`) named `{name}`")
             }
             Error::Param(what) | Error::Limit(what) => f.write_str(what),
-            Error::TimedOut => f.write_str("the kernel did not finish in time"),
+            Error::TimedOut { .. } => f.write_str("the kernel did not finish in time"),
         }
     }
 }

@@ -428,7 +428,7 @@ fn run_cluster(
     let mut clock_checks = 0u32;
     loop {
         if (config.clock)() > deadline {
-            return Err(Error::TimedOut);
+            return Err(timed_out(kernel, blocks));
         }
         let mut ready: Vec<(usize, usize)> = Vec::new();
         for (k, threads) in blocks.iter().enumerate() {
@@ -452,7 +452,7 @@ fn run_cluster(
             // The clock is read now and then: a run is thousands of these.
             clock_checks += 1;
             if clock_checks.is_multiple_of(64) && (config.clock)() > deadline {
-                return Err(Error::TimedOut);
+                return Err(timed_out(kernel, blocks));
             }
         }
         let mut resolved = false;
@@ -538,6 +538,28 @@ fn run_cluster(
         }
         return Ok(true);
     }
+}
+
+/// The time-out, with the line most of the threads still running were at:
+/// the loop that never ends, or the wait that never completes.
+fn timed_out(kernel: &Kernel, blocks: &[Vec<ThreadState>]) -> Error {
+    let mut at: HashMap<usize, usize> = HashMap::new();
+    let mut running = 0;
+    for t in blocks
+        .iter()
+        .flatten()
+        .filter(|t| t.stop != Some(Stop::Done))
+    {
+        running += 1;
+        let line = kernel.body.get(t.pc).map_or(0, |i| i.line as usize);
+        *at.entry(line).or_insert(0) += 1;
+    }
+    let line = at
+        .into_iter()
+        .filter(|&(line, _)| line > 0)
+        .max_by_key(|&(line, n)| (n, std::cmp::Reverse(line)))
+        .map_or(0, |(line, _)| line);
+    Error::TimedOut { line, running }
 }
 
 /// Releases a block whose every live thread waits at `__syncthreads()`

@@ -465,7 +465,10 @@ fn abridged(mut report: RunReport) -> RunReport {
 /// checker could not run the kernel at all.
 fn vouched(gpu: RunReport, checker: RunReport) -> RunReport {
     let lavapipe = format!("{} said {}", gpu.device_label(), gpu.status.word());
-    let hung = matches!(checker.error, Some(BackendError::Timeout(_)));
+    let hung = checker
+        .error
+        .as_ref()
+        .is_some_and(|e| e.hang_limit().is_some());
     let sees_more = match (gpu.status, checker.status) {
         (_, Status::Pass) => false,
         // Lavapipe passed what the checker does not.

@@ -487,8 +487,8 @@ impl CheckReport {
                     Lang::Wgsl => "Install what the message above names, then check again.".into(),
                 };
             }
-            Status::Error => match &run.error {
-                Some(BackendError::Timeout(limit)) => {
+            Status::Error => match run.error.as_ref().and_then(BackendError::hang_limit) {
+                Some(limit) => {
                     self.verdict = Verdict::Hang;
                     self.summary = format!("did not finish within {} s", limit.as_secs_f64());
                     self.findings.push(Finding {

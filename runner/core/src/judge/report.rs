@@ -245,6 +245,10 @@ impl RunReport {
                     _ => Status::Error,
                 };
                 report.message = Some(error.to_string());
+                // Where a checker stopped an endless kernel, at the kernel's line.
+                if let BackendError::TimeoutAt { at, .. } = &error {
+                    report.diagnostics = vec![at.clone()];
+                }
                 report.error = Some(error);
             }
         }

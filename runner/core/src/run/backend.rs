@@ -139,6 +139,15 @@ pub enum BackendError {
         "the kernel did not finish within {0:?} and was stopped (an endless loop, a barrier some threads never reach, or more work than fits in that time?)"
     )]
     Timeout(Duration),
+    /// A CPU checker stopped the kernel at its limit, and says where its
+    /// threads were: the loop that never ends, most likely.
+    #[error(
+        "the kernel did not finish within {limit:?} and was stopped (an endless loop, or a barrier some threads never reach?): {at}"
+    )]
+    TimeoutAt {
+        limit: Duration,
+        at: crate::source::diag::Located,
+    },
     /// Launches that finish, but not within the limit each: slow, not stuck.
     #[error(
         "the kernel is slow, not stuck: {launches_done} launch(es) finished, but the next one did not finish within {limit:?}; give it more time (--timeout) or a smaller size"
@@ -146,6 +155,16 @@ pub enum BackendError {
     Slow { limit: Duration, launches_done: u32 },
     #[error("device error: {0}")]
     Device(String),
+}
+
+impl BackendError {
+    /// The limit a kernel outran, where this error is a hang.
+    pub fn hang_limit(&self) -> Option<Duration> {
+        match self {
+            BackendError::Timeout(limit) | BackendError::TimeoutAt { limit, .. } => Some(*limit),
+            _ => None,
+        }
+    }
 }
 
 /// A place kernels run.

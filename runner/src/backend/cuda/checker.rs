@@ -154,7 +154,17 @@ impl Backend for CudaCheckerBackend {
 /// Why the checker could not run the kernel, as the engine's error.
 fn launch_error(job: &Job, e: ptx_sim::Error) -> BackendError {
     match e {
-        ptx_sim::Error::TimedOut => BackendError::Timeout(job.timeout),
+        ptx_sim::Error::TimedOut { line, running } if line > 0 => BackendError::TimeoutAt {
+            limit: job.timeout,
+            at: locate(
+                job.source,
+                line,
+                format!(
+                    "{running} thread(s) were still running this line when the checker stopped them"
+                ),
+            ),
+        },
+        ptx_sim::Error::TimedOut { .. } => BackendError::Timeout(job.timeout),
         ptx_sim::Error::Unsupported { instruction, line } => {
             lacking(job.source, &instruction, line)
         }
