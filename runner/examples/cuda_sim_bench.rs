@@ -8,6 +8,7 @@
 //! cargo build --release -p runner --example cuda_sim_bench
 //! taskset -c 0 target/release/examples/cuda_sim_bench          # both parts
 //! taskset -c 0 target/release/examples/cuda_sim_bench small    # every CUDA solution, teaching size
+//! taskset -c 0 target/release/examples/cuda_sim_bench small p19 # those whose id starts so
 //! taskset -c 0 target/release/examples/cuda_sim_bench rate     # instructions a second on larger runs
 //! taskset -c 0 target/release/examples/cuda_sim_bench rate p34_gemm_cluster GROUP=1,SIZE=768,STAGES=2
 //! ```
@@ -54,7 +55,12 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let part = args.first().map(String::as_str);
     if part != Some("rate") {
-        small(&book);
+        let only = if part == Some("small") {
+            args.get(1).cloned()
+        } else {
+            None
+        };
+        small(&book, only.as_deref());
     }
     if part != Some("small") {
         match (args.get(1), args.get(2)) {
@@ -64,8 +70,9 @@ fn main() {
     }
 }
 
-/// Every CUDA solution at its teaching size, through the engine.
-fn small(book: &Book) {
+/// Every CUDA solution (or those whose id starts with `only`) at its
+/// teaching size, through the engine.
+fn small(book: &Book, only: Option<&str>) {
     let runner = Runner::new(Settings {
         timing_samples: 0,
         timeout: Duration::from_secs(600),
@@ -76,6 +83,9 @@ fn small(book: &Book) {
         let Some(kernel) = puzzle.kernel(Lang::Cuda) else {
             continue;
         };
+        if only.is_some_and(|o| !puzzle.id().starts_with(o)) {
+            continue;
+        }
         let source = kernel.variant(Variant::Solution);
         let run = || {
             let report = runner

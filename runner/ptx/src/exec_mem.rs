@@ -574,6 +574,7 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
 }
 
 /// Reads an operand as bits of type `ty`.
+#[inline]
 pub fn read(t: &ThreadState, w: &World, o: &Operand, ty: Ty) -> u64 {
     let raw = match o {
         Operand::Reg(r) => t.regs[*r as usize],
@@ -619,6 +620,7 @@ fn special(t: &ThreadState, w: &World, s: Sreg) -> u64 {
 }
 
 /// Writes `v` to a destination operand (a register, a vector's first, or `_`).
+#[inline]
 pub fn write(t: &mut ThreadState, o: &Operand, v: u64) {
     if let Operand::Reg(r) = o {
         t.regs[*r as usize] = v;

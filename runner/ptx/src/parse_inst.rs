@@ -127,6 +127,7 @@ impl Ty {
     }
 
     /// Bits of a value of this type.
+    #[inline]
     pub fn bits(self) -> u32 {
         match self {
             Ty::B8 | Ty::U8 | Ty::S8 | Ty::Pred => 8,

@@ -13,11 +13,13 @@
 use crate::parse_inst::{Cmp, Inst, Op, Round, Ty, flag};
 
 /// `n` low bits set.
+#[inline]
 pub fn ones(n: u32) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
 /// Bits of `ty` from a register's raw value.
+#[inline]
 pub fn mask(v: u64, ty: Ty) -> u64 {
     match ty {
         Ty::Pred => u64::from(v != 0),
@@ -517,15 +519,17 @@ fn int_op(i: &Inst, args: &[u64]) -> Option<u64> {
             }
         }
         Op::Cnot => u64::from(a == 0),
+        // The shift amount is a .u32 operand, whatever the value's width.
         Op::Shl => {
-            if b >= u64::from(bits) {
+            let s = b & 0xFFFF_FFFF;
+            if s >= u64::from(bits) {
                 0
             } else {
-                (a << b) & m
+                (a << s) & m
             }
         }
         Op::Shr => {
-            let s = b.min(u64::from(bits));
+            let s = (b & 0xFFFF_FFFF).min(u64::from(bits));
             if signed {
                 if s >= u64::from(bits) {
                     if sa < 0 { m } else { 0 }
