@@ -326,10 +326,12 @@ pub fn playground(bundle: &str, puzzle: &str) -> String {
 /// Why a CUDA kernel is not checked in the page, said beside it.
 pub fn no_browser_note(puzzle: &str) -> String {
     format!(
-        "<p class=\"puzzle-no-browser\">CUDA C runs only through NVIDIA's driver on an NVIDIA \
-         GPU, and a web page cannot reach either: browsers run GPU code only as WebGPU \
-         shaders (WGSL). So this page shows CUDA results recorded on real GPUs, and your CUDA \
-         kernel is checked on your machine with <code>runner check {} --lang cuda</code>.</p>\n\n",
+        "<p class=\"puzzle-no-browser\">A web page cannot compile CUDA C (NVIDIA's compiler, \
+         NVRTC, is a native library) nor run it (browsers run GPU code only as WebGPU shaders, \
+         WGSL). So this page shows the CUDA kernel's run where the book was built (on a machine \
+         without an NVIDIA GPU, the CPU checker's: NVRTC's PTX, interpreted) beside results \
+         recorded on real GPUs, and your CUDA kernel is checked on your machine, with or without \
+         an NVIDIA GPU, with <code>runner check {} --lang cuda</code>.</p>\n\n",
         escape(puzzle)
     )
 }
