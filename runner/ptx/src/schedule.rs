@@ -268,7 +268,13 @@ fn launch_one(
         names.push((size, demangle(&v.name)));
         size += v.size;
     }
-    size = size.next_multiple_of(128);
+    // Dynamic shared memory starts aligned, as the GPU's does; a kernel
+    // without it has only its static variables (and the diagram only them).
+    let dynamic = launch.dynamic_shared_bytes > 0
+        || module.variables.iter().any(|v| v.space == VarSpace::Shared && v.external);
+    if dynamic {
+        size = size.next_multiple_of(128);
+    }
     for v in module
         .variables
         .iter()

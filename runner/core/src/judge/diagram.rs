@@ -181,6 +181,39 @@ const RED: &str = red!();
 /// The whole diagram: one panel per variable, then the per-invocation
 /// counts of global memory, against the puzzle's `bound` where it sets one.
 pub fn svg(map: &AccessMap, bound: Option<&AccessBound>) -> String {
+    let drawn = svg_in_wgsl_words(map, bound);
+    if map.cuda {
+        in_cuda_words(drawn)
+    } else {
+        drawn
+    }
+}
+
+/// WGSL's words in a drawn diagram, and CUDA's for them: the picture is
+/// the same, only what its labels call things differs.
+const CUDA_WORDS: [(&str, &str); 9] = [
+    ("(invocation numbers)", "(thread numbers)"),
+    (
+        "workgroup memory, every workgroup's copy",
+        "shared memory, every block's copy",
+    ),
+    (" · storage buffer", " · global memory"),
+    ("Which invocation read", "Which thread read"),
+    (">invocation<", ">thread<"),
+    (" (invocation ", " (thread "),
+    (" by one invocation, over ", " by one thread, over "),
+    (" invocation", " thread"),
+    (" invocations", " threads"),
+];
+
+fn in_cuda_words(mut drawn: String) -> String {
+    for (wgsl, cuda) in CUDA_WORDS {
+        drawn = drawn.replace(wgsl, cuda);
+    }
+    drawn
+}
+
+fn svg_in_wgsl_words(map: &AccessMap, bound: Option<&AccessBound>) -> String {
     let pictures: Vec<Picture> = map.variables.iter().map(Picture::of).collect();
     // About 120 bytes an element drawn: sized once, not regrown.
     let cells: usize = pictures.iter().map(|p| p.cells.len().min(HEAT_CELLS)).sum();
@@ -698,6 +731,7 @@ mod tests {
     #[test]
     fn small_variables_name_invocations_and_large_ones_are_a_heat_map() {
         let small = AccessMap {
+            cuda: false,
             grid: [1, 1, 1],
             block: [4, 1, 1],
             variables: vec![variable(
@@ -710,6 +744,22 @@ mod tests {
         let drawn = svg(&small, None);
         assert!(drawn.contains(">w 3</text>"), "{drawn}");
         assert!(drawn.starts_with("<svg"));
+        // A CUDA kernel's picture is the same in CUDA's words.
+        let cuda = svg(
+            &AccessMap {
+                cuda: true,
+                ..small.clone()
+            },
+            None,
+        );
+        assert!(
+            cuda.contains("(thread numbers)") && cuda.contains("global memory"),
+            "{cuda}"
+        );
+        assert!(
+            !cuda.contains("invocation") && !cuda.contains("storage buffer"),
+            "{cuda}"
+        );
         let large = AccessMap {
             variables: vec![variable(
                 false,
@@ -732,6 +782,7 @@ mod tests {
             touch(0, 1, 0, 0, false),
         ];
         let map = AccessMap {
+            cuda: false,
             grid: [1, 1, 1],
             block: [2, 1, 1],
             variables: vec![variable(false, 2, touches)],
@@ -775,6 +826,7 @@ mod tests {
             ..touch(0, 0, 0, 0, false)
         });
         let map = AccessMap {
+            cuda: false,
             grid: [1, 1, 1],
             block: [1, 1, 1],
             variables: vec![variable(false, 4, touches)],

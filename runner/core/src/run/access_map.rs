@@ -17,6 +17,10 @@ pub struct AccessMap {
     /// Accesses beyond what a trace keeps, not kept.
     #[serde(default)]
     pub left_out: u64,
+    /// A CUDA kernel's (the diagram says thread, block, shared and global
+    /// memory, where WGSL's says invocation, workgroup and storage buffer).
+    #[serde(default)]
+    pub cuda: bool,
 }
 
 /// One variable's accesses.

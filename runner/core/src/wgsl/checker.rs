@@ -259,6 +259,7 @@ fn access_map(
             .unwrap_or_else(|| vec![elements])
     };
     AccessMap {
+        cuda: false,
         grid: launches.first().map_or([1, 1, 1], |l| l.grid),
         block: launches.first().map_or([1, 1, 1], |l| l.block),
         variables: trace

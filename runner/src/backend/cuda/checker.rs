@@ -366,6 +366,7 @@ fn access_map(trace: &ptx_sim::trace::AccessTrace, spec: &Spec) -> AccessMap {
     };
     let first = spec.launches.first();
     AccessMap {
+        cuda: true,
         grid: first.map_or([1, 1, 1], |l| l.grid),
         block: first.map_or([1, 1, 1], |l| l.block),
         variables: trace
