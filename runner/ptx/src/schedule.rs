@@ -271,7 +271,10 @@ fn launch_one(
     // Dynamic shared memory starts aligned, as the GPU's does; a kernel
     // without it has only its static variables (and the diagram only them).
     let dynamic = launch.dynamic_shared_bytes > 0
-        || module.variables.iter().any(|v| v.space == VarSpace::Shared && v.external);
+        || module
+            .variables
+            .iter()
+            .any(|v| v.space == VarSpace::Shared && v.external);
     if dynamic {
         size = size.next_multiple_of(128);
     }
