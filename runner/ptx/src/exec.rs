@@ -94,17 +94,10 @@ pub fn run_thread(
             // here, since the product is made when issued.
             Op::Wgmma if i.has("mma_async") => return Ok(Stop::Warp { mask: u32::MAX }),
             Op::Wgmma => {}
-            Op::Shfl | Op::Vote | Op::Activemask => {
-                let mask = match i.op {
-                    Op::Shfl | Op::Vote => o.last(),
-                    _ => None,
-                }
-                .map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
-                if i.op == Op::Activemask {
-                    write(t, &o[0], u64::from(u32::MAX));
-                    t.pc += 1;
-                    continue;
-                }
+            // The lanes that reach it together: see `warp::resolve`.
+            Op::Activemask => return Ok(Stop::Warp { mask: 0 }),
+            Op::Shfl | Op::Vote => {
+                let mask = o.last().map_or(u32::MAX, |m| read(t, w, m, Ty::U32) as u32);
                 return Ok(Stop::Warp { mask });
             }
             Op::Mbarrier => {

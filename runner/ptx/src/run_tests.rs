@@ -152,3 +152,22 @@ fn writes_past_the_end_are_out_of_bounds_and_land_in_the_band() {
         "the band took the writes"
     );
 }
+
+/// `__activemask()` is the lanes that reach it together (lane 3 has
+/// returned): a shuffle under that mask is no deadlock, but lane 2's read
+/// of lane 3 is a read outside the mask.
+#[test]
+fn activemask_names_the_lanes_that_reach_it() {
+    let a: Vec<f32> = (0..4).map(|i| i as f32).collect();
+    let r = run(
+        include_str!("testdata/activemask.ptx"),
+        "add_10",
+        1,
+        4,
+        vec![buffer("out", None, 4), buffer("a", Some(&a), 4)],
+        vec![],
+    );
+    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.line)).collect();
+    assert_eq!(got, [(Kind::DivergentSubgroup, 6)], "{:#?}", r.hazards);
+    assert_eq!(&out_values(&r, 3), &[10.0, 11.0, 12.0]);
+}

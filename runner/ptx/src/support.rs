@@ -17,7 +17,7 @@ pub fn supports(i: &Inst) -> bool {
         _ => true,
     };
     let operands = match i.op {
-        Op::Bra | Op::Nanosleep => 1,
+        Op::Bra | Op::Nanosleep | Op::Activemask => 1,
         Op::Mov
         | Op::Ld
         | Op::Ldu

@@ -29,7 +29,13 @@ pub fn resolve(
     mem: &mut Cluster<'_>,
 ) -> Resolved {
     let mut any = crate::matrix::resolve_warpgroups(kernel, threads, w, mem);
-    let is_group_op = |t: &ThreadState| kernel.body.get(t.pc).is_some_and(|i| i.op == Op::Wgmma);
+    any |= active_masks(kernel, threads);
+    let is_group_op = |t: &ThreadState| {
+        kernel
+            .body
+            .get(t.pc)
+            .is_some_and(|i| matches!(i.op, Op::Wgmma | Op::Activemask))
+    };
     let warps = threads.len().div_ceil(32);
     for warp in 0..warps {
         let lo = warp * 32;
@@ -125,6 +131,54 @@ pub fn resolve(
         }
     }
     if any { Resolved::Some } else { Resolved::None }
+}
+
+/// `__activemask()`: once no lane of the warp can run on without the
+/// others (each has stopped somewhere, or returned), the lanes stopped at
+/// the same `activemask` are the ones that reached it together, and that
+/// is the mask each of them gets. (Lanes of a warp are not in lockstep,
+/// so a GPU may give fewer: the mask is no promise of convergence, as
+/// NVIDIA's documentation warns.) True where some lane got its mask.
+fn active_masks(kernel: &Kernel, threads: &mut [ThreadState]) -> bool {
+    let at_activemask = |t: &ThreadState| {
+        matches!(t.stop, Some(Stop::Warp { .. }))
+            && kernel
+                .body
+                .get(t.pc)
+                .is_some_and(|i| i.op == Op::Activemask)
+    };
+    let mut any = false;
+    for lo in (0..threads.len()).step_by(32) {
+        let hi = (lo + 32).min(threads.len());
+        let lanes = &mut threads[lo..hi];
+        let settled = lanes
+            .iter()
+            .all(|t| !matches!(t.stop, None | Some(Stop::Slice) | Some(Stop::Wait)));
+        if !settled || !lanes.iter().any(at_activemask) {
+            continue;
+        }
+        let pcs: Vec<usize> = lanes
+            .iter()
+            .filter(|t| at_activemask(t))
+            .map(|t| t.pc)
+            .collect();
+        for pc in pcs {
+            let mask = lanes
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.pc == pc && at_activemask(t))
+                .fold(0u64, |m, (l, _)| m | (1 << l));
+            for t in lanes.iter_mut().filter(|t| t.pc == pc && at_activemask(t)) {
+                if let Some(d) = kernel.body[pc].operands.first() {
+                    write(t, d, mask);
+                }
+                t.pc += 1;
+                t.stop = None;
+                any = true;
+            }
+        }
+    }
+    any
 }
 
 /// Carries out the warp operation at the group's pc for the lanes of `group`.
