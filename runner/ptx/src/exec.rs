@@ -2,10 +2,11 @@
 //! thread must wait for others (a barrier, a warp operation, an mbarrier
 //! phase), has run its slice, or ends. Registers hold raw bits (u64);
 //! each instruction reads them as its type says. Every load and store goes
-//! through [`World::access`], which checks the address and the race rule.
+//! through [`World::load`] or [`World::store`], which check the address and
+//! the race rule.
 
 use crate::exec_mem::{Access, World, read, write};
-use crate::memory::{self, Place};
+use crate::memory;
 use crate::parse::Kernel;
 use crate::parse_inst::{Cmp, Inst, Op, Operand, Round, Ty, flag};
 use crate::thread::{Stop, ThreadState};
@@ -408,17 +409,6 @@ fn step(
         }
     }
     true
-}
-
-/// A place's words in messages.
-pub fn place_words(p: Place) -> &'static str {
-    match p {
-        Place::Global(..) => "global memory",
-        Place::Shared(..) => "shared memory",
-        Place::Local(_) => "local memory",
-        Place::Param(_) => "a parameter",
-        Place::Nowhere => "no memory",
-    }
 }
 
 #[cfg(test)]

@@ -50,12 +50,6 @@ pub struct Cluster<'m> {
     pub own: usize,
 }
 
-impl Cluster<'_> {
-    pub fn mine(&mut self) -> &mut BlockMemory {
-        &mut self.mems[self.own]
-    }
-}
-
 /// One mbarrier object.
 #[derive(Debug, Clone, Default)]
 pub struct Mbarrier {
@@ -100,7 +94,6 @@ pub struct World<'l> {
     /// Touches kept for the diagrams, by global region (then shared at the end).
     pub trace: Option<Vec<VariableTrace>>,
     pub left_out: u64,
-    pub interleaving: u64,
     /// TMA tensor maps, by the offset of their parameter.
     pub tensor_maps: HashMap<u64, crate::launch::TensorMap>,
 }

@@ -30,7 +30,6 @@
 //! ordered one after another.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 /// What kind of mistake a hazard is (one report per kind and source line).
 /// The labels are `wgsl-sim`'s, word for word, so both languages' findings read alike.
@@ -120,10 +119,6 @@ impl Hazards {
 
     pub fn list(&self) -> &[Hazard] {
         &self.found
-    }
-
-    pub fn any(&self, kind: Kind) -> bool {
-        self.found.iter().any(|h| h.kind == kind)
     }
 }
 
@@ -262,9 +257,6 @@ impl Shadow {
         self.reads.clear();
     }
 }
-
-/// Knowledge shared cheaply between the threads of a block after a barrier.
-pub type SharedKnowledge = Arc<Knowledge>;
 
 #[cfg(test)]
 mod tests {

@@ -49,7 +49,7 @@ pub struct TensorMap {
 /// The contents of one buffer in global memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Buffer {
-    /// What the kernel calls it, for messages ("out[3]").
+    /// What the kernel calls it, for messages (`out[3]`).
     pub name: String,
     /// Its bytes: a leading guard band of `lead` bytes, then `len` bytes of
     /// the buffer itself, then a trailing guard band. A write to a band is

@@ -95,7 +95,6 @@ pub fn run(
                 .collect()
         }),
         left_out: 0,
-        interleaving: config.seed,
         tensor_maps: HashMap::new(),
     };
     let deadline = (config.clock)() + config.timeout;
