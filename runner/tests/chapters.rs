@@ -31,6 +31,7 @@ use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::{self, Case};
 use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::judge::verify::{close, close_within};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
@@ -494,31 +495,12 @@ fn recorded_agreement(
                 continue;
             }
             for check in gpu.checks.iter().filter(|c| !c.got.is_empty()) {
-                // A recording keeps the head and tail of a long output: the
-                // sim's is cut the same way before the two are compared,
-                // within the verifier's tolerance (a GPU's division may
+                // Within the verifier's tolerance (a GPU's division may
                 // differ from the CPU's in the last bits).
-                let ours = sim.checks.iter().find(|c| c.name == check.name).map(|c| {
-                    let mut c = c.clone();
-                    if check.abridged.is_some() {
-                        // Only the values matter here, not the index lists.
-                        c.abridge(usize::MAX);
-                    }
-                    c
-                });
-                let same = ours.as_ref().is_some_and(|o| {
-                    o.got.len() == check.got.len()
-                        && o.got.iter().zip(&check.got).all(|(a, b)| match (a, b) {
-                            (Some(a), Some(b)) => (a.is_nan() && b.is_nan()) || close(*a, *b),
-                            (a, b) => a == b,
-                        })
-                });
-                if !same {
+                if let Some(ours) = differs_from_recording(&sim, check, close) {
                     return Err(format!(
-                        "`{}`: recorded on {device} as {:?}, sim gives {:?}",
-                        check.name,
-                        check.got,
-                        ours.map(|c| c.got)
+                        "`{}`: recorded on {device} as {:?}, sim gives {ours:?}",
+                        check.name, check.got,
                     )
                     .into());
                 }
@@ -527,6 +509,34 @@ fn recorded_agreement(
         Ok(())
     })
     .with_kind("sim")
+}
+
+/// The checker's values of the recorded output `check`, where they differ
+/// from the recording's: `equal` compares two values both present (two NaNs
+/// are equal), and a recording that keeps only the head and tail of a long
+/// output is compared with the checker's cut the same way. None where they
+/// agree.
+fn differs_from_recording(
+    sim: &RunReport,
+    check: &BufferCheck,
+    equal: impl Fn(f64, f64) -> bool,
+) -> Option<Option<Vec<Option<f64>>>> {
+    let ours = sim.checks.iter().find(|c| c.name == check.name).map(|c| {
+        let mut c = c.clone();
+        if check.abridged.is_some() {
+            // Only the values matter here, not the index lists.
+            c.abridge(usize::MAX);
+        }
+        c
+    });
+    let same = ours.as_ref().is_some_and(|o| {
+        o.got.len() == check.got.len()
+            && o.got.iter().zip(&check.got).all(|(a, b)| match (a, b) {
+                (Some(a), Some(b)) => (a.is_nan() && b.is_nan()) || equal(*a, *b),
+                (a, b) => a == b,
+            })
+    });
+    (!same).then(|| ours.map(|c| c.got))
 }
 
 /// `{id}::cuda::sim_agrees_with_recorded`: on every recording in `results/`
@@ -587,33 +597,19 @@ fn cuda_recorded_agreement(
                     .into());
                 }
                 for check in gpu.checks.iter().filter(|c| !c.got.is_empty()) {
-                    // A recording keeps the head and tail of a long output:
-                    // the checker's is cut the same way before the two are compared.
-                    let ours = sim.checks.iter().find(|c| c.name == check.name).map(|c| {
-                        let mut c = c.clone();
-                        if check.abridged.is_some() {
-                            c.abridge(usize::MAX);
-                        }
-                        c
-                    });
                     let exact = matches!(check.dtype, Dtype::I32 | Dtype::U32);
                     let tolerance = check.dtype.tolerance();
-                    let same = ours.as_ref().is_some_and(|o| {
-                        o.got.len() == check.got.len()
-                            && o.got.iter().zip(&check.got).all(|(a, b)| match (a, b) {
-                                (Some(a), Some(b)) if exact => a.to_bits() == b.to_bits(),
-                                (Some(a), Some(b)) => {
-                                    (a.is_nan() && b.is_nan()) || close_within(*a, *b, tolerance)
-                                }
-                                (a, b) => a == b,
-                            })
-                    });
-                    if !same {
+                    let equal = |a: f64, b: f64| {
+                        if exact {
+                            a.to_bits() == b.to_bits()
+                        } else {
+                            close_within(a, b, tolerance)
+                        }
+                    };
+                    if let Some(ours) = differs_from_recording(&sim, check, equal) {
                         return Err(format!(
-                            "`{}`: recorded on {device} as {:?}, the checker gives {:?}",
-                            check.name,
-                            check.got,
-                            ours.map(|c| c.got)
+                            "`{}`: recorded on {device} as {:?}, the checker gives {ours:?}",
+                            check.name, check.got,
                         )
                         .into());
                     }

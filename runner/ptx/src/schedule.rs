@@ -99,13 +99,19 @@ pub fn run(
     };
     let deadline = (config.clock)() + config.timeout;
     let mut rng = Rng(config.seed);
+    // Every launch's kernel is there and runs here, before any launch runs.
+    for launch in launches {
+        if module.kernel(&launch.entry).is_none() {
+            return Err(Error::NoEntryPoint(launch.entry.clone()));
+        }
+        if let Some((instruction, line)) = module.unsupported(&launch.entry) {
+            return Err(Error::Unsupported { instruction, line });
+        }
+    }
     for (index, launch) in launches.iter().enumerate() {
         let kernel = module
             .kernel(&launch.entry)
             .ok_or_else(|| Error::NoEntryPoint(launch.entry.clone()))?;
-        if let Some((instruction, line)) = module.unsupported(&launch.entry) {
-            return Err(Error::Unsupported { instruction, line });
-        }
         world.launch = index;
         for r in &mut world.globals {
             r.shadow.iter_mut().for_each(Shadow::new_launch);

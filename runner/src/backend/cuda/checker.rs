@@ -25,6 +25,8 @@ use puzzle_core::run::outcome::{
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::model::{Arg, Spec};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 pub struct CudaCheckerBackend {
     info: DeviceInfo,
@@ -33,6 +35,10 @@ pub struct CudaCheckerBackend {
     seed: u64,
     /// Keep who touched which element ([`Execution::accesses`]).
     trace: bool,
+    /// NVRTC's PTX parsed, by the PTX's hash: a puzzle's teaching and stress
+    /// runs, and the listing's scan for instructions the checker lacks, parse
+    /// each kernel once.
+    parsed: Mutex<HashMap<blake3::Hash, Arc<ptx_sim::Module>>>,
 }
 
 impl CudaCheckerBackend {
@@ -56,6 +62,7 @@ impl CudaCheckerBackend {
             arch,
             seed,
             trace: false,
+            parsed: Mutex::default(),
         })
     }
 
@@ -75,11 +82,26 @@ impl CudaCheckerBackend {
         entries: impl IntoIterator<Item = &'e str>,
     ) -> Option<(String, Located)> {
         let ptx = nvrtc::compile_cached(source, self.arch).ok()?;
-        let module = ptx_sim::Module::parse(&ptx).ok()?;
+        let module = self.parse(&ptx).ok()?;
         entries.into_iter().find_map(|entry| {
             let (instruction, line) = module.unsupported(entry)?;
             Some((instruction, locate(source, line, String::new())))
         })
+    }
+}
+
+impl CudaCheckerBackend {
+    /// `ptx` parsed, from the cache where it was parsed before.
+    fn parse(&self, ptx: &str) -> Result<Arc<ptx_sim::Module>, ptx_sim::Error> {
+        let key = blake3::hash(ptx.as_bytes());
+        if let Some(hit) = self.parsed.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(hit);
+        }
+        let module = Arc::new(ptx_sim::Module::parse(ptx)?);
+        if let Ok(mut cache) = self.parsed.lock() {
+            cache.insert(key, module.clone());
+        }
+        Ok(module)
     }
 }
 
@@ -102,12 +124,9 @@ impl Backend for CudaCheckerBackend {
             Ok(ptx) => ptx,
             Err(outcome) => return Ok(outcome),
         };
-        let module = ptx_sim::Module::parse(&ptx).map_err(|e| launch_error(job, e))?;
-        for launch in &spec.launches {
-            if let Some((instruction, line)) = module.unsupported(&launch.kernel) {
-                return Err(lacking(job.source, &instruction, line));
-            }
-        }
+        // A kernel with an instruction the checker lacks is refused by `run`
+        // before any launch.
+        let module = self.parse(&ptx).map_err(|e| launch_error(job, e))?;
         let launches = launches(spec);
         let buffers = buffers(spec);
         let config = ptx_sim::Config {
