@@ -13,7 +13,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use runner::book::load::BookFiles;
-use runner::perf::record::schema::{BenchEntry, Entry, Recording, hash};
+use runner::perf::record::schema::{BenchEntry, Entry, Recording, hash, spec_hash};
 use runner::perf::{baseline, bench, calibrate};
 use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
@@ -283,7 +283,7 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
         puzzle: "fx".into(),
         lang,
         variant: Variant::Solution,
-        spec_hash: hash(&puzzle.spec.text),
+        spec_hash: spec_hash(&puzzle.spec.text),
         source_hash: hash(&solution),
         report,
     };
@@ -398,7 +398,7 @@ fn roofline_blocks_chart_recorded_runs() {
             puzzle: "fx".into(),
             lang,
             variant: Variant::Solution,
-            spec_hash: hash(&puzzle.spec.text),
+            spec_hash: spec_hash(&puzzle.spec.text),
             source_hash: hash(&puzzle.kernel(lang).unwrap().solution().text),
             report,
         }],
@@ -485,7 +485,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
                 puzzle: "fx".into(),
                 lang,
                 case: case.clone(),
-                spec_hash: hash(&puzzle.spec.text),
+                spec_hash: spec_hash(&puzzle.spec.text),
                 source_hash: hash(source),
                 outcome: Ok(report.clone()),
                 date: Some("2026-11-22".into()),

@@ -75,9 +75,35 @@ pub fn hash(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex().to_string()
 }
 
+/// The hash a recording keeps of a spec: its YAML without the `hints` list.
+/// Hints change no result, so regrading them leaves every recording current.
+pub fn spec_hash(spec_text: &str) -> String {
+    hash(&without_hints(spec_text))
+}
+
+/// The spec's YAML with its top-level `hints:` key and everything under it
+/// (indented lines, `- ` items at the margin, blank lines) left out.
+fn without_hints(spec_text: &str) -> String {
+    let mut kept = String::with_capacity(spec_text.len());
+    let mut in_hints = false;
+    for line in spec_text.split_inclusive('\n') {
+        let at_margin = !line.starts_with([' ', '\t', '-']) && !line.trim().is_empty();
+        if at_margin {
+            in_hints = line.starts_with("hints:");
+        }
+        if !in_hints {
+            kept.push_str(line);
+        }
+    }
+    kept
+}
+
 pub fn entry_hashes(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Option<(String, String)> {
     let kernel = puzzle.kernel(lang)?;
-    Some((hash(&puzzle.spec.text), hash(&kernel.variant(variant).text)))
+    Some((
+        spec_hash(&puzzle.spec.text),
+        hash(&kernel.variant(variant).text),
+    ))
 }
 
 /// "cuda-nvidia-h100-80gb-hbm3".
@@ -98,6 +124,38 @@ pub fn file_stem(device: &DeviceInfo) -> String {
 mod tests {
     use super::*;
     use puzzle_core::run::backend::BackendKind;
+
+    /// (case, spec text, the text that is hashed)
+    #[test]
+    fn hints_are_not_hashed_table() {
+        let cases = [
+            ("no hints", "id: a\nkernel: k\n", "id: a\nkernel: k\n"),
+            (
+                "indented items, a key after",
+                "id: a\nhints:\n  - one\n  - two\nstress: []\n",
+                "id: a\nstress: []\n",
+            ),
+            (
+                "items at the margin, last key",
+                "id: a\nhints:\n- one\n\n- two\n",
+                "id: a\n",
+            ),
+            (
+                "a flow list",
+                "hints: [one, two]\nid: a\n",
+                "id: a\n",
+            ),
+            (
+                "a key that only starts alike stays",
+                "hints_seen: 1\nid: a\n",
+                "hints_seen: 1\nid: a\n",
+            ),
+        ];
+        for (name, text, want) in cases {
+            assert_eq!(without_hints(text), want, "{name}");
+        }
+        assert_ne!(spec_hash("id: a\n"), spec_hash("id: b\n"));
+    }
 
     #[test]
     fn file_stems_table() {
