@@ -1,12 +1,16 @@
 //! What several commands take: a backend, a language, the book.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
+use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
+use puzzle_core::source::text::SourceText;
+use puzzle_core::spec::expr::{self, Constants};
 use runner::backend::cuda::sanitize::Sanitizer;
-use runner::book::load::DiscoverError;
+use runner::book::load::{BookFiles, DiscoverError};
 use std::path::{Path, PathBuf};
 
 /// `--backend`: where a kernel runs.
@@ -93,6 +97,72 @@ pub fn timing_backend(backend: BackendArg, command: &str) -> Result<BackendKind>
         );
     }
     Ok(kind)
+}
+
+/// `--set NAME=VALUE` pairs as constants of `puzzle`'s spec (a value may
+/// be an expression of its constants, e.g. `SIZE=1<<24`).
+pub fn overrides(puzzle: &Puzzle, pairs: &[String]) -> Result<Constants> {
+    let mut constants = Constants::new();
+    for pair in pairs {
+        let (name, value) = pair
+            .split_once('=')
+            .with_context(|| format!("--set takes NAME=VALUE, got `{pair}`"))?;
+        if !puzzle.spec.raw.constants.contains_key(name) {
+            let names: Vec<&str> = puzzle
+                .spec
+                .raw
+                .constants
+                .keys()
+                .map(String::as_str)
+                .collect();
+            bail!(
+                "--set {pair}: `{}` has no constant `{name}` (its constants: {})",
+                puzzle.id(),
+                names.join(", ")
+            );
+        }
+        let value = expr::eval(value, &puzzle.spec.raw.constants)
+            .map_err(|e| anyhow::anyhow!("--set {pair}: {e}"))?;
+        constants.insert(name.to_string(), value);
+    }
+    Ok(constants)
+}
+
+/// A kernel file's language, by its extension.
+pub fn file_lang(path: &Path) -> Result<Lang> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    Lang::from_extension(ext).with_context(|| {
+        format!(
+            "{}: cannot tell the language; name it .wgsl or .cu",
+            path.display()
+        )
+    })
+}
+
+/// A learner's kernel file for `puzzle`, read as `lang` (a CUDA file's quoted
+/// `#include`s of the book's headers written in); an empty file is refused.
+pub fn read_kernel_file(
+    book: &Book,
+    path: &Path,
+    puzzle: &Puzzle,
+    lang: Lang,
+) -> Result<SourceText> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut source = SourceText::from_bytes(bytes, path)?;
+    if lang == Lang::Cuda {
+        source = includes::expand(&source, &BookFiles::new(&book.root))?;
+    }
+    if source.text.trim().is_empty() {
+        bail!(
+            "{}: the file is empty; start from the skeleton (`runner show {} --lang {lang}`)",
+            path.display(),
+            puzzle.id()
+        );
+    }
+    Ok(source)
 }
 
 /// Where the book is when `--book` does not say and no book holds the

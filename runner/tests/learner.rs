@@ -308,6 +308,123 @@ fn cuda_says_what_it_can_do_here() -> Result<(), Failed> {
     Ok(())
 }
 
+/// `runner bench --file`: a learner's copy of Puzzle 19's kernel, timed
+/// beside the book's solution and held against the page's target; a wrong
+/// kernel exits 1; `runner run --file --set` runs at the size asked for.
+/// On a GPU (`gpu`), at the bench size, where the library's time is recorded.
+fn bench_file(lang: Lang, gpu: bool) -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join(".learner");
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let (id, backend) = match lang {
+        Lang::Wgsl => ("p19_sgemm_named", "wgpu"),
+        Lang::Cuda => ("p19_sgemm_warptile", "cuda"),
+    };
+    let solution = book.find(id)?.kernel(lang).ok_or("no kernel")?.solution();
+    let mine = dir.path().join(format!("mine.{}", lang.extension()));
+    std::fs::write(&mine, &solution.text)?;
+    let mut args = vec!["bench", id, "--file", mine.to_str().unwrap()];
+    args.extend(["--backend", backend, "--samples", "3", "--warmup", "1"]);
+    if !gpu {
+        // A CPU adapter: a small size (the library's time is not recorded there).
+        args.extend(["--set", "SIZE=256"]);
+    }
+    let (code, out, err) = cli(&ws, &args, &[]);
+    let text = format!("{out}{err}");
+    assert_eq!(code, 0, "{text}");
+    for part in [
+        "your kernel, ",
+        "output: ✔ matches the CPU reference",
+        "the book's solution, timed in the same run: ",
+        "% of its speed",
+        "target (src/performance/p19_sgemm.md): ≥ ",
+    ] {
+        assert!(text.contains(part), "{part:?} missing from:\n{text}");
+    }
+    if gpu {
+        assert!(
+            text.contains("of cuBLAS"),
+            "the library's time is used:\n{text}"
+        );
+    } else {
+        assert!(
+            text.contains("not judged (no `sgemm` time at these sizes"),
+            "{text}"
+        );
+    }
+    // JSON: both reports and the verdicts.
+    args.push("--json");
+    let (code, out, err) = cli(&ws, &args, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(&out)?;
+    assert!(
+        json["standing"]["percent_of_solution"]
+            .as_f64()
+            .unwrap_or(0.0)
+            > 0.0,
+        "{json}"
+    );
+    assert_eq!(json["yours"]["checked"], "passed", "{json}");
+    // A wrong kernel: its output is checked, and the exit status says so.
+    let (right, bug) = match lang {
+        Lang::Wgsl => (
+            "fma(vec4<f32>(a0.x), b0, c00)",
+            "fma(vec4<f32>(a0.x), b0, 2.0 * c00)",
+        ),
+        Lang::Cuda => (
+            "acc[i][j] += a_reg[i] * b_reg[j]",
+            "acc[i][j] -= a_reg[i] * b_reg[j]",
+        ),
+    };
+    assert!(
+        solution.text.contains(right),
+        "the test's anchor is gone: {right}"
+    );
+    std::fs::write(&mine, solution.text.replacen(right, bug, 1))?;
+    args.pop();
+    let (code, out, err) = cli(&ws, &args, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("✘ WRONG"), "{out}");
+    // The file's language and the backend must agree.
+    let other = if lang == Lang::Wgsl { "cuda" } else { "wgpu" };
+    let (code, _, err) = cli(
+        &ws,
+        &[
+            "bench",
+            id,
+            "--file",
+            mine.to_str().unwrap(),
+            "--backend",
+            other,
+        ],
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("kernels, not"), "{err}");
+    // `runner run --file --set`: the size asked for, random inputs.
+    let blocks = book
+        .find("p06_blocks")?
+        .kernel(lang)
+        .ok_or("no kernel")?
+        .solution();
+    std::fs::write(&mine, &blocks.text)?;
+    let args = [
+        "run",
+        "p06_blocks",
+        "--file",
+        mine.to_str().unwrap(),
+        "--set",
+        "SIZE=1001",
+    ];
+    let (code, out, err) = cli(&ws, &args, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("-- run: SIZE=1001 (random inputs, CPU reference)"),
+        "{out}"
+    );
+    Ok(())
+}
+
 /// `runner list` and `runner progress` show the puzzles in one order, the
 /// book's (chapters as SUMMARY.md lists them, puzzles as their chapter
 /// declares them; not by id, which puts p11_conv_2d first), and `progress`
@@ -588,6 +705,23 @@ fn main() {
                 .with_ignored_flag(true),
         })
         .collect();
+    trials.push(match &wgpu {
+        Ok(()) => Trial::test("cli::bench_file_wgsl", || bench_file(Lang::Wgsl, false)),
+        Err(reason) => Trial::test("cli::bench_file_wgsl", || Ok(()))
+            .with_kind(format!("skipped: {reason}"))
+            .with_ignored_flag(true),
+    });
+    let cuda_gpu = match RUNNER.backend(BackendKind::Cuda) {
+        Ok(b) if b.runs_kernels() => Ok(()),
+        Ok(_) => Err("no NVIDIA GPU runs kernels here".to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    trials.push(match cuda_gpu {
+        Ok(()) => Trial::test("cli::bench_file_cuda", || bench_file(Lang::Cuda, true)),
+        Err(reason) => Trial::test("cli::bench_file_cuda", || Ok(()))
+            .with_kind(format!("skipped: {reason}"))
+            .with_ignored_flag(true),
+    });
     trials.push(Trial::test(
         "cli::list_and_progress_follow_the_book",
         list_and_progress_follow_the_book,

@@ -121,12 +121,13 @@ struct Race {
 fn race_fails(race: &Race, book: &Book, kind: BackendKind) -> Result<Option<RunReport>, Failed> {
     let path = fixtures().join("kernels").join(&race.file);
     let source = read(&path)?;
+    let puzzle = book.find(&race.puzzle)?;
     let ran = RUNNER.run_cases(
         kind,
-        book.find(&race.puzzle)?,
+        puzzle,
         Variant::File,
         &source,
-        race.stress,
+        cases::cases(&puzzle.spec, race.stress),
         Until::FirstFailure,
     )?;
     Ok(ran

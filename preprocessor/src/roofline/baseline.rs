@@ -1,12 +1,12 @@
 //! A roofline block's `baseline`: the kernels against a vendor library
 //! timed on the same GPU, as percentages of its rate, with the targets' verdicts.
 
-use crate::roofline::block::BaselineRef;
 use crate::roofline::rows::{Row, case_text};
 use crate::roofline::table;
 use crate::roofline::verdicts::{verdict, wrong};
 use puzzle_core::run::timing::format_ms;
 use runner::perf::baseline::{Baseline, BaselineCase};
+use runner::perf::roofline_block::BaselineRef;
 use std::fmt::Write;
 
 /// The library's time on this GPU at each size it was timed at, and each

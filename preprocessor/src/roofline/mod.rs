@@ -21,21 +21,20 @@
 //! only), ceilings from the same file (`runner calibrate`), FLOPs and bytes
 //! from the specs, library times from `results/baselines/*.json`.
 //!
-//! - [`block`]: the block's YAML;
+//! - [`runner::perf::roofline_block`]: the block's YAML (in the engine, which
+//!   also reads a page's targets for `runner bench --file`);
 //! - [`rows`]: each puzzle's figures on a recorded GPU;
 //! - [`table`]: a row as the table shows it;
 //! - [`verdicts`]: targets met or missed, speed-ups;
 //! - [`baseline`]: the kernels against a vendor library on the same GPU.
 
 pub mod baseline;
-pub mod block;
 pub mod roofs;
 pub mod rows;
 pub mod table;
 pub mod verdicts;
 
 use baseline::baseline_section;
-use block::{RooflineBlock, Sizes};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::quantity::thousands;
 use puzzle_core::spec::math::Math;
@@ -45,6 +44,7 @@ use runner::perf::calibrate::{Ceilings, Traffic};
 use runner::perf::chart::{self, MemoryRoof, Point, Roofs};
 use runner::perf::record::schema::Recording;
 use runner::perf::roofline::{self, DATASHEETS, Datasheet};
+use runner::perf::roofline_block::{RooflineBlock, Sizes};
 use std::fmt::Write;
 use table::{rate, table_row};
 use verdicts::{speedup_line, target_verdict};

@@ -1,7 +1,6 @@
 //! The rows of a roofline block: each puzzle at its teaching size or at
 //! each of its `bench` cases, with its figures on one recorded GPU.
 
-use crate::roofline::block::{RooflineBlock, Sizes};
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::spec::expr::Constants;
@@ -11,6 +10,7 @@ use runner::perf::calibrate::Ceilings;
 use runner::perf::record::schema::{Recorded, Recording};
 use runner::perf::record::store;
 use runner::perf::roofline::{self, Placement};
+use runner::perf::roofline_block::{RooflineBlock, Sizes};
 
 /// A bench row's placement when the recording has no such benchmark.
 pub const NOT_BENCHMARKED: &str = "not benchmarked on this GPU";

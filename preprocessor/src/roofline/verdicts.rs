@@ -1,12 +1,12 @@
 //! The verdicts under a roofline table: each target met or missed, and the
 //! speed-ups of one kernel over another at the sizes both were recorded at.
 
-use crate::roofline::block::{Speedup, Target};
 use crate::roofline::rows::Row;
 use puzzle_core::run::timing::format_ms;
 use puzzle_core::spec::math::Math;
 use runner::perf::bench::Checked;
 use runner::perf::roofline::Roof;
+use runner::perf::roofline_block::{Speedup, Target};
 
 /// "Target: `x` at ≥ 90 % of the measured memory roof: 93.1 % — met."
 pub fn target_verdict(target: &Target, rows: &[Row], math: Math) -> String {

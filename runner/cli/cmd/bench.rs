@@ -1,27 +1,42 @@
-//! `runner bench`: a puzzle's solution timed at any size, with the roofline
-//! figures that make the time mean something.
+//! `runner bench`: a puzzle's solution, or your own kernel (`--file`),
+//! timed at the spec's bench size or any other, with the roofline figures
+//! that make the time mean something. With `--file`, the book's solution is
+//! timed in the same run, and the pages' targets say where yours stands.
 
-use crate::args::{BackendArg, timing_backend};
-use anyhow::{Context, Result};
+use crate::args::{BackendArg, file_lang, overrides, read_kernel_file, timing_backend};
+use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use puzzle_core::chapter::book::Book;
-use puzzle_core::spec::expr::{self, Constants};
-use runner::perf::bench::{self, Checked, Options};
+use puzzle_core::lang::Lang;
+use runner::perf::baseline;
+use runner::perf::bench::{self, BenchReport, Checked, Options};
 use runner::perf::record::{self, store};
+use runner::perf::standing::Standing;
+use runner::perf::targets;
 use runner::run::runner::Runner;
+use serde::Serialize;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Time a puzzle's solution at any size, with roofline figures.
+/// Time a puzzle's solution, or your own kernel, with roofline figures.
 ///
+/// The size is the spec's first `bench` case (the one the pages' targets
+/// refer to; the teaching size where it has none), changed by any --set.
 /// Warm-up runs first, then device-timed samples; buffers smaller than the
 /// last-level cache are rotated so the cache does not flatter the time.
+/// Exit status: 0 timed (and right, where checked), 1 the output is wrong.
 #[derive(Args)]
 pub struct BenchArgs {
     /// Puzzle id, e.g. p10_dot (see `runner list`).
     puzzle: String,
-    #[arg(long, value_enum, default_value = "wgpu")]
-    backend: BackendArg,
+    /// Your own kernel (.wgsl or .cu), timed beside the book's solution and
+    /// held against the targets the book's pages set for this puzzle.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// Default: cuda for a .cu --file, else wgpu.
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
     /// Change a constant of the spec, e.g. --set SIZE=16777216 (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
@@ -42,38 +57,94 @@ pub struct BenchArgs {
     json: bool,
 }
 
+/// `runner bench --file --json`: both timings and the verdicts.
+#[derive(Serialize)]
+struct FileBench<'a> {
+    yours: &'a BenchReport,
+    solution: &'a BenchReport,
+    standing: &'a Standing,
+}
+
 pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
     let puzzle = book.find(&args.puzzle)?;
-    let kind = timing_backend(args.backend, "bench")?;
-    let mut overrides = Constants::new();
-    for pair in &args.set {
-        let (name, value) = pair
-            .split_once('=')
-            .with_context(|| format!("--set takes NAME=VALUE, got `{pair}`"))?;
-        let value = expr::eval(value, &puzzle.spec.raw.constants)
-            .map_err(|e| anyhow::anyhow!("--set {pair}: {e}"))?;
-        overrides.insert(name.to_string(), value);
+    let lang = args.file.as_deref().map(file_lang).transpose()?;
+    let named = args.backend.unwrap_or(match lang {
+        Some(Lang::Cuda) => BackendArg::Cuda,
+        _ => BackendArg::Wgpu,
+    });
+    let kind = timing_backend(named, "bench")?;
+    if let Some(lang) = lang.filter(|&l| l != kind.lang()) {
+        bail!(
+            "the {kind} backend runs {} kernels, not {}",
+            kind.lang().label(),
+            lang.label()
+        );
     }
+    // The headline bench size, then what --set changes.
+    let mut sizes = puzzle
+        .spec
+        .bench_cases()
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    sizes.extend(overrides(puzzle, &args.set)?);
+    let file = match &args.file {
+        Some(path) => Some(read_kernel_file(book, path, puzzle, kind.lang())?),
+        None => None,
+    };
     let runner = Runner::new(Default::default());
-    let backend = runner.backend(kind).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let backend = runner.backend(kind).map_err(|e| anyhow!("{e}"))?;
     let (recordings, _) = store::load_all(&book.root.join(record::RESULTS_DIR));
     let ceilings = store::find(&recordings, backend.device()).and_then(|r| r.ceilings.clone());
     let options = Options {
-        overrides,
+        overrides: sizes,
         samples: args.samples,
         warmup: args.warmup,
         timeout: Duration::from_secs(args.timeout),
         buffer_sets: args.buffer_sets,
+        file: None,
     };
-    let report = bench::bench(puzzle, backend, &options, ceilings.as_ref())?
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let time = |options: &Options| -> Result<BenchReport> {
+        bench::bench(puzzle, backend, options, ceilings.as_ref())?.map_err(|e| anyhow!("{e}"))
+    };
+    let Some(file) = file else {
+        let report = time(&options)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", report.to_text());
+        }
+        return Ok(exit_code(&report));
+    };
+    let yours = time(&Options {
+        file: Some(file),
+        ..options.clone()
+    })?;
+    let solution = time(&options)?;
+    let pages = targets::targets(book, puzzle.id(), kind.lang())?;
+    let (baselines, _) = baseline::load_all(&baseline::dir(&book.root));
+    let standing = Standing::new(&yours, &solution, &pages, &baselines);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let both = FileBench {
+            yours: &yours,
+            solution: &solution,
+            standing: &standing,
+        };
+        println!("{}", serde_json::to_string_pretty(&both)?);
     } else {
-        print!("{}", report.to_text());
+        let path = args.file.as_deref().map(std::path::Path::display);
+        if let Some(path) = path {
+            print!("your kernel, {path}: ");
+        }
+        print!("{}{}", yours.to_text(), standing.to_text());
     }
-    Ok(match report.checked {
+    Ok(exit_code(&yours))
+}
+
+/// 1 where the timed output was checked and wrong.
+fn exit_code(report: &BenchReport) -> ExitCode {
+    match report.checked {
         Checked::Failed(_) => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
-    })
+    }
 }

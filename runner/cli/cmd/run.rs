@@ -2,18 +2,15 @@
 //! your own) checked against a puzzle's spec, at the teaching size and, with
 //! `--stress`, at every stress size.
 
-use crate::args::{BackendArg, sanitizing};
-use anyhow::{Context, Result, bail};
+use crate::args::{BackendArg, file_lang, overrides, read_kernel_file, sanitizing};
+use anyhow::{Result, bail};
 use clap::Args;
 use puzzle_core::chapter::book::Book;
-use puzzle_core::check::cases::Until;
+use puzzle_core::check::cases::{self, Case, Until};
 use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
-use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
-use puzzle_core::source::text::SourceText;
-use runner::book::load::BookFiles;
 use runner::run::runner::Runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,6 +52,10 @@ pub struct RunArgs {
     /// expected values from the CPU reference.
     #[arg(long)]
     stress: bool,
+    /// Run at other sizes instead of the teaching size, e.g. --set SIZE=4096
+    /// (repeatable): random inputs, expected values from the CPU reference.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
     /// CUDA only: run the kernel again under NVIDIA's compute-sanitizer
     /// (memcheck, racecheck, synccheck, initcheck) and report what it finds
     /// at your lines; needs compute-sanitizer from the CUDA toolkit.
@@ -64,21 +65,8 @@ pub struct RunArgs {
 
 pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
     let puzzle = book.find(&args.puzzle)?;
-    let file_lang = match &args.file {
-        Some(path) => {
-            let ext = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .unwrap_or_default();
-            Some(Lang::from_extension(ext).with_context(|| {
-                format!(
-                    "{}: cannot tell the language; name it .wgsl or .cu",
-                    path.display()
-                )
-            })?)
-        }
-        None => None,
-    };
+    let file_lang = args.file.as_deref().map(file_lang).transpose()?;
+    let set = overrides(puzzle, &args.set)?;
     let mut runner = Runner::new(Settings {
         timing_samples: args.samples,
         timeout: Duration::from_secs(args.timeout),
@@ -105,23 +93,7 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
         );
     }
     let (variant, source) = match &args.file {
-        Some(path) => {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let mut source = SourceText::from_bytes(bytes, path)?;
-            if lang == Lang::Cuda {
-                // Its own headers, written in (from inside the book only).
-                source = includes::expand(&source, &BookFiles::new(&book.root))?;
-            }
-            if source.text.trim().is_empty() {
-                bail!(
-                    "{}: the file is empty; start from the skeleton (`runner show {} --lang {lang}`)",
-                    path.display(),
-                    puzzle.id()
-                );
-            }
-            (Variant::File, source)
-        }
+        Some(path) => (Variant::File, read_kernel_file(book, path, puzzle, lang)?),
         None => {
             let variant = if args.skeleton {
                 Variant::Skeleton
@@ -137,15 +109,25 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
             puzzle.id()
         );
     }
-    let ran = runner.run_cases(kind, puzzle, variant, &source, args.stress, Until::All)?;
+    let mut cases = cases::cases(&puzzle.spec, args.stress);
+    if !set.is_empty() {
+        // The sizes asked for replace the teaching size: random inputs, as a stress run's.
+        cases[0] = Case::at(set);
+    }
+    let ran = runner.run_cases(kind, puzzle, variant, &source, cases, Until::All)?;
     if args.json {
         let reports: Vec<&RunReport> = ran.iter().map(|(_, report)| report).collect();
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {
         for (case, report) in &ran {
             if case.overrides.is_some() {
+                let what = if case.line.is_some() {
+                    "stress run"
+                } else {
+                    "run"
+                };
                 println!(
-                    "\n-- stress run: {} (random inputs, CPU reference)",
+                    "\n-- {what}: {} (random inputs, CPU reference)",
                     case.label()
                 );
             }

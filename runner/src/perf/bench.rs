@@ -1,5 +1,5 @@
-//! `runner bench`: a puzzle's solution timed at any size, with the roofline
-//! figures that make the time mean something.
+//! `runner bench`: a puzzle's solution, or a learner's own kernel, timed at
+//! any size, with the roofline figures that make the time mean something.
 //!
 //! Warm-up runs absorb compilation, clocks and caches; then N timed samples
 //! are taken with the device's timer. When the data would fit in the
@@ -22,6 +22,7 @@ use puzzle_core::quantity::thousands;
 use puzzle_core::run::backend::{Backend, BackendError, DeviceInfo};
 use puzzle_core::run::timing::{Timing, format_ms};
 use puzzle_core::source::diag::Located;
+use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::Constants;
 use puzzle_core::spec::reference;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,9 @@ pub struct Options {
     pub timeout: Duration,
     /// Buffer sets to rotate through; `None` sizes the rotation by the cache.
     pub buffer_sets: Option<usize>,
+    /// A learner's own kernel (`runner bench --file`); `None` times the
+    /// book's solution.
+    pub file: Option<SourceText>,
 }
 
 /// Whether the benchmark's output was checked.
@@ -101,7 +105,7 @@ pub fn buffer_sets(footprint: u64, cache: Option<u64>) -> usize {
     wanted.clamp(1, affordable.min(64)) as usize
 }
 
-/// Times a puzzle's solution on `backend`.
+/// Times a puzzle's solution (or [`Options::file`]) on `backend`.
 pub fn bench(
     puzzle: &Puzzle,
     backend: &dyn Backend,
@@ -138,15 +142,22 @@ pub fn bench(
         timeout: options.timeout,
         memory: None,
     };
-    let source = kernel.variant(Variant::Solution);
-    let report = execute(backend, &spec, Variant::Solution, &source, &settings);
+    let (variant, source) = match &options.file {
+        Some(file) => (Variant::File, file.clone()),
+        None => (Variant::Solution, kernel.variant(Variant::Solution)),
+    };
+    let report = execute(backend, &spec, variant, &source, &settings);
     let said = || report.message.clone().unwrap_or_default();
     match report.status {
         Status::Pass | Status::Fail => {}
         Status::CompileError => {
             let text: Vec<String> = report.diagnostics.iter().map(ToString::to_string).collect();
             return Ok(Err(BackendError::Launch(format!(
-                "the solution did not compile: {}",
+                "the {} did not compile: {}",
+                match variant {
+                    Variant::File => "kernel",
+                    _ => "solution",
+                },
                 text.join("; ")
             ))));
         }
@@ -215,6 +226,7 @@ pub fn serve(request: &BenchRequest) -> Result<BenchReport, String> {
         warmup: request.warmup,
         timeout: Duration::from_secs(request.timeout_seconds),
         buffer_sets: None,
+        file: None,
     };
     bench(puzzle, backend.as_ref(), &options, None)
         .map_err(|e| e.to_string())?

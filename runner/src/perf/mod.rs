@@ -5,6 +5,9 @@
 //! - [`roofline`]: a time placed under the ceilings, and datasheet peaks beside them;
 //! - [`chart`]: the roofline as SVG;
 //! - [`baseline`]: a vendor library timed on the same GPU;
+//! - [`roofline_block`]: a page's ```roofline block (YAML), and [`targets`]:
+//!   what the pages ask of one kernel, and [`standing`]: a learner's kernel
+//!   against the solution and those targets (`runner bench --file`);
 //! - [`record`]: GPU results kept in committed files;
 //! - [`date`]: how they are dated.
 
@@ -15,3 +18,6 @@ pub mod chart;
 pub mod date;
 pub mod record;
 pub mod roofline;
+pub mod roofline_block;
+pub mod standing;
+pub mod targets;

@@ -302,18 +302,19 @@ impl Runner {
         })
     }
 
-    /// The teaching size, then (with `stress`) each stress case, on `kind`,
-    /// until the first run that does not pass or through them all.
+    /// `cases` in order (the teaching size, then each stress case, as
+    /// [`cases::cases`] lists them), on `kind`, until the first run that
+    /// does not pass or through them all.
     pub fn run_cases(
         &self,
         kind: BackendKind,
         puzzle: &Puzzle,
         variant: Variant,
         source: &SourceText,
-        stress: bool,
+        cases: Vec<Case>,
         until: Until,
     ) -> Result<Vec<(Case, RunReport)>, Located> {
-        cases::run_cases(cases::cases(&puzzle.spec, stress), until, |case| {
+        cases::run_cases(cases, until, |case| {
             self.run_on(kind, puzzle, variant, source, case)
         })
     }

@@ -41,6 +41,16 @@ impl Case {
         }
     }
 
+    /// The sizes a learner asks for (`runner run --set`): random inputs and
+    /// the CPU reference, as a stress case, but declared by no spec line.
+    pub fn at(overrides: Constants) -> Case {
+        Case {
+            stage: Stage::Stress,
+            overrides: Some(overrides),
+            line: None,
+        }
+    }
+
     /// Every constant of `spec` as this case sets it.
     pub fn constants(&self, spec: &PuzzleSpec) -> Constants {
         let mut all = spec.raw.constants.clone();

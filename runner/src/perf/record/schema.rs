@@ -140,11 +140,7 @@ mod tests {
                 "id: a\nhints:\n- one\n\n- two\n",
                 "id: a\n",
             ),
-            (
-                "a flow list",
-                "hints: [one, two]\nid: a\n",
-                "id: a\n",
-            ),
+            ("a flow list", "hints: [one, two]\nid: a\n", "id: a\n"),
             (
                 "a key that only starts alike stays",
                 "hints_seen: 1\nid: a\n",
