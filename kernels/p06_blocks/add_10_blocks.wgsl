@@ -10,8 +10,8 @@ fn add_10_blocks(
 ) {
     // 4 is the workgroup size declared above. WGSL also hands you this
     // value ready-made as @builtin(global_invocation_id).
+    // BEGIN PUZZLE (roughly 4 lines)
     let i = wid.x * 4u + lid.x;
-    // BEGIN PUZZLE (roughly 2 lines)
     if (i < size) {
         out[i] = a[i] + 10.0;
     }

@@ -6,9 +6,9 @@
 @compute @workgroup_size(3, 3)
 fn add_10_blocks_2d(@builtin(global_invocation_id) gid: vec3<u32>) {
     // gid = workgroup_id * (3, 3, 1) + local_invocation_id, in each axis.
+    // BEGIN PUZZLE (roughly 5 lines)
     let row = gid.y;
     let col = gid.x;
-    // BEGIN PUZZLE (roughly 2 lines)
     if (row < size && col < size) {
         out[row * size + col] = a[row * size + col] + 10.0;
     }

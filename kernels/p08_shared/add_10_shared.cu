@@ -8,6 +8,7 @@ extern "C" __global__ void add_10_shared(float* out, const float* a, unsigned in
     unsigned int global_i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned int local_i = threadIdx.x;
 
+    // BEGIN PUZZLE (roughly 6 lines)
     // Every thread copies its own element from global into shared memory...
     if (global_i < size) {
         tile[local_i] = a[global_i];
@@ -15,7 +16,6 @@ extern "C" __global__ void add_10_shared(float* out, const float* a, unsigned in
     // ...and waits here until the whole block has done the same.
     __syncthreads();
 
-    // BEGIN PUZZLE (roughly 2 lines)
     if (global_i < size) {
         out[global_i] = tile[local_i] + 10.0f;
     }

@@ -16,6 +16,7 @@ fn add_10_shared(
     let global_i = gid.x;
     let local_i = lid.x;
 
+    // BEGIN PUZZLE (roughly 6 lines)
     // Every invocation copies its own element from storage into workgroup memory...
     if (global_i < size) {
         tile[local_i] = a[global_i];
@@ -23,7 +24,6 @@ fn add_10_shared(
     // ...and waits here until the whole workgroup has done the same.
     workgroupBarrier();
 
-    // BEGIN PUZZLE (roughly 2 lines)
     if (global_i < size) {
         out[global_i] = tile[local_i] + 10.0;
     }

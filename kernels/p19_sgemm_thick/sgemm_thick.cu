@@ -71,12 +71,10 @@ __device__ __forceinline__ void load_tiles(float4 (&a_regs)[A_LOADS], float4 (&b
         unsigned int i = p.tid + l * THREADS;
         unsigned int r = i / (BK / 4);
         unsigned int c = i % (BK / 4) * 4;
-        // BEGIN PUZZLE (roughly 4 lines)
         unsigned int row = min(p.row0 + r, p.size - 1);
         unsigned int k = k0 + c;
         float4 v = a4[(row * p.size + min(k, p.size - 4)) / 4];
         a_regs[l] = k < p.size ? v : zero;
-        // END PUZZLE
     }
 }
 
@@ -107,6 +105,7 @@ __device__ __forceinline__ void compute_tile(const float (*a_tile)[BM + PAD], co
                                              float (&acc)[TM][TN], Place p) {
     float a_reg[TM];
     float b_reg[TN];
+    // BEGIN PUZZLE (roughly 15 lines)
 #pragma unroll
     for (unsigned int k = 0; k < BK; k++) {
 #pragma unroll
@@ -133,6 +132,7 @@ __device__ __forceinline__ void compute_tile(const float (*a_tile)[BM + PAD], co
             }
         }
     }
+    // END PUZZLE
 }
 
 // Given: *dst = v where `inside`, as one predicated store (st.global under a

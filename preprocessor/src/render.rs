@@ -665,12 +665,13 @@ mod tests {
             }],
             timing: None,
             hazards: vec![],
-            access: Some(GlobalAccess {
+            access: Some(Box::new(GlobalAccess {
                 invocations: 2,
                 reads: count(reads),
                 writes: count(1),
-            }),
+            })),
             accesses: None,
+            printed: String::new(),
         };
         RunReport::new(
             &spec,

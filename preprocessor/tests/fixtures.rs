@@ -449,6 +449,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     let backend = session.runner.backend(BackendKind::Wgpu).unwrap();
     let case = puzzle.spec.bench_cases().remove(0);
     let options = bench::Options {
+        file: None,
         overrides: case.clone(),
         samples: 3,
         warmup: 1,

@@ -111,3 +111,122 @@ fn attention_allocates_the_scores_only_unfused() {
     // Puzzle 35's q, k, v and output are BF16: half the bytes, and nothing else.
     assert_eq!(bytes("p35_attention_bf16"), tensors / 2);
 }
+
+/// A line of a solution, as the leak check compares it: the comment after
+/// `//` dropped, then every whitespace character. `None` where the line is
+/// too slight to give anything away: blank, only braces, a comment, or
+/// shorter than [`SLIGHT`] characters once its spaces are gone.
+fn solution_line(line: &str) -> Option<String> {
+    let code = line.split("//").next().unwrap_or_default();
+    let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let only_braces = squeezed.chars().all(|c| "{}();".contains(c));
+    (!only_braces && squeezed.chars().count() >= SLIGHT).then_some(squeezed)
+}
+
+/// Lines shorter than this, spaces removed (`} else {`, `i += 1u;`), are not
+/// counted as a give-away.
+const SLIGHT: usize = 12;
+
+/// The lines of `region` (a learner's gap in the solution) that `hint`
+/// spells out whole: both are compared with their whitespace removed, so a
+/// hint that spaces a line differently, or leaves off its semicolon or its
+/// opening brace, still counts.
+fn leaked_lines(region: &str, hint: &str) -> Vec<String> {
+    let squeezed: String = hint.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut leaked: Vec<String> = Vec::new();
+    for line in region.lines() {
+        let Some(code) = solution_line(line) else {
+            continue;
+        };
+        let bare = code.trim_end_matches([';', '{']);
+        // A line the region repeats (a second barrier) is named once.
+        if squeezed.contains(bare) && !leaked.iter().any(|l| l == line.trim()) {
+            leaked.push(line.trim().to_string());
+        }
+    }
+    leaked
+}
+
+/// The lines between a kernel's `BEGIN PUZZLE` and `END PUZZLE` markers.
+fn learner_region(source: &str) -> String {
+    source
+        .lines()
+        .skip_while(|l| !l.contains("BEGIN PUZZLE"))
+        .skip(1)
+        .take_while(|l| !l.contains("END PUZZLE"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn leaked_lines_table() {
+    let region = "    // add ten\n    if (i < size && j < 4u) {\n        out[i] = a[i] + 10.0f;\n    }\n    i += 1u;\n";
+    let cases: [(&str, &[&str]); 8] = [
+        // The idea, with no line of the answer.
+        (
+            "Compare the thread index with `size` before touching memory.",
+            &[],
+        ),
+        // The line, spaced as in the file.
+        (
+            "Write `out[i] = a[i] + 10.0f;` inside the guard.",
+            &["out[i] = a[i] + 10.0f;"],
+        ),
+        // Spaced otherwise, or without its semicolon: still the line.
+        ("`out[i]=a[i] + 10.0f`", &["out[i] = a[i] + 10.0f;"]),
+        ("`out[i] =\n a[i] + 10.0f;`", &["out[i] = a[i] + 10.0f;"]),
+        // Two lines of the answer, each named.
+        (
+            "`if (i < size && j < 4u) out[i] = a[i] + 10.0f;`",
+            &["if (i < size && j < 4u) {", "out[i] = a[i] + 10.0f;"],
+        ),
+        // A short line (`i += 1u;`), a brace and a comment give nothing away.
+        ("Then `i += 1u;` and close with `}`; add ten.", &[]),
+        // Part of a line is not the line.
+        ("Read `a[i] + 10.0f` and store it.", &[]),
+        // Another variable is another line.
+        ("`out[j] = a[j] + 10.0f;`", &[]),
+    ];
+    // A line the region holds twice is named once.
+    let twice = "__syncthreads();\nx = 1;\n__syncthreads();\n";
+    assert_eq!(
+        leaked_lines(twice, "then `__syncthreads()`"),
+        ["__syncthreads();"]
+    );
+    for (hint, expected) in cases {
+        assert_eq!(leaked_lines(region, hint), expected.to_vec(), "{hint:?}");
+    }
+    assert_eq!(
+        learner_region("a\n  // BEGIN PUZZLE (roughly 1 line)\n  b\n  // END PUZZLE\nc\n"),
+        "  b\n"
+    );
+}
+
+/// Hints go from the idea to the formula: every hint but the last leaves
+/// each line of the learner's part for the learner to write. (Debugging
+/// cases have no part to write.)
+#[test]
+fn no_hint_before_the_last_gives_a_line_of_the_solution() {
+    let mut problems = Vec::new();
+    for puzzle in &book().puzzles {
+        let hints = &puzzle.spec.raw.hints;
+        for (lang, kernel) in &puzzle.kernels {
+            if kernel.is_given_with_bug() {
+                continue;
+            }
+            let region = learner_region(&kernel.source.text);
+            for (n, hint) in hints.iter().enumerate().take(hints.len().saturating_sub(1)) {
+                for line in leaked_lines(&region, hint) {
+                    problems.push(format!(
+                        "{} hint {} of {} gives a line of the {} solution: {line}",
+                        puzzle.id(),
+                        n + 1,
+                        hints.len(),
+                        lang.label()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -325,6 +325,14 @@ fn step(
             t.fenced = true;
         }
         Op::Prefetch => {}
+        Op::Printf => {
+            let format = read(t, w, &o[0], Ty::U64);
+            let args = read(t, w, &o[1], Ty::U64);
+            let text = crate::printf::print(t, w, format, args);
+            w.print(&text);
+            // printf returns the number of arguments; nothing reads it here.
+            write(t, &o[2], 0);
+        }
         Op::Mapa => {
             // The same shared variable in block `rank` of the cluster.
             let a = read(t, w, &o[1], Ty::U64);

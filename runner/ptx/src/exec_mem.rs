@@ -96,6 +96,10 @@ pub struct World<'l> {
     pub left_out: u64,
     /// TMA tensor maps, by the offset of their parameter.
     pub tensor_maps: HashMap<u64, crate::launch::TensorMap>,
+    /// What `printf` printed, in the order the threads printed it, and the
+    /// bytes past [`crate::printf::MAX_PRINTED`] left out.
+    pub printed: String,
+    pub printed_left_out: usize,
 }
 
 impl World<'_> {
@@ -107,6 +111,30 @@ impl World<'_> {
         let c = self.cluster;
         let r = [0, 1, 2].map(|a| block[a] % c[a].max(1));
         r[0] + c[0] * (r[1] + c[1] * r[2])
+    }
+
+    /// `width` bytes at the generic address `addr` (global, local or
+    /// parameter memory), read without a check or a trace: printf's format
+    /// and arguments, which are the checker's to read, not the kernel's.
+    pub fn peek(&self, t: &ThreadState, addr: u64, width: usize) -> Option<u64> {
+        let (bytes, off) = match memory::place(addr) {
+            Place::Global(n, off) => (&self.globals.get(n)?.bytes[..], off),
+            Place::Local(off) => (&t.local[..], off),
+            Place::Param(off) => (&self.params[..], off),
+            _ => return None,
+        };
+        let off = off as usize;
+        bytes.get(off..off.checked_add(width)?).map(memory::load_le)
+    }
+
+    /// Keeps one printf's text, up to the cap.
+    pub fn print(&mut self, text: &str) {
+        let room = crate::printf::MAX_PRINTED.saturating_sub(self.printed.len());
+        if text.len() <= room {
+            self.printed.push_str(text);
+        } else {
+            self.printed_left_out += text.len();
+        }
     }
 
     pub fn symbol(&self, name: &str) -> Option<u64> {

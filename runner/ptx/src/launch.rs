@@ -129,6 +129,11 @@ pub struct Run {
     /// PTX instructions interpreted (guarded-off ones included), for the
     /// checker's benchmark.
     pub instructions: u64,
+    /// What the kernel's `printf`s printed, in the order the threads ran
+    /// them (one order of many a GPU could take), up to 1 MiB.
+    pub printed: String,
+    /// Bytes printed past that, left out.
+    pub printed_left_out: usize,
 }
 
 /// Why there is no [`Run`].

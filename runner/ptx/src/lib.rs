@@ -20,6 +20,7 @@
 //! - [`thread`]: a thread's state; [`support`]: which instructions run;
 //! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
 //!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
+//! - [`printf`]: CUDA's `printf`, formatted as the device formats it;
 //! - [`value`]: integer and float arithmetic as PTX types say;
 //! - [`warp`]: shuffles, votes and warp syncs; [`matrix`]: ldmatrix, mma, WMMA;
 //! - [`memory`]: global, shared, local and parameter memory, by address;
@@ -38,6 +39,7 @@ pub mod matrix;
 pub mod memory;
 pub mod parse;
 pub mod parse_inst;
+pub mod printf;
 pub mod schedule;
 pub mod support;
 pub mod thread;

@@ -69,6 +69,9 @@ pub enum Op {
     Wgmma,
     Mapa,
     Activemask,
+    /// CUDA's `printf` (a `call` of `vprintf`): the format's address, the
+    /// arguments' address, and the register that gets the result.
+    Printf,
     Other,
 }
 

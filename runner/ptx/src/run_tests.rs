@@ -171,3 +171,33 @@ fn activemask_names_the_lanes_that_reach_it() {
     assert_eq!(got, [(Kind::DivergentSubgroup, 6)], "{:#?}", r.hazards);
     assert_eq!(&out_values(&r, 3), &[10.0, 11.0, 12.0]);
 }
+
+/// A local array indexed at run time lives in `.local` memory, and
+/// `printf` reads its format and arguments (ints, a negative, a double, a
+/// string, a char, a 64-bit value, hex) from global and local memory.
+#[test]
+fn printf_and_local_arrays() {
+    let a = [1.0f32, 2.0, 3.0, 4.0];
+    let r = run(
+        include_str!("testdata/printf.ptx"),
+        "local_sum",
+        1,
+        4,
+        vec![buffer("out", None, 4), buffer("a", Some(&a), 4)],
+        vec![Param::Value(4u32.to_le_bytes().to_vec())],
+    );
+    assert!(r.hazards.is_empty(), "{:#?}", r.hazards);
+    assert_eq!(out_values(&r, 4), [11.0; 4]);
+    let mut lines: Vec<&str> = r.printed.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        [
+            "t0|0|10.00|ok|A|0|ff",
+            "t1|-1|10.00|ok|B|8589934592|ff",
+            "t2|-2|10.00|ok|C|17179869184|ff",
+            "t3|-3|10.00|ok|D|25769803776|ff",
+        ]
+    );
+    assert_eq!(r.printed_left_out, 0);
+}

@@ -96,6 +96,8 @@ pub fn run(
         }),
         left_out: 0,
         tensor_maps: HashMap::new(),
+        printed: String::new(),
+        printed_left_out: 0,
     };
     let deadline = (config.clock)() + config.timeout;
     let mut rng = Rng(config.seed);
@@ -159,6 +161,8 @@ pub fn run(
         written,
         trace,
         instructions: world.instructions,
+        printed: world.printed,
+        printed_left_out: world.printed_left_out,
     })
 }
 

@@ -60,6 +60,7 @@ pub fn supports(i: &Inst) -> bool {
         | Op::Copysign
         | Op::Mapa => 3,
         Op::Mad | Op::Fma | Op::Selp | Op::Bfe | Op::Prmt | Op::Mma => 4,
+        Op::Printf => 3,
         Op::Bfi | Op::Shfl => 5,
         Op::Vote => 3,
         Op::CpAsync if i.has("tensor") => 3,

@@ -140,6 +140,7 @@ impl DeviceRun {
             hazards: vec![],
             access: None,
             accesses: None,
+            printed: String::new(),
         })
     }
 }

@@ -89,6 +89,17 @@ pub struct Worker {
     ending: bool,
 }
 
+/// A child's answer to a job.
+#[derive(Debug)]
+pub struct Answer<R> {
+    pub reply: R,
+    /// The reply's attachments: buffers' bytes.
+    pub blobs: Vec<Vec<u8>>,
+    /// What the child printed to stdout while it worked: a kernel's
+    /// `printf` output, as the GPU's driver wrote it.
+    pub printed: Vec<u8>,
+}
+
 /// How much of a child's stderr is kept.
 const STDERR_KEPT: usize = 4000;
 
@@ -169,7 +180,7 @@ impl Worker {
         job: &ChildJob,
         blobs: &[&[u8]],
         per_launch: Duration,
-    ) -> Result<(R, Vec<Vec<u8>>), ChildError> {
+    ) -> Result<Answer<R>, ChildError> {
         let stdin = self.stdin.as_mut().ok_or_else(|| {
             ChildError::Send(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
         })?;
@@ -177,6 +188,7 @@ impl Worker {
         let mut deadline = Instant::now() + per_launch;
         let mut announced = 0u32;
         let mut launches_done = 0u32;
+        let mut printed = Vec::new();
         loop {
             let wait = deadline.saturating_duration_since(Instant::now());
             let message = match self.replies.recv_timeout(wait) {
@@ -192,6 +204,7 @@ impl Worker {
                     return Err(self.no_reply());
                 }
             };
+            printed.extend_from_slice(&message.before);
             let reply: ChildReply<R> =
                 serde_json::from_value(message.header).map_err(|e| ChildError::NoReply {
                     status: format!("an answer that does not parse: {e}"),
@@ -204,7 +217,13 @@ impl Worker {
                     deadline = Instant::now() + per_launch * n.max(1);
                 }
                 ChildReply::Ending => self.ending = true,
-                ChildReply::Done(result) => return Ok((result, message.blobs)),
+                ChildReply::Done(reply) => {
+                    return Ok(Answer {
+                        reply,
+                        blobs: message.blobs,
+                        printed,
+                    });
+                }
             }
         }
     }
@@ -284,7 +303,7 @@ impl Pool {
         job: &ChildJob,
         blobs: &[&[u8]],
         per_launch: Duration,
-    ) -> Result<(R, Vec<Vec<u8>>), ChildError> {
+    ) -> Result<Answer<R>, ChildError> {
         let mut slot = self
             .slots
             .iter()
@@ -352,10 +371,10 @@ mod tests {
         for (replies, usable) in cases {
             let dir = tempfile::tempdir().unwrap();
             let mut worker = fake_child(&replies, dir.path());
-            let (answer, blobs): (u32, _) = worker
+            let answer: Answer<u32> = worker
                 .run(&any_job(dir.path()), &[], Duration::from_secs(20))
                 .unwrap();
-            assert_eq!((answer, blobs.len()), (7, 0), "{replies:?}");
+            assert_eq!((answer.reply, answer.blobs.len()), (7, 0), "{replies:?}");
             // Still running either way: only what it said tells them apart.
             assert!(worker.alive(), "{replies:?}");
             assert_eq!(worker.usable(), usable, "{replies:?}");

@@ -19,6 +19,9 @@ pub const MARK: &[u8; 8] = b"GPZ-MSG1";
 pub struct Message<H> {
     pub header: H,
     pub blobs: Vec<Vec<u8>>,
+    /// What the child printed to stdout before this message: a kernel's
+    /// `printf` on a GPU (the driver writes it there), or a library's chatter.
+    pub before: Vec<u8>,
 }
 
 /// Writes one message and flushes it.
@@ -37,18 +40,23 @@ pub fn write<H: Serialize>(w: &mut impl Write, header: &H, blobs: &[&[u8]]) -> i
 
 /// Reads the next message; `Ok(None)` at the end of the stream.
 pub fn read<H: DeserializeOwned>(r: &mut impl Read) -> io::Result<Option<Message<H>>> {
-    // Find the marker, skipping anything a library printed.
+    // Find the marker, keeping aside anything printed before it.
     let mut matched = 0;
     let mut byte = [0u8; 1];
+    let mut before = Vec::new();
     while matched < MARK.len() {
         if r.read(&mut byte)? == 0 {
             return Ok(None);
         }
-        matched = match byte[0] {
-            b if b == MARK[matched] => matched + 1,
-            b if b == MARK[0] => 1,
-            _ => 0,
-        };
+        if byte[0] == MARK[matched] {
+            matched += 1;
+            continue;
+        }
+        before.extend_from_slice(&MARK[..matched]);
+        matched = usize::from(byte[0] == MARK[0]);
+        if matched == 0 {
+            before.push(byte[0]);
+        }
     }
     let header_len = read_u64(r)? as usize;
     let mut json = vec![0u8; header_len];
@@ -63,7 +71,11 @@ pub fn read<H: DeserializeOwned>(r: &mut impl Read) -> io::Result<Option<Message
         r.read_exact(&mut blob)?;
         blobs.push(blob);
     }
-    Ok(Some(Message { header, blobs }))
+    Ok(Some(Message {
+        header,
+        blobs,
+        before,
+    }))
 }
 
 fn read_u64(r: &mut impl Read) -> io::Result<u64> {
@@ -86,8 +98,13 @@ mod tests {
         let mut r = pipe.as_slice();
         let one: Message<(String, u32)> = read(&mut r).unwrap().unwrap();
         assert_eq!(one.header, ("first".to_string(), 1));
+        assert_eq!(one.before, b"a driver printed this\n");
         assert_eq!(one.blobs, [b"abc".to_vec(), vec![]]);
         let two: Message<Vec<f64>> = read(&mut r).unwrap().unwrap();
+        assert_eq!(
+            two.before, b"GPZ-noise",
+            "a marker's start that leads nowhere is kept"
+        );
         assert_eq!(two.header, [2.5]);
         assert_eq!(two.blobs[0].len(), 100_000);
         assert!(

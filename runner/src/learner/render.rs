@@ -10,6 +10,7 @@ use anstyle::{AnsiColor, Style};
 use puzzle_core::check::cases::Stage;
 use puzzle_core::check::learner::{CheckReport, Element, Finding, Output, Run, Verdict, What};
 use puzzle_core::judge::format::format_value;
+use puzzle_core::judge::report::printed_block;
 use puzzle_core::source::diag::display_path;
 use std::fmt::Write;
 use std::path::Path;
@@ -59,6 +60,7 @@ pub fn render(report: &CheckReport) -> String {
         if report.runs.len() > 1 {
             let _ = writeln!(text, "{}", paint(DIM, &run_label(report, *i, run)));
         }
+        text.push_str(&printed_block(&run.printed));
         for output in &run.outputs {
             text.push_str(&values(output));
         }
@@ -396,6 +398,7 @@ mod tests {
                 constants: [("SIZE".to_string(), 4)].into(),
                 status: Status::Fail,
                 outputs: vec![output(vec![2], vec![None, Some(1.0)], vec![0.0, 1.0])],
+                printed: String::new(),
             }],
             findings: vec![Finding {
                 what: What::Error,

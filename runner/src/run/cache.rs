@@ -273,6 +273,7 @@ mod tests {
             timing: None,
             access: None,
             accesses: None,
+            printed: String::new(),
             error: None,
         }
     }

@@ -247,6 +247,7 @@ impl Backend for Replayed<'_> {
             hazards: vec![],
             access: None,
             accesses: None,
+            printed: String::new(),
         }))
     }
 }

@@ -115,6 +115,9 @@ pub struct Run {
     pub constants: Constants,
     pub status: Status,
     pub outputs: Vec<Output>,
+    /// What the kernel's `printf`s printed in this run (CUDA C).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub printed: String,
 }
 
 /// One wrong element, by its coordinates.
@@ -295,6 +298,7 @@ impl CheckReport {
                 constants: case.constants(&puzzle.spec),
                 status: run.status,
                 outputs: outputs(run),
+                printed: run.printed.clone(),
             });
             if run.status != Status::Pass {
                 return self.judge(puzzle, run, index, case.overrides.as_ref());

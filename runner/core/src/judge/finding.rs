@@ -78,6 +78,7 @@ mod tests {
             timing: None,
             access: None,
             accesses: None,
+            printed: String::new(),
         }
     }
 

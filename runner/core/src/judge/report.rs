@@ -70,6 +70,9 @@ pub struct RunReport {
     /// Who touched which element, where the run was traced for a diagram.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accesses: Option<Box<AccessMap>>,
+    /// What the kernel's `printf`s printed (CUDA C).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub printed: String,
 }
 
 /// What [`RunReport::access`] holds.
@@ -187,6 +190,23 @@ fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
+/// A kernel's printf output as shown above a report: the text, then a rule
+/// that says where it came from; nothing where it printed nothing.
+pub fn printed_block(printed: &str) -> String {
+    if printed.is_empty() {
+        return String::new();
+    }
+    let lines = printed.lines().count();
+    let mut text = printed.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "── {lines} line(s) printed by the kernel (printf), in the order they reached the host ──\n"
+    ));
+    text
+}
+
 impl RunReport {
     pub fn new(
         spec: &Spec,
@@ -210,6 +230,7 @@ impl RunReport {
             timing: None,
             access: None,
             accesses: None,
+            printed: String::new(),
         };
         match outcome {
             Ok(Outcome::CompileFailed(diagnostics)) => {
@@ -224,8 +245,9 @@ impl RunReport {
                 report.checks = verify::check(spec, &execution.outputs);
                 report.timing = execution.timing;
                 report.accesses = execution.accesses;
+                report.printed = execution.printed;
                 report.access = execution.access.map(|counts| AccessSummary {
-                    counts,
+                    counts: *counts,
                     bound: None,
                 });
                 // A hazard fails the run even where the outputs came out right:
@@ -310,7 +332,8 @@ impl RunReport {
     /// The plain-text report `runner run` prints: `out:` and `expected:` as the
     /// seed book prints them, then the verdict, the device and the problems.
     pub fn to_text(&self) -> String {
-        let mut text = String::new();
+        // What the kernel printed comes first, as a program's output would.
+        let mut text = printed_block(&self.printed);
         for check in self.checks.iter().filter(|c| c.judged) {
             let label = format!("{}:", check.name);
             let width = label.len().max("expected:".len());

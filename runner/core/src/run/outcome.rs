@@ -39,10 +39,14 @@ pub struct Execution {
     /// Global-memory reads and writes per invocation, where the backend can
     /// count them (the CPU checker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub access: Option<GlobalAccess>,
+    pub access: Option<Box<GlobalAccess>>,
     /// Who touched which element, where the run was traced (the CPU checker's `with_trace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accesses: Option<Box<AccessMap>>,
+    /// What the kernel's `printf`s printed (CUDA C), in the order they
+    /// reached the host.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub printed: String,
 }
 
 /// Global-memory (storage buffer) traffic per invocation, as the CPU

@@ -173,11 +173,12 @@ impl Backend for SimBackend {
             outputs,
             timing: None,
             hazards,
-            access: Some(access(&run.access, &lines)),
+            access: Some(Box::new(access(&run.access, &lines))),
             accesses: run
                 .trace
                 .as_ref()
                 .map(|trace| Box::new(access_map(trace, spec, &launches))),
+            printed: String::new(),
         }))
     }
 }

@@ -12,7 +12,7 @@ use crate::backend::cuda::ptx::{
 use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::cuda::{gpu, nvrtc};
 use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs, without_data};
-use crate::child::process::{self, Pool};
+use crate::child::process::{self, Answer, Pool};
 use puzzle_core::run::backend::{
     Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
 };
@@ -203,10 +203,19 @@ impl Backend for CudaBackend {
         let request = CudaLaunch {
             spec: without_data(job.spec),
             ptx,
-            runs: Runs {
-                timing_samples: job.timing_samples,
-                warmup: job.warmup,
-                buffer_sets: job.buffer_sets.max(1),
+            // A kernel that prints is run once: timed runs would print
+            // again, and would time the printing.
+            runs: match job.source.text.contains("printf") {
+                true => Runs {
+                    timing_samples: 0,
+                    warmup: 0,
+                    buffer_sets: 1,
+                },
+                false => Runs {
+                    timing_samples: job.timing_samples,
+                    warmup: job.warmup,
+                    buffer_sets: job.buffer_sets.max(1),
+                },
             },
         };
         // Bands on both sides: CUDA gets a pointer past the first.
@@ -220,30 +229,32 @@ impl Backend for CudaBackend {
                 Arg::Scalar { .. } => None,
             })
             .collect();
-        let (outcome, blobs, hazards) = if process::is_child() {
-            // Already in a child (a benchmark's): the GPU is this process's own.
+        let (outcome, blobs, hazards, printed) = if process::is_child() {
+            // Already in a child (a benchmark's): the GPU is this process's
+            // own, and a printf goes straight to its stdout.
             let (outcome, blobs) = launch::execute(&request, inputs, &mut |_| {})?;
-            (outcome, blobs, Vec::new())
+            (outcome, blobs, Vec::new(), Vec::new())
         } else {
             let attachments: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-            let (reply, blobs): (Result<DeviceOutcome, BackendError>, _) = self
+            let answer: Answer<Result<DeviceOutcome, BackendError>> = self
                 .workers
                 .run(&ChildJob::Cuda(request.clone()), &attachments, job.timeout)
                 .map_err(|e| e.into_backend_error())?;
-            let outcome = reply?;
+            let (outcome, blobs) = (answer.reply?, answer.blobs);
             let hazards = match (&self.sanitizer, &outcome) {
                 (Some(sanitizer), DeviceOutcome::Ran(_)) => {
                     sanitizer.check(&request, &attachments, job.source, job.timeout)?
                 }
                 _ => Vec::new(),
             };
-            (outcome, blobs, hazards)
+            (outcome, blobs, hazards, answer.printed)
         };
         match outcome {
             DeviceOutcome::CompileFailed(errors) => Ok(Outcome::CompileFailed(errors)),
             DeviceOutcome::Ran(ran) => {
                 let mut execution = ran.decode(job.spec, blobs)?;
                 execution.hazards.extend(hazards);
+                execution.printed = String::from_utf8_lossy(&printed).into_owned();
                 Ok(Outcome::Ran(execution))
             }
         }

@@ -161,13 +161,24 @@ impl Backend for CudaCheckerBackend {
             outputs,
             timing: None,
             hazards,
-            access: Some(access(&run.access, job.source)),
+            access: Some(Box::new(access(&run.access, job.source))),
             accesses: run
                 .trace
                 .as_ref()
                 .map(|trace| Box::new(access_map(trace, spec))),
+            printed: printed(run.printed, run.printed_left_out),
         }))
     }
+}
+
+/// What the kernel printed, with a last line for what the cap left out.
+fn printed(mut text: String, left_out: usize) -> String {
+    if left_out > 0 {
+        text.push_str(&format!(
+            "… and {left_out} more bytes printed, not kept (the checker keeps 1 MiB)\n"
+        ));
+    }
+    text
 }
 
 /// Why the checker could not run the kernel, as the engine's error.

@@ -10,7 +10,7 @@
 //! names a line of the compiled text, which the [`SourceText`] maps home.
 
 use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs};
-use crate::child::process::Worker;
+use crate::child::process::{Answer, Worker};
 use puzzle_core::run::backend::BackendError;
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
@@ -93,7 +93,7 @@ impl Sanitizer {
                 "100".into(),
             ];
             let mut worker = Worker::start_under(&wrapper).map_err(|e| e.into_backend_error())?;
-            let ran: Result<(Result<DeviceOutcome, BackendError>, _), _> =
+            let ran: Result<Answer<Result<DeviceOutcome, BackendError>>, _> =
                 worker.run(&ChildJob::Cuda(request.clone()), inputs, limit);
             if let Err(e) = ran {
                 return Err(BackendError::Device(format!(

@@ -7,7 +7,7 @@
 use crate::backend::wgpu::adapter::{self, Adapter};
 use crate::backend::wgpu::device;
 use crate::child::job::{ChildJob, DeviceOutcome, Runs, WgpuRun, without_data};
-use crate::child::process::{self, Pool};
+use crate::child::process::{self, Answer, Pool};
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
 use puzzle_core::run::outcome::{Outcome, device_bytes};
 use puzzle_core::spec::model::{Arg, Spec};
@@ -105,11 +105,11 @@ impl Backend for WgpuBackend {
             device::execute(&run, inputs, &mut |_| {})?
         } else {
             let attachments: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-            let (reply, blobs): (Result<DeviceOutcome, BackendError>, _) = self
+            let answer: Answer<Result<DeviceOutcome, BackendError>> = self
                 .workers
                 .run(&ChildJob::Wgpu(run), &attachments, job.timeout)
                 .map_err(|e| e.into_backend_error())?;
-            (reply?, blobs)
+            (answer.reply?, answer.blobs)
         };
         match outcome {
             DeviceOutcome::CompileFailed(errors) => Ok(Outcome::CompileFailed(errors)),

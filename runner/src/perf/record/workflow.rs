@@ -286,9 +286,10 @@ fn bench_in_child(
     });
     let limit = Duration::from_secs(BENCH_TIMEOUT + BENCH_PROCESS_SLACK);
     let mut worker = Worker::start().map_err(|e| e.to_string())?;
-    let (reply, _) = worker
+    let reply = worker
         .run::<Result<BenchReport, String>>(&job, &[], limit)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .reply;
     let mut report = reply?;
     let spec = puzzle.spec.sized(case).map_err(|e| e.to_string())?;
     report.placement = roofline::place(&spec, report.timing.median_ms, ceilings);
