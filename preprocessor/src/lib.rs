@@ -544,12 +544,15 @@ fn given_with_bug(
         )
     };
     if lang == Lang::Cuda {
-        let problem = matches!(run.status, Status::CompileError | Status::Error).then(|| {
-            format!(
-                "the CUDA kernel as given of `{id}` must compile and run:\n{}",
-                run.to_text()
-            )
-        });
+        // A kernel given with a hang ends in a time-out, which is its bug.
+        let hung = bug == Finding::Hang && run.findings().contains(&bug);
+        let problem =
+            (matches!(run.status, Status::CompileError | Status::Error) && !hung).then(|| {
+                format!(
+                    "the CUDA kernel as given of `{id}` must compile and run:\n{}",
+                    run.to_text()
+                )
+            });
         return (run, problem);
     }
     if run.findings().contains(&bug) {

@@ -37,6 +37,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
 use puzzle_core::spec::data::Dtype;
+use puzzle_core::spec::finding::Finding;
 use puzzle_core::spec::reference;
 use puzzle_core::spec::resolve::PuzzleSpec;
 use runner::perf::record::schema::{Recorded, Recording};
@@ -413,6 +414,10 @@ fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> R
             bug.is_some_and(|b| report.findings().contains(&b))
         }
         (Variant::Skeleton, Status::Pass) => bug.is_some(),
+        // A kernel given with a hang: a GPU's time-out is its bug.
+        (Variant::Skeleton, Status::Error) => {
+            bug == Some(Finding::Hang) && report.findings().contains(&Finding::Hang)
+        }
         (Variant::Skeleton, Status::Fail) => true,
         // Compiled but not run (no GPU for this backend): compiling is what can be checked.
         (_, Status::Compiled) => true,

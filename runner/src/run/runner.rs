@@ -20,6 +20,7 @@ use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
+use puzzle_core::spec::finding::Finding;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,6 +33,10 @@ type LazyBackend = OnceLock<Result<Box<dyn Backend>, BackendError>>;
 const CUDA_CHECKER: &str = "ptx-sim";
 
 /// Opens each backend on first use and keeps it for the process. Shareable
+/// How long a debugging case's kernel given with a hang (`bug: hang`) runs
+/// before it is stopped.
+pub const HANG_CASE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// across threads: the chapter tests run in parallel on one device.
 pub struct Runner {
     pub settings: Settings,
@@ -405,7 +410,12 @@ impl Runner {
         source: &SourceText,
         case: &Case,
     ) -> Result<RunReport, Located> {
-        let settings = self.settings.for_variant(variant);
+        let mut settings = self.settings.for_variant(variant);
+        // A debugging case given with a hang is stopped soon: it is known
+        // not to end, and the book, the tests and a recording each run it.
+        if variant == Variant::Skeleton && puzzle.spec.raw.bug == Some(Finding::Hang) {
+            settings.timeout = settings.timeout.min(HANG_CASE_LIMIT);
+        }
         let key = RunKey {
             backend: kind,
             subgroup,

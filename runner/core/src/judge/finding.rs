@@ -44,6 +44,10 @@ impl RunReport {
                         || diagnosed(Kind::OutOfBounds.label())
                 }
                 Finding::TooMuchTraffic => diagnosed(TOO_MUCH_TRAFFIC),
+                Finding::Hang => self
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| e.hang_limit().is_some()),
                 other => hazard(other).is_some_and(|k| diagnosed(k.label())),
             })
             .collect()

@@ -27,11 +27,14 @@ pub enum Finding {
     DivergentSubgroup,
     /// A thread over the puzzle's bound on global-memory accesses.
     TooMuchTraffic,
+    /// The kernel never finished: stopped at the time limit, at the line
+    /// its threads were running (an endless loop, a wait nothing ends).
+    Hang,
 }
 
 impl Finding {
     /// Every finding, in the order the debugging chapter teaches them.
-    pub const ALL: [Finding; 8] = [
+    pub const ALL: [Finding; 9] = [
         Finding::Unwritten,
         Finding::Wrong,
         Finding::OutOfBounds,
@@ -40,6 +43,7 @@ impl Finding {
         Finding::DivergentBarrier,
         Finding::DivergentSubgroup,
         Finding::TooMuchTraffic,
+        Finding::Hang,
     ];
 
     /// The spec's spelling, e.g. `out_of_bounds`.
@@ -53,6 +57,7 @@ impl Finding {
             Finding::DivergentBarrier => "divergent_barrier",
             Finding::DivergentSubgroup => "divergent_subgroup",
             Finding::TooMuchTraffic => "too_much_traffic",
+            Finding::Hang => "hang",
         }
     }
 }
@@ -69,6 +74,7 @@ impl fmt::Display for Finding {
             Finding::DivergentBarrier => "a barrier in non-uniform control flow",
             Finding::DivergentSubgroup => "a subgroup operation in non-uniform control flow",
             Finding::TooMuchTraffic => "too much global memory traffic",
+            Finding::Hang => "a kernel that never finishes",
         })
     }
 }
