@@ -1,7 +1,8 @@
 //! The rendered book in a real browser: the real `mdbook build`, served over
 //! HTTP, opened in headless Chromium, and checked on the DOM: the page
 //! renders, its math is drawn as MathML, CUDA and WGSL code is highlighted,
-//! the results of the build are visible, the collapsed solution opens, and
+//! the results of the build are visible, the collapsed solution opens, the
+//! drawn figures are there and read in the light and the navy theme, and
 //! nothing is logged as an error.
 //!
 //! Without Chromium (Debian's `chromium`; or GPU_PUZZLES_CHROMIUM=/path)
@@ -47,6 +48,12 @@ static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
     // The layout check's control: a page that runs past its column and has
     // two chart labels on one spot, which the check must report.
     std::fs::write(out.path().join(CONTROL), CONTROL_PAGE).map_err(|e| e.to_string())?;
+    // The figure check's control: a real page of the book, with its
+    // stylesheets and theme switch, whose content is faulty figures.
+    let page = std::fs::read_to_string(out.path().join("introduction.html"))
+        .map_err(|e| format!("introduction.html: {e}"))?;
+    std::fs::write(out.path().join(FIGURE_CONTROL), figure_control_page(&page)?)
+        .map_err(|e| e.to_string())?;
     let port = serve(out.path().to_path_buf());
     let options = LaunchOptions::default_builder()
         .path(Some(chromium))
@@ -196,6 +203,188 @@ fn layout_control() -> Result<(), Failed> {
     });
     if !found("over") || !found("overlaps") || !diagram {
         return Err(format!("the layout check missed the control page's faults: {layout}").into());
+    }
+    Ok(())
+}
+
+/// The drawn figures (`<figure class="book-figure">`, an SVG from
+/// `src/figures/` inlined by `{{#include}}`): each one's size and place at
+/// the page's width, then, in the light and in the navy theme, the contrast
+/// of every label against the page behind it and the opacity of every tint,
+/// and labels that lie on each other. Every <details> is open meanwhile, and
+/// the page's theme is restored afterwards.
+const FIGURES: &str = r#"JSON.stringify((() => {
+  const main = document.querySelector('main');
+  const html = document.documentElement;
+  const opened = [...main.querySelectorAll('details')].filter(d => !d.open);
+  opened.forEach(d => d.open = true);
+  const classes = html.className;
+  const figures = [...main.querySelectorAll('figure.book-figure')];
+  const limit = main.getBoundingClientRect().right + 1;
+  const themes = ['light', 'navy'];
+  // A computed colour, "rgb(r, g, b)" or "rgba(r, g, b, a)", as [r, g, b, a].
+  const rgba = s => {
+    const n = (s.match(/[\d.]+/g) || []).map(Number);
+    return n.length >= 3 ? [n[0], n[1], n[2], n.length > 3 ? n[3] : 1] : null;
+  };
+  // WCAG 2: relative luminance, and the contrast ratio of two colours.
+  const lum = c => {
+    const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const contrast = (a, b) => {
+    const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  // What is behind the figure: the first ancestor with a background.
+  const behind = el => {
+    for (let p = el; p; p = p.parentElement) {
+      const c = rgba(getComputedStyle(p).backgroundColor);
+      if (c && c[3] > 0) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  // How opaque an element's fill is: its colour's alpha, its fill-opacity,
+  // and the opacity of every element up to the figure.
+  const alpha = (el, stop) => {
+    const style = getComputedStyle(el);
+    let a = (rgba(style.fill) || [0, 0, 0, 0])[3] * parseFloat(style.fillOpacity);
+    for (let p = el; p && p !== stop; p = p.parentElement) a *= parseFloat(getComputedStyle(p).opacity);
+    return a;
+  };
+  const label = el => `"${(el.textContent || '').trim().slice(0, 40)}"`;
+  const report = figures.map((figure, i) => {
+    const name = `figure ${i + 1}`;
+    const svg = figure.querySelector('svg');
+    const faults = [];
+    if (!svg) return { name, faults: ['no <svg> (did the include fail?)'] };
+    const r = svg.getBoundingClientRect();
+    if (!(r.width >= 200 && r.height > 0)) {
+      faults.push(`not drawn: ${Math.round(r.width)} × ${Math.round(r.height)} px`);
+    }
+    if (r.right > limit) {
+      faults.push(`ends at ${Math.round(r.right)} px, past the column at ${Math.round(limit)}`);
+    }
+    const texts = [...svg.querySelectorAll('text')];
+    for (const theme of themes) {
+      html.classList.remove(...themes, 'coal', 'ayu', 'rust');
+      html.classList.add(theme);
+      const bg = behind(figure);
+      for (const t of texts) {
+        const c = rgba(getComputedStyle(t).fill);
+        const a = c ? alpha(t, svg.parentElement) : 0;
+        // The ink as drawn: its colour laid over the background.
+        const ink = c ? c.slice(0, 3).map((v, k) => a * v + (1 - a) * bg[k]) : bg;
+        const ratio = contrast(ink, bg);
+        if (!(ratio >= 4.5)) {
+          faults.push(`${theme}: text ${label(t)} has contrast ${ratio.toFixed(2)} (fill ${getComputedStyle(t).fill} on rgb(${bg.slice(0, 3).join(', ')}))`);
+        }
+      }
+      for (const shape of svg.querySelectorAll('.fig-a, .fig-b, .fig-c, .fig-d, .fig-e, .fig-soft')) {
+        const a = alpha(shape, svg.parentElement);
+        if (!(a < 0.5)) {
+          faults.push(`${theme}: a ${shape.tagName} of class "${shape.getAttribute('class')}" is ${a.toFixed(2)} opaque`);
+        }
+      }
+    }
+    html.className = classes;
+    const boxes = texts.map(t => [label(t), t.getBoundingClientRect()]);
+    boxes.forEach(([a, ra], k) => boxes.slice(k + 1).forEach(([b, rb]) => {
+      const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (w > 1 && h > 1) faults.push(`labels ${a} and ${b} overlap`);
+    }));
+    return { name, width: Math.round(r.width), height: Math.round(r.height),
+             texts: texts.length, faults };
+  });
+  opened.forEach(d => d.open = false);
+  return { figures: report, theme: html.className };
+})())"#;
+
+/// How many figures a chapter's markdown includes: one per line
+/// `{{#include …figures/NAME.svg}}` (mdBook expands the include wherever it
+/// stands, so every such line becomes a figure on the page).
+fn figure_includes(source: &str) -> usize {
+    source
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("{{#include") && l.contains("figures/"))
+        .count()
+}
+
+/// What is wrong with the page's figures, each fault in words, for a
+/// chapter whose markdown includes `expected` of them.
+fn figure_faults(tab: &Tab, expected: usize) -> Result<Vec<String>, Failed> {
+    let found = eval(tab, FIGURES)?;
+    let figures = found["figures"].as_array().cloned().unwrap_or_default();
+    let mut faults = Vec::new();
+    if figures.len() != expected {
+        faults.push(format!(
+            "the markdown includes {expected} figure(s), the page shows {}",
+            figures.len()
+        ));
+    }
+    for figure in &figures {
+        for fault in figure["faults"].as_array().into_iter().flatten() {
+            faults.push(format!(
+                "{}: {}",
+                figure["name"].as_str().unwrap_or("figure"),
+                fault.as_str().unwrap_or_default()
+            ));
+        }
+    }
+    Ok(faults)
+}
+
+/// The control page for [`FIGURES`]: a built page of the book with the
+/// content of its <main> replaced by figures that break each rule.
+const FIGURE_CONTROL: &str = "figure-control.html";
+const FIGURE_CONTROL_MAIN: &str = r##"<main>
+<figure class="book-figure"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 120" width="400" height="120" role="img" aria-label="Black ink" font-family="sans-serif" font-size="13" fill="#000">
+<rect class="fig-a" x="10" y="10" width="100" height="40" style="fill-opacity: 0.9"/>
+<text x="20" y="80">black on navy</text>
+</svg><figcaption>Black text, and a tint too opaque to read text over.</figcaption></figure>
+<figure class="book-figure"><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 40" width="120" height="40" role="img" aria-label="Too small" font-family="sans-serif" font-size="13" fill="currentColor">
+<text x="4" y="20">small</text><text x="8" y="22">on top</text>
+</svg><figcaption>Too narrow, with two labels on one spot.</figcaption></figure>
+</main>"##;
+
+fn figure_control_page(page: &str) -> Result<String, String> {
+    let start = page.find("<main>").ok_or("a built page without <main>")?;
+    let end = page.find("</main>").ok_or("a built page without </main>")? + "</main>".len();
+    Ok(format!(
+        "{}{FIGURE_CONTROL_MAIN}{}",
+        &page[..start],
+        &page[end..]
+    ))
+}
+
+/// The figure check finds what it is there to find: black ink in the navy
+/// theme (and only there), an opaque tint, a figure drawn too small, labels
+/// on each other, and a page with fewer figures than its markdown includes.
+fn figure_control() -> Result<(), Failed> {
+    let site = SITE.as_ref().map_err(|e| e.clone())?;
+    let tab = site.browser.new_tab().map_err(|e| e.to_string())?;
+    let url = format!("http://127.0.0.1:{}/{FIGURE_CONTROL}", site.port);
+    tab.navigate_to(&url)
+        .and_then(|t| t.wait_until_navigated())
+        .map_err(|e| format!("{url}: {e}"))?;
+    let faults = figure_faults(&tab, 3)?;
+    let _ = tab.close(true);
+    let has = |what: &str| faults.iter().any(|f| f.contains(what));
+    let expected = [
+        "figure 1: navy: text \"black on navy\"",
+        "figure 1: light: a rect of class \"fig-a\"",
+        "figure 2: not drawn",
+        "figure 2: labels",
+        "includes 3 figure(s), the page shows 2",
+    ];
+    let missed: Vec<&str> = expected.iter().copied().filter(|e| !has(e)).collect();
+    if !missed.is_empty() || has("figure 1: light: text") {
+        return Err(format!(
+            "the figure check missed faults of the control page ({missed:?}), or saw black ink fail on white:\n{faults:#?}"
+        )
+        .into());
     }
     Ok(())
 }
@@ -358,6 +547,12 @@ fn check_page(page: &str) -> Result<(), Failed> {
             ));
         }
     }
+    // Drawn figures: as many as the markdown includes, each drawn inside the
+    // column and legible in the light and the navy theme.
+    let faults = figure_faults(&tab, figure_includes(&source))?;
+    if !faults.is_empty() {
+        return Err(format!("{url}: figures:\n{}", faults.join("\n")).into());
+    }
     // At a laptop's width nothing runs past the column, and no chart's
     // numbers collide.
     let layout = eval(&tab, OVERFLOW)?;
@@ -381,12 +576,16 @@ fn check_page(page: &str) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let control = match chromium() {
-        Ok(_) => Trial::test("browser::layout_check_control", layout_control),
-        Err(reason) => Trial::test("browser::layout_check_control", || Ok(()))
+    let control = |name: &str, check: fn() -> Result<(), Failed>| match chromium() {
+        Ok(_) => Trial::test(name, check),
+        Err(reason) => Trial::test(name, || Ok(()))
             .with_kind(format!("skipped: {reason}"))
             .with_ignored_flag(true),
     };
+    let controls = [
+        control("browser::layout_check_control", layout_control),
+        control("browser::figure_check_control", figure_control),
+    ];
     let trials = pages()
         .into_iter()
         .map(|page| {
@@ -398,7 +597,7 @@ fn main() {
                     .with_ignored_flag(true),
             }
         })
-        .chain(std::iter::once(control))
+        .chain(controls)
         .collect();
     libtest_mimic::run(&args, trials).exit();
 }
