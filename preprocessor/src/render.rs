@@ -6,7 +6,7 @@
 
 use puzzle_core::chapter::extract::BlockKind;
 use puzzle_core::judge::format::{escape_html as escape, format_values};
-use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
 use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
@@ -493,6 +493,15 @@ fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
 /// A run's outputs, verdict, device and time.
 pub fn result(report: &RunReport) -> String {
     let mut md = String::new();
+    if !report.printed.is_empty() {
+        // What the kernel printed comes first, as a program's output would.
+        let printed = printed_head(&report.printed, PRINTED_KEPT);
+        let _ = writeln!(
+            md,
+            "<p class=\"puzzle-printed\">Printed by the kernel (<code>printf</code>), in the order the lines reached the host:</p>\n\n```text\n{}```\n",
+            printed
+        );
+    }
     if !report.checks.is_empty() {
         let _ = writeln!(md, "```text");
         for check in report.checks.iter().filter(|c| c.judged) {

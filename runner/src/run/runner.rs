@@ -14,7 +14,7 @@ use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::{self, Case, Until};
 use puzzle_core::check::execute::{self, Settings};
 use puzzle_core::judge::abridge::LISTED;
-use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
@@ -463,6 +463,7 @@ impl Runner {
 
 /// `report` as a page shows it: see [`Runner::with_cache`].
 fn abridged(mut report: RunReport) -> RunReport {
+    report.printed = printed_head(&report.printed, PRINTED_KEPT);
     for check in &mut report.checks {
         check.abridge(LISTED);
     }

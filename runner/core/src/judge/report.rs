@@ -190,6 +190,25 @@ fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
+/// The first `lines` lines of what a kernel printed, and a line that counts
+/// the rest: what a page, the cache and a recording keep.
+pub fn printed_head(printed: &str, lines: usize) -> String {
+    let total = printed.lines().count();
+    if total <= lines {
+        return printed.to_string();
+    }
+    let mut head: String = printed
+        .lines()
+        .take(lines)
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    head.push_str(&format!("… and {} more line(s)\n", total - lines));
+    head
+}
+
+/// Lines of printf output a page, the cache and a recording keep.
+pub const PRINTED_KEPT: usize = 64;
+
 /// A kernel's printf output as shown above a report: the text, then a rule
 /// that says where it came from; nothing where it printed nothing.
 pub fn printed_block(printed: &str) -> String {
@@ -380,6 +399,25 @@ impl RunReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (case, printed, lines kept, what is kept)
+    #[test]
+    fn printed_head_table() {
+        let cases = [
+            ("nothing", "", 2, ""),
+            ("fits", "a\nb\n", 2, "a\nb\n"),
+            ("cut", "a\nb\nc\nd\n", 2, "a\nb\n… and 2 more line(s)\n"),
+        ];
+        for (name, printed, lines, want) in cases {
+            assert_eq!(printed_head(printed, lines), want, "{name}");
+        }
+        assert!(printed_block("").is_empty());
+        assert!(
+            printed_block("x").ends_with(
+                "printed by the kernel (printf), in the order they reached the host ──\n"
+            )
+        );
+    }
     use crate::run::outcome::AccessSite;
 
     /// An access count whose first n-th accesses were made by threads 0, 1, 2, …, on lines 10, 11, 12, ….

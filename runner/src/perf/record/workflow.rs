@@ -18,7 +18,7 @@ use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases::Case;
 use puzzle_core::judge::abridge::LISTED;
-use puzzle_core::judge::report::{RunReport, Status};
+use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::{BackendError, BackendKind};
@@ -195,6 +195,7 @@ fn is_chosen(only: &[String], id: &str) -> bool {
 /// local run too). The performance chapters' 16,384-element outputs would
 /// otherwise make each file megabytes.
 fn slim(mut report: RunReport) -> RunReport {
+    report.printed = printed_head(&report.printed, PRINTED_KEPT);
     for check in &mut report.checks {
         check.abridge(LISTED);
     }
