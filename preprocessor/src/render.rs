@@ -296,7 +296,17 @@ pub fn kernel_block(
     );
     let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
     md.push_str(&result(solution.local));
-    md.push_str(&recorded_results(&solution.recorded, solution.local));
+    // The GPUs' runs of a solution at its teaching size, folded: at these
+    // sizes they confirm the output; their times are the launch's.
+    if !solution.recorded.is_empty() {
+        let _ = writeln!(
+            md,
+            "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution on {}</summary>\n",
+            recorded_devices(&solution.recorded)
+        );
+        md.push_str(&recorded_results(&solution.recorded, solution.local));
+        let _ = writeln!(md, "</details>\n");
+    }
     if let Some(diagram) = &solution.diagram {
         md.push_str(diagram);
     }
@@ -463,6 +473,11 @@ fn recorded_results(recorded: &[Recorded], local: &RunReport) -> String {
     md
 }
 
+/// Where "launch-bound" is explained, from a puzzle's chapter (every one
+/// sits in a part's folder, one level under `src/`).
+const LAUNCH_BOUND_PAGE: &str =
+    "../performance/roofline.html#why-the-teaching-sizes-are-launch-bound";
+
 /// Whether a recorded time says anything about the kernel: within a few
 /// empty-kernel launches (measured by `runner calibrate` on that GPU) it is
 /// the launch that was timed, and the page says so.
@@ -477,10 +492,10 @@ fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
     let empty = ceilings.launch_us.value;
     let ratio = runner::perf::roofline::launches(timing.median_ms, ceilings);
     Some(if ratio < runner::perf::roofline::LAUNCH_BOUND_FACTOR {
+        // Said in a few words: the roofline chapter explains it once.
         format!(
-            "Launch-bound: an output of {elements}. An empty kernel takes {empty:.1} µs on this GPU, \
-             so this time ({:.1}× that) measures the launch, not the kernel.",
-            ratio
+            "<a href=\"{LAUNCH_BOUND_PAGE}\">Launch-bound</a>: {ratio:.1}× the {empty:.1} µs of an \
+             empty kernel on this GPU (an output of {elements})."
         )
     } else {
         format!(

@@ -58,8 +58,28 @@ pub fn baseline_section(
         .iter()
         .map(|c| c.max_relative_error)
         .fold(0.0, f64::max);
+    // The lesson in one line: each kernel's share of the library at its
+    // headline size, in the block's order.
+    let ladder: Vec<String> = rows
+        .iter()
+        .filter(|r| r.headline)
+        .filter_map(|&row| {
+            let percent = percent_of(case_of_row(&cases, row)?, row)?;
+            Some(format!("{percent:.0} %"))
+        })
+        .collect();
+    let lesson = if ladder.len() > 1 {
+        format!(
+            "<p class=\"puzzle-ladder\"><strong>In one line:</strong> kernel by kernel, in the order of the table below, {} of {}'s \
+             speed on this GPU, at each kernel's headline size.</p>\n\n",
+            ladder.join(" → "),
+            baseline.library
+        )
+    } else {
+        String::new()
+    };
     let mut md = format!(
-        "**Against {}** ({}), timed on the same GPU on {} with device events, median after \
+        "{lesson}**Against {}** ({}), timed on the same GPU on {} with device events, median after \
          warm-up: {}. Its largest error against the same computation in FP64 is {worst:.1e} of \
          the largest output. A percentage is the library's time over the kernel's at the same \
          size: above 100 %, the kernel is faster.\n\n| kernel | sizes | median time | {rate_unit} | \
@@ -144,6 +164,14 @@ fn other_day(row: &Row, library_date: &str) -> String {
 /// The library's time over a kernel row's at the same size, as a
 /// percentage: the kernel's rate as a percentage of the library's, for the
 /// work is the same (a FLOP rate for a product, bytes for a stream).
+/// The library's case at `row`'s sizes, where it was timed there.
+fn case_of_row<'c>(cases: &[&'c BaselineCase], row: &Row) -> Option<&'c BaselineCase> {
+    cases
+        .iter()
+        .copied()
+        .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
+}
+
 fn percent_of(case: &BaselineCase, row: &Row) -> Option<f64> {
     let ms = row.placement.as_ref().ok()?.median_ms;
     (ms > 0.0).then(|| 100.0 * case.timing.median_ms / ms)
