@@ -26,6 +26,8 @@ const DEBUGGING_CASES: &[(&str, &str)] = &[
         "d5_barrier_in_branch",
         "barrier in non-uniform control flow",
     ),
+    ("d7_sanitizer_race", "data race"),
+    ("d8_wait_forever", "did not finish"),
 ];
 
 #[test]

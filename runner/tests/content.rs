@@ -230,3 +230,19 @@ fn no_hint_before_the_last_gives_a_line_of_the_solution() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// No chapter uses an idea (concepts.toml) before the chapter that teaches it.
+#[test]
+fn no_chapter_uses_a_concept_before_it_is_taught() {
+    let book = book();
+    let concepts = runner::book::concepts::load(&book.root).unwrap_or_else(|e| panic!("{e}"));
+    assert!(concepts.len() >= 10, "{concepts:?}");
+    let early = runner::book::concepts::early_uses(&book.root, &book.src, &concepts);
+    let list: Vec<String> = early.iter().map(ToString::to_string).collect();
+    assert!(
+        list.is_empty(),
+        "{} early use(s):\n{}",
+        list.len(),
+        list.join("\n")
+    );
+}

@@ -151,8 +151,10 @@ pub enum Error {
     /// Beyond a device's limits or the checker's memory budget, in words.
     Limit(String),
     /// Still running when [`Config::timeout`] ran out: the source line
-    /// most of the threads still running were at (0: unknown), and how many.
-    TimedOut { line: usize, running: usize },
+    /// most of the threads still running were at (0: unknown), and where
+    /// every thread was, in words ("thread (0, 0, 0) of block (0, 0, 0)
+    /// still ran this line, while 31 threads … waited at line 22").
+    TimedOut { line: usize, message: String },
 }
 
 impl std::fmt::Display for Error {

@@ -500,6 +500,11 @@ fn vouched(gpu: RunReport, checker: RunReport) -> RunReport {
                      after 65,535 rounds and runs no two invocations at the same time, so an \
                      endless loop or a race can pass there"
                 )
+            } else if report.diagnostics.is_empty() && hung {
+                format!(
+                    "Reported by the CPU checker, which stops a kernel that does not end (a CPU \
+                     adapter cuts every loop off after 65,535 rounds instead); {lavapipe}"
+                )
             } else {
                 format!("Reported by the CPU checker, which names the lines; {lavapipe} too")
             };

@@ -62,6 +62,7 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
         }
         "prefix_sum" => inclusive_scan(&input("a")?),
         "reverse" => input("a")?.iter().rev().copied().collect(),
+        "shift_left" => shift_left(&input("a")?),
         "prefix_sum_exclusive" => exclusive_scan(&input("a")?),
         "row_sum" => {
             let a = buffer("a")?;
@@ -332,6 +333,13 @@ fn inclusive_scan(a: &[f64]) -> Vec<f64> {
             *total += v;
             Some(*total)
         })
+        .collect()
+}
+
+/// out[i] = a[i + 1]: every element one place to the left, and 0 in the last.
+fn shift_left(a: &[f64]) -> Vec<f64> {
+    (0..a.len())
+        .map(|i| a.get(i + 1).copied().unwrap_or(0.0))
         .collect()
 }
 
@@ -729,6 +737,13 @@ mod tests {
                 vec![a(&[6], arange(6))],
                 vec![5.0, 4.0, 3.0, 2.0, 1.0, 0.0],
             ),
+            // The debugging chapter's third case (no seed has it).
+            (
+                "shift_left",
+                vec![a(&[8], arange(8))],
+                vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0],
+            ),
+            ("shift_left", vec![a(&[1], vec![3.0])], vec![0.0]),
             (
                 "prefix_sum_exclusive",
                 vec![a(&[4], arange(4))],

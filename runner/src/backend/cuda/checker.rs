@@ -184,15 +184,9 @@ fn printed(mut text: String, left_out: usize) -> String {
 /// Why the checker could not run the kernel, as the engine's error.
 fn launch_error(job: &Job, e: ptx_sim::Error) -> BackendError {
     match e {
-        ptx_sim::Error::TimedOut { line, running } if line > 0 => BackendError::TimeoutAt {
+        ptx_sim::Error::TimedOut { line, message } if line > 0 => BackendError::TimeoutAt {
             limit: job.timeout,
-            at: locate(
-                job.source,
-                line,
-                format!(
-                    "{running} thread(s) were still running this line when the checker stopped them"
-                ),
-            ),
+            at: locate(job.source, line, message),
         },
         ptx_sim::Error::TimedOut { .. } => BackendError::Timeout(job.timeout),
         ptx_sim::Error::Unsupported { instruction, line } => {

@@ -1,0 +1,247 @@
+//! The order of ideas: no chapter uses a concept before the chapter that
+//! teaches it. `concepts.toml` (beside `book.toml`) names each concept, the
+//! page that teaches it, and the words that use it; the chapters are read
+//! in `SUMMARY.md`'s order, with the kernels they include, and every use on
+//! an earlier page is reported at its line.
+//!
+//! A forward reference is not a use: a mention in a `## Looking ahead`
+//! section, or in a paragraph that links to the teaching page, tells the
+//! reader where the idea is taught.
+
+use crate::book::load::read_summary;
+use puzzle_core::source::diag::Located;
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The file that lists the concepts, beside `book.toml`.
+pub const FILE: &str = "concepts.toml";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct List {
+    concept: Vec<Concept>,
+}
+
+/// One idea the book teaches.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Concept {
+    pub name: String,
+    /// The chapter that teaches it, under `src/`.
+    pub taught: PathBuf,
+    /// Words or phrases that use it, matched whole and case-blind; a
+    /// trailing `*` matches any word that starts so (`__shfl*`).
+    pub terms: Vec<String>,
+}
+
+/// Reads `concepts.toml` from the book's root.
+pub fn load(root: &Path) -> Result<Vec<Concept>, Located> {
+    let file = root.join(FILE);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Located::new(&file, 0, format!("cannot read the concepts: {e}")))?;
+    toml::from_str::<List>(&text)
+        .map(|l| l.concept)
+        .map_err(|e| Located::new(&file, 0, format!("concepts: {e}")))
+}
+
+/// Every use of a concept before the page that teaches it, in reading order.
+pub fn early_uses(root: &Path, src: &Path, concepts: &[Concept]) -> Vec<Located> {
+    let entries = match read_summary(src) {
+        Ok(entries) => entries,
+        Err(e) => return vec![e],
+    };
+    let pages: Vec<PathBuf> = entries
+        .iter()
+        .map(|e| e.path.strip_prefix(src).unwrap_or(&e.path).to_path_buf())
+        .collect();
+    let mut found = Vec::new();
+    for concept in concepts {
+        let Some(at) = pages.iter().position(|p| *p == concept.taught) else {
+            found.push(Located::new(
+                root.join(FILE),
+                0,
+                format!(
+                    "`{}` is taught in {}, which SUMMARY.md does not list",
+                    concept.name,
+                    concept.taught.display()
+                ),
+            ));
+            continue;
+        };
+        for page in &pages[..at] {
+            let file = src.join(page);
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let text = with_includes(&text, &file, root);
+            for (line, term) in uses(&text, concept) {
+                found.push(Located::new(
+                    &file,
+                    line,
+                    format!(
+                        "uses `{term}` ({}) before {} teaches it: teach it first, move the page, \
+                         or link {} from this paragraph",
+                        concept.name,
+                        concept.taught.display(),
+                        concept.taught.display()
+                    ),
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// The chapter with each `{{#include FILE}}` line followed by the file's
+/// lines (the kernels a page shows); the chapter's own lines keep their numbers.
+fn with_includes(text: &str, file: &Path, root: &Path) -> Vec<(usize, String)> {
+    let dir = file.parent().unwrap_or(root);
+    let mut lines = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        lines.push((n + 1, line.to_string()));
+        if let Some(rest) = line.trim().strip_prefix("{{#include ")
+            && let Some(path) = rest.strip_suffix("}}")
+            && let Ok(included) = std::fs::read_to_string(dir.join(path.trim()))
+        {
+            lines.extend(included.lines().map(|l| (n + 1, l.to_string())));
+        }
+    }
+    lines
+}
+
+/// The lines of `text` that use `concept`, with the term found, outside
+/// `## Looking ahead` and outside paragraphs that link the teaching page.
+fn uses(text: &[(usize, String)], concept: &Concept) -> Vec<(usize, String)> {
+    let target = concept
+        .taught
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut found = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut looking_ahead = false;
+    let mut in_comment = false;
+    // Paragraphs: runs of lines between blank ones.
+    let mut start = 0;
+    while start < text.len() {
+        let end = (start..text.len())
+            .find(|&k| text[k].1.trim().is_empty())
+            .unwrap_or(text.len());
+        let paragraph = &text[start..end];
+        let links_teacher = paragraph.iter().any(|(_, l)| {
+            l.contains(&format!("]({target}"))
+                || l.contains(&format!("/{target})"))
+                || l.contains(&format!("/{target}#"))
+        });
+        for (line, l) in paragraph {
+            if let Some(heading) = l.strip_prefix("## ") {
+                looking_ahead = heading.trim().eq_ignore_ascii_case("looking ahead");
+            }
+            if l.contains("<!--") {
+                in_comment = true;
+            }
+            let skip = looking_ahead || links_teacher || in_comment;
+            if l.contains("-->") {
+                in_comment = false;
+            }
+            if skip {
+                continue;
+            }
+            if let Some(term) = concept.terms.iter().find(|t| mentions(l, t))
+                && seen.insert(*line)
+            {
+                found.push((*line, term.clone()));
+            }
+        }
+        start = end + 1;
+    }
+    found
+}
+
+/// Whether `line` holds `term` as a whole word or phrase (case-blind); a
+/// trailing `*` lets the word run on.
+fn mentions(line: &str, term: &str) -> bool {
+    let (term, prefix) = match term.strip_suffix('*') {
+        Some(t) => (t, true),
+        None => (term, false),
+    };
+    let line = line.to_lowercase();
+    let term = term.to_lowercase();
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(k) = line[from..].find(&term) {
+        let at = from + k;
+        let before = line[..at].chars().next_back();
+        let after = line[at + term.len()..].chars().next();
+        if !before.is_some_and(word) && (prefix || !after.is_some_and(word)) {
+            return true;
+        }
+        from = at + term.len().max(1);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (line, term, whether it is a use)
+    #[test]
+    fn mentions_table() {
+        let cases = [
+            ("a warp of 32 threads", "warp", true),
+            ("Warps run together", "warps", true),
+            ("the warped image", "warp", false),
+            ("__shfl_down_sync(mask, v, 1)", "__shfl*", true),
+            ("call shuffle()", "shuffle", true),
+            ("reshuffle", "shuffle", false),
+            ("an atomicAdd", "atomic*", true),
+            ("fence posts", "memory fence", false),
+            ("a memory fence orders", "memory fence", true),
+        ];
+        for (line, term, want) in cases {
+            assert_eq!(mentions(line, term), want, "{line:?} {term:?}");
+        }
+    }
+
+    /// (case, the page's lines, the uses found as (line, term))
+    #[test]
+    fn uses_table() {
+        let concept = Concept {
+            name: "warps".into(),
+            taught: "performance/warps.md".into(),
+            terms: vec!["warp".into(), "warps".into()],
+        };
+        let lines = |text: &str| -> Vec<(usize, String)> {
+            text.lines()
+                .enumerate()
+                .map(|(n, l)| (n + 1, l.to_string()))
+                .collect()
+        };
+        let cases: [(&str, &str, Vec<(usize, &str)>); 5] = [
+            ("a use", "Intro.\n\nA warp runs.\n", vec![(3, "warp")]),
+            (
+                "a forward link in the paragraph",
+                "A warp runs; see\n[warps](../performance/warps.md).\n",
+                vec![],
+            ),
+            (
+                "looking ahead",
+                "Text.\n\n## Looking ahead\n\nWarps come next.\n",
+                vec![],
+            ),
+            (
+                "a later section is not looking ahead",
+                "## Looking ahead\n\nWarps.\n\n## Other\n\nA warp.\n",
+                vec![(7, "warp")],
+            ),
+            ("a comment", "<!-- a warp -->\n\nText.\n", vec![]),
+        ];
+        for (name, text, want) in cases {
+            let got = uses(&lines(text), &concept);
+            let want: Vec<(usize, String)> = want.into_iter().map(|(n, t)| (n, t.into())).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+}
