@@ -328,7 +328,7 @@ fn step(
         Op::Printf => {
             let format = read(t, w, &o[0], Ty::U64);
             let args = read(t, w, &o[1], Ty::U64);
-            let text = crate::printf::print(t, w, format, args);
+            let text = crate::printf::print(format, args, &|a, n| w.peek(t, a, n));
             w.print(&text);
             // printf returns the number of arguments; nothing reads it here.
             write(t, &o[2], 0);

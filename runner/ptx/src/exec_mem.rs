@@ -16,6 +16,9 @@ use crate::value;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// Bytes of `printf` output a run keeps; the rest is counted, not kept.
+pub const MAX_PRINTED: usize = 1 << 20;
+
 /// One load or store of up to 8 bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct Access {
@@ -97,7 +100,7 @@ pub struct World<'l> {
     /// TMA tensor maps, by the offset of their parameter.
     pub tensor_maps: HashMap<u64, crate::launch::TensorMap>,
     /// What `printf` printed, in the order the threads printed it, and the
-    /// bytes past [`crate::printf::MAX_PRINTED`] left out.
+    /// bytes past [`MAX_PRINTED`] left out.
     pub printed: String,
     pub printed_left_out: usize,
 }
@@ -129,7 +132,7 @@ impl World<'_> {
 
     /// Keeps one printf's text, up to the cap.
     pub fn print(&mut self, text: &str) {
-        let room = crate::printf::MAX_PRINTED.saturating_sub(self.printed.len());
+        let room = MAX_PRINTED.saturating_sub(self.printed.len());
         if text.len() <= room {
             self.printed.push_str(text);
         } else {

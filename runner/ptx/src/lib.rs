@@ -16,7 +16,7 @@
 //!
 //! - [`launch`]: what a run is given and returns;
 //! - [`parse`]: PTX text to a [`Module`] of kernels and instructions;
-//! - [`parse_inst`]: one instruction decoded;
+//! - [`parse_inst`]: one instruction decoded; [`parse_call`]: printf's call;
 //! - [`thread`]: a thread's state; [`support`]: which instructions run;
 //! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
 //!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
@@ -25,6 +25,7 @@
 //! - [`warp`]: shuffles, votes and warp syncs; [`matrix`]: ldmatrix, mma, WMMA;
 //! - [`memory`]: global, shared, local and parameter memory, by address;
 //! - [`schedule`]: blocks, warps and the seeded order of threads;
+//!   [`timeout`]: where the threads were when the time ran out;
 //! - [`hazard`]: the race rule (happens-before) and the reports;
 //! - [`access`]: counts of global-memory reads and writes;
 //! - [`trace`]: who touched which element, for the diagrams.
@@ -38,11 +39,13 @@ pub mod launch;
 pub mod matrix;
 pub mod memory;
 pub mod parse;
+pub mod parse_call;
 pub mod parse_inst;
 pub mod printf;
 pub mod schedule;
 pub mod support;
 pub mod thread;
+pub mod timeout;
 pub mod trace;
 pub mod value;
 pub mod warp;

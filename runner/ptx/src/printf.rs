@@ -1,14 +1,8 @@
 //! CUDA's `printf` on the checker: the format string read from memory, the
 //! arguments from the buffer NVRTC packs them into (each at its own
 //! alignment; `float` passed as `double`, `char` and `short` as `int`), and
-//! the text formatted as the device's printf formats it. What the threads
-//! print is kept in the order they printed, up to [`MAX_PRINTED`] bytes.
-
-use crate::exec_mem::World;
-use crate::thread::ThreadState;
-
-/// Printed bytes kept per run; the rest is counted, not kept.
-pub const MAX_PRINTED: usize = 1 << 20;
+//! the text formatted as the device's printf formats it. Memory is read
+//! through the caller's `peek` (the interpreter's unchecked read).
 
 /// What a conversion takes from the argument buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,11 +27,11 @@ pub enum Piece {
     },
 }
 
-/// One `printf` of thread `t`: its text, the format read at `format` and
-/// the arguments at `args` (generic addresses). An address that points at
+/// One `printf`: its text, the format read at `format` and the arguments
+/// at `args` (generic addresses, read through `peek(address, bytes)`). An address that points at
 /// nothing the checker can read prints as `(unreadable)`.
-pub fn print(t: &ThreadState, w: &World, format: u64, args: u64) -> String {
-    let Some(text) = string(t, w, format) else {
+pub fn print(format: u64, args: u64, peek: &dyn Fn(u64, usize) -> Option<u64>) -> String {
+    let Some(text) = string(format, peek) else {
         return "(printf: unreadable format)\n".into();
     };
     let mut out = String::new();
@@ -55,7 +49,7 @@ pub fn print(t: &ThreadState, w: &World, format: u64, args: u64) -> String {
             Arg::Float | Arg::Pointer => 8,
         };
         at = at.next_multiple_of(u64::from(bytes));
-        let Some(raw) = w.peek(t, at, bytes as usize) else {
+        let Some(raw) = peek(at, bytes as usize) else {
             out.push_str("(unreadable)");
             continue;
         };
@@ -63,7 +57,7 @@ pub fn print(t: &ThreadState, w: &World, format: u64, args: u64) -> String {
         let value = match (arg, conv) {
             (Arg::Float, _) => Value::Float(f64::from_bits(raw)),
             (Arg::Pointer, 's') => {
-                Value::Text(string(t, w, raw).unwrap_or_else(|| "(null)".into()))
+                Value::Text(string(raw, peek).unwrap_or_else(|| "(null)".into()))
             }
             (Arg::Pointer, _) => Value::Pointer(raw),
             (Arg::Int { .. }, _) => Value::Int(raw),
@@ -74,10 +68,10 @@ pub fn print(t: &ThreadState, w: &World, format: u64, args: u64) -> String {
 }
 
 /// The NUL-terminated string at `addr`, up to 4 KiB.
-fn string(t: &ThreadState, w: &World, addr: u64) -> Option<String> {
+fn string(addr: u64, peek: &dyn Fn(u64, usize) -> Option<u64>) -> Option<String> {
     let mut bytes = Vec::new();
     for k in 0..4096 {
-        match w.peek(t, addr + k, 1)? as u8 {
+        match peek(addr + k, 1)? as u8 {
             0 => break,
             b => bytes.push(b),
         }
