@@ -18,6 +18,9 @@ use serde_json::Value;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+#[path = "../runner/tests/support/skips.rs"]
+mod skips;
+
 /// Every chapter of `SUMMARY.md`, by path under `src/` without `.md`: a
 /// new page is opened as soon as the book lists it.
 fn pages() -> Vec<String> {
@@ -599,5 +602,5 @@ fn main() {
         })
         .chain(controls)
         .collect();
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, skips::apart(trials)).exit();
 }

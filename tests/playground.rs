@@ -32,6 +32,9 @@ use serde_json::Value;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
+#[path = "../runner/tests/support/skips.rs"]
+mod skips;
+
 static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
     let chromium = chromium()?;
     let out = drive::publish()?;
@@ -681,5 +684,5 @@ fn main() {
             None => Trial::test(name, move || agrees(&page, &puzzles)),
         });
     }
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, skips::apart(trials)).exit();
 }

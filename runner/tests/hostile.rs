@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/skips.rs"]
+mod skips;
+
 /// The puzzle every case starts from: eight threads, four elements, a guard.
 const CHAPTER: &str = r#"# Hostile
 
@@ -819,5 +822,5 @@ fn main() {
         "14_stress_json_is_json_alone",
         stress_json_is_json_alone,
     ));
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, skips::apart(trials)).exit();
 }

@@ -20,6 +20,9 @@ use std::process::{Command, Output, Stdio};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
+#[path = "support/skips.rs"]
+mod skips;
+
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     Runner::new(Settings {
         timing_samples: 0,
@@ -738,5 +741,5 @@ fn main() {
         "cli::cuda_says_what_it_can_do_here",
         cuda_says_what_it_can_do_here,
     ));
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, skips::apart(trials)).exit();
 }

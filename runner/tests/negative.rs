@@ -24,6 +24,9 @@ use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+#[path = "support/skips.rs"]
+mod skips;
+
 /// A short timeout: the endless-loop fixture must be stopped quickly.
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     Runner::new(Settings {
@@ -997,7 +1000,7 @@ fn main() {
         }
         Ok(())
     }));
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, skips::apart(trials)).exit();
 }
 
 /// Where a fixture in `lang` runs: WGSL on wgpu; CUDA C on the GPU, or,
