@@ -476,3 +476,192 @@ fn paths_are_read_as_written() {
         assert_eq!(paths(&m(module), code), want, "{code}");
     }
 }
+
+/// The code map of `docs/ARCHITECTURE.md`: each root (`runner/src/`) with
+/// its entries (`perf/`, `parse.rs, parse_inst.rs`), each entry's text
+/// (its line and the lines that continue it).
+fn code_map(doc: &str) -> Vec<(String, String, Vec<(Vec<String>, String)>)> {
+    let block = doc
+        .split("## Code map")
+        .nth(1)
+        .and_then(|rest| rest.split("```text\n").nth(1))
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap_or_default();
+    let mut map: Vec<(String, String, Vec<(Vec<String>, String)>)> = Vec::new();
+    for line in block.lines() {
+        let indent = line.len() - line.trim_start().len();
+        // A name column, then two spaces or more, then the description.
+        let (names, text) = match line.trim_start().split_once("  ") {
+            Some((names, text)) => (names.trim(), text.trim()),
+            None => (line.trim(), ""),
+        };
+        match indent {
+            0 => map.push((names.to_string(), text.to_string(), Vec::new())),
+            2 => {
+                let names = names.split(", ").map(str::to_string).collect();
+                if let Some((_, _, entries)) = map.last_mut() {
+                    entries.push((names, text.to_string()));
+                }
+            }
+            _ => match map.last_mut() {
+                // Continues the last entry, or the root's own line.
+                Some((_, _, entries)) if !entries.is_empty() => {
+                    if let Some((_, t)) = entries.last_mut() {
+                        t.push(' ');
+                        t.push_str(line.trim());
+                    }
+                }
+                Some((_, t, _)) => {
+                    t.push(' ');
+                    t.push_str(line.trim());
+                }
+                None => {}
+            },
+        }
+    }
+    map
+}
+
+/// The words of a description, for names to be found among them.
+fn words(text: &str) -> BTreeSet<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Files every crate has, or that only tests read: no entry needed.
+fn exempt(name: &str) -> bool {
+    matches!(name, "lib.rs" | "main.rs" | "tests.rs" | "testdata/")
+        || name.ends_with("_tests.rs")
+        || name.starts_with("test_")
+}
+
+/// A folder's modules and subfolders, by name (`mod.rs` and hidden files aside).
+fn children(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let path = e.path();
+                    if path.is_dir() && !name.starts_with('.') {
+                        Some(format!("{name}/"))
+                    } else if name.ends_with(".rs") && name != "mod.rs" {
+                        Some(name)
+                    } else {
+                        None
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// docs/ARCHITECTURE.md's code map is true: everything it names exists;
+/// every module and folder of a crate's source root has an entry of its
+/// own; and every module of a folder with an entry is named in that entry.
+#[test]
+fn the_code_map_names_every_module_and_nothing_else() {
+    let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("the doc");
+    let map = code_map(&doc);
+    assert!(map.len() >= 8, "the code map was not found: {map:?}");
+    let mut problems = Vec::new();
+    for (root_name, about, entries) in &map {
+        let dir = root().join(root_name);
+        if !dir.exists() {
+            problems.push(format!("{root_name} does not exist"));
+            continue;
+        }
+        if !dir.is_dir() {
+            continue;
+        }
+        let named: BTreeSet<&str> = entries
+            .iter()
+            .flat_map(|(names, _)| names.iter().map(String::as_str))
+            .collect();
+        for name in &named {
+            if !dir.join(name).exists() {
+                problems.push(format!(
+                    "{root_name}{name} is in the code map but not in the tree"
+                ));
+            }
+        }
+        // Crate roots: every module and folder has an entry, or is named
+        // in the root's own line.
+        if CRATES
+            .iter()
+            .any(|(_, src)| format!("{src}/") == *root_name)
+        {
+            let said = words(about);
+            for child in children(&dir).into_iter().filter(|c| !exempt(c)) {
+                let stem = child.trim_end_matches('/').trim_end_matches(".rs");
+                if !named.contains(child.as_str()) && !said.contains(stem) {
+                    problems.push(format!("{root_name}{child} has no entry in the code map"));
+                }
+            }
+        }
+        // A folder's entry names each of its modules.
+        for (names, text) in entries {
+            for folder in names.iter().filter(|n| n.ends_with('/')) {
+                let said = words(text);
+                for child in children(&dir.join(folder))
+                    .into_iter()
+                    .filter(|c| !exempt(c))
+                {
+                    let stem = child.trim_end_matches('/').trim_end_matches(".rs");
+                    if !said.contains(stem) {
+                        problems.push(format!(
+                            "{root_name}{folder}{child} is not named in its folder's entry"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/ARCHITECTURE.md's code map:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// A crate's `[dependencies]` table, by name.
+fn dependencies(manifest: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(manifest).expect("the manifest");
+    let table: toml::Table = text.parse().expect("TOML");
+    table
+        .get("dependencies")
+        .and_then(|d| d.as_table())
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The crates table of docs/ARCHITECTURE.md: where a crate's list of
+/// dependencies is whole (no "…", no prose), it is its `Cargo.toml`'s.
+#[test]
+fn the_crates_table_lists_each_crates_dependencies() {
+    let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("the doc");
+    let mut checked = 0;
+    for row in doc.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        let [_, folder, _, deps] = cells[..] else {
+            continue;
+        };
+        let whole = !deps.contains('…') && !deps.contains(';') && !deps.contains(" the ");
+        if !whole {
+            continue;
+        }
+        let folder = folder.trim_matches('`');
+        let listed: BTreeSet<String> = deps
+            .split(", ")
+            .map(|d| d.trim_matches('`').to_string())
+            .collect();
+        let real = dependencies(&root().join(folder).join("Cargo.toml"));
+        assert_eq!(listed, real, "the crates table's row for {folder}");
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} rows were checked");
+}
