@@ -354,13 +354,23 @@ pub fn diagram(
     puzzle: &str,
     bound: Option<&AccessBound>,
 ) -> String {
-    format!(
+    let mut html = format!(
         "<p class=\"puzzle-diagram-note\">Who read and wrote which element, as the CPU checker \
          traced {what} at the teaching size (invocations numbered in their launch; \
          <code>runner check {puzzle} --lang wgsl --draw</code> draws your own):</p>\n\
          <div class=\"puzzle-diagram\">\n{}</div>\n\n",
         puzzle_core::judge::diagram::svg(accesses, bound)
-    )
+    );
+    // Where a barrier divides the block's memory: the same trace, one
+    // interval between barriers a row.
+    if let Some(phases) = puzzle_core::judge::intervals::svg(accesses) {
+        html.push_str(&format!(
+            "<p class=\"puzzle-diagram-note\">The same run, one row for each stretch between two \
+             barriers, in the first workgroup: what was written and read before each barrier \
+             let the next row begin.</p>\n<div class=\"puzzle-diagram\">\n{phases}</div>\n\n"
+        ));
+    }
+    html
 }
 
 /// "NVIDIA H100 80GB HBM3 and NVIDIA H200".
