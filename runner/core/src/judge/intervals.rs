@@ -76,7 +76,16 @@ pub fn svg(map: &AccessMap) -> Option<String> {
         false => ("workgroup 0", "workgroup memory", "invocation"),
     };
     let elements = rows[0].len();
-    let cell = if elements <= 16 { 44 } else { 30 };
+    // Wide enough for the longest label ("r 32–63") at 11 px, about 0.6 em
+    // a character, so that no two labels touch.
+    let longest = rows
+        .iter()
+        .flatten()
+        .flat_map(|s| [who(&s.writers), who(&s.readers)])
+        .map(|w| w.chars().count() + 2)
+        .max()
+        .unwrap_or(1);
+    let cell = (longest * 7 + 10).max(30);
     let (left, top, row_h) = (96, 44, 40);
     let title = format!(
         "`{}` ({memory} of {block}), between one barrier and the next: w = wrote, r = read",
