@@ -32,7 +32,6 @@ const DEBUGGING_CASES: &[(&str, &str, bool)] = &[
     ("d8_wait_forever", "did not finish", false),
 ];
 
-#[test]
 fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     let root = root();
     let before = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
@@ -113,7 +112,6 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
 /// A build in which nothing changed is answered by the memo of the last one;
 /// a change to a file a chapter includes (not in mdBook's input, which
 /// holds the chapter alone) still reaches the page.
-#[test]
 fn a_warm_build_reuses_the_book_until_an_included_file_changes() {
     // The fixture's chapter, its inline kernel moved to a file of its own.
     let passing = fixture_chapter("passing");
@@ -166,7 +164,6 @@ fn a_warm_build_reuses_the_book_until_an_included_file_changes() {
     );
 }
 
-#[test]
 fn bail_fails_the_build_at_the_kernel_line() {
     let book = temp_book(&fixture_chapter("compile_error"), "bail");
     let out = tempfile::tempdir().unwrap();
@@ -179,7 +176,6 @@ fn bail_fails_the_build_at_the_kernel_line() {
     assert!(stderr.contains("chapter.md:27: expected"), "{stderr}");
 }
 
-#[test]
 fn continue_shows_the_compiler_message_in_the_page() {
     let book = temp_book(&fixture_chapter("compile_error"), "continue");
     let out = tempfile::tempdir().unwrap();
@@ -199,7 +195,6 @@ fn continue_shows_the_compiler_message_in_the_page() {
     assert!(html.contains("chapter.md:27: expected"), "{html}");
 }
 
-#[test]
 fn serve_shows_results_and_rebuilds_on_edit() {
     // `bail`, as the book itself is configured: `mdbook build` fails on a
     // broken kernel, but under `serve` the failure must reach the page the
@@ -235,7 +230,6 @@ fn serve_shows_results_and_rebuilds_on_edit() {
     );
 }
 
-#[test]
 fn the_runner_cli_prints_out_and_expected() {
     let output = Command::new("cargo")
         .args(["run", "--quiet", "-p", "runner", "--", "run", "p01_map"])
@@ -276,7 +270,6 @@ fn runner_cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     (output.status.code().unwrap_or(-1), text)
 }
 
-#[test]
 fn no_adapter_is_a_sentence_not_a_panic() {
     // No Vulkan driver at all: wgpu finds no adapter.
     let no_vulkan = [
@@ -303,7 +296,6 @@ fn no_adapter_is_a_sentence_not_a_panic() {
     );
 }
 
-#[test]
 fn missing_nvrtc_is_a_sentence_not_a_panic() {
     // Point the wheel lookup nowhere and keep the loader from finding one elsewhere.
     let (code, text) = runner_cli(
@@ -321,4 +313,18 @@ fn missing_nvrtc_is_a_sentence_not_a_panic() {
         // A system-wide NVRTC (a CUDA toolkit install) was found instead: then it must have compiled.
         assert!(text.contains("COMPILED") || text.contains("PASS"), "{text}");
     }
+}
+
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::panicking_trials!("book_build":
+        the_book_builds_with_real_results_and_leaves_sources_alone,
+        a_warm_build_reuses_the_book_until_an_included_file_changes,
+        bail_fails_the_build_at_the_kernel_line,
+        continue_shows_the_compiler_message_in_the_page,
+        serve_shows_results_and_rebuilds_on_edit,
+        the_runner_cli_prints_out_and_expected,
+        no_adapter_is_a_sentence_not_a_panic,
+        missing_nvrtc_is_a_sentence_not_a_panic,
+    )
 }

@@ -13,13 +13,10 @@ use book_tests::{build, chromium, root, serve};
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Log, Runtime};
 use headless_chrome::{Browser, LaunchOptions, Tab};
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
-
-#[path = "../runner/tests/support/skips.rs"]
-mod skips;
 
 /// Every chapter of `SUMMARY.md`, by path under `src/` without `.md`: a
 /// new page is opened as soon as the book lists it.
@@ -580,8 +577,8 @@ fn check_page(page: &str) -> Result<(), Failed> {
     Ok(())
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<Trial> {
     let control = |name: &str, check: fn() -> Result<(), Failed>| match chromium() {
         Ok(_) => Trial::test(name, check),
         Err(reason) => Trial::test(name, || Ok(()))
@@ -592,7 +589,7 @@ fn main() {
         control("browser::layout_check_control", layout_control),
         control("browser::figure_check_control", figure_control),
     ];
-    let trials = pages()
+    pages()
         .into_iter()
         .map(|page| {
             let name = format!("browser::{page}");
@@ -604,6 +601,5 @@ fn main() {
             }
         })
         .chain(controls)
-        .collect();
-    libtest_mimic::run(&args, skips::apart(trials)).exit();
+        .collect()
 }

@@ -33,6 +33,26 @@ pub fn mdbook() -> Command {
     command
 }
 
+/// Builds the preprocessor as every book here runs it (`bin/mdbook-puzzles`
+/// and a temporary book's `cargo run -p mdbook-puzzles` both build it alone,
+/// with its own features), before any test runs a book: a `cargo test` of
+/// the workspace builds it with the workspace's features instead, and the
+/// first book build to rebuild it would replace the executable under
+/// another test's running build, whose workers then fail to start.
+pub fn build_preprocessor() {
+    let output = Command::new("cargo")
+        .args(["build", "--quiet", "--locked", "-p", "mdbook-puzzles"])
+        .arg("--manifest-path")
+        .arg(root().join("Cargo.toml"))
+        .output()
+        .expect("running cargo");
+    assert!(
+        output.status.success(),
+        "building the preprocessor failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// `mdbook build BOOK -d OUT`; panics with mdbook's output when it fails and `must_pass`.
 pub fn build(book: &Path, out: &Path) -> Output {
     mdbook()

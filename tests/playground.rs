@@ -22,7 +22,7 @@ use book_tests::drive::Site;
 use book_tests::drive::{self, eval, wait_for};
 use book_tests::{chromium, root, serve};
 use headless_chrome::Tab;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
 use puzzle_core::run::backend::BackendKind;
@@ -31,9 +31,6 @@ use runner::run::runner::Runner;
 use serde_json::Value;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
-
-#[path = "../runner/tests/support/skips.rs"]
-mod skips;
 
 static SITE: LazyLock<Result<Site, String>> = LazyLock::new(|| {
     let chromium = chromium()?;
@@ -641,8 +638,8 @@ fn agrees(page: &str, puzzles: &[Puzzle]) -> Result<(), Failed> {
     Ok(())
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<Trial> {
     let skip = |name: String, reason: &str| {
         Trial::test(name, || Ok(()))
             .with_kind(format!("skipped: {reason}"))
@@ -684,5 +681,5 @@ fn main() {
             None => Trial::test(name, move || agrees(&page, &puzzles)),
         });
     }
-    libtest_mimic::run(&args, skips::apart(trials)).exit();
+    trials
 }

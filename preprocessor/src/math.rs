@@ -20,9 +20,36 @@ const DELIMITERS: &[(&str, &str, bool)] = &[
     ("\\\\(", "\\\\)", false),
 ];
 
+/// A formula that cannot be rendered, at its line of the chapter.
+#[derive(Debug, thiserror::Error)]
+pub enum MathError {
+    #[error("line {line}: `{open}` is never closed by `{close}`")]
+    Unclosed {
+        line: usize,
+        open: &'static str,
+        close: &'static str,
+    },
+    #[error("line {line}: cannot render `{latex}`: {why}")]
+    Latex {
+        line: usize,
+        latex: String,
+        why: LatexError,
+    },
+}
+
+/// Why pulldown-latex could not turn one formula into MathML. Shown inside
+/// [`MathError::Latex`]'s words, so not its `source`.
+#[derive(Debug, thiserror::Error)]
+pub enum LatexError {
+    #[error("{0}")]
+    Parse(pulldown_latex::ParserError),
+    #[error("{0}")]
+    Render(std::io::Error),
+}
+
 /// The chapter with every formula replaced by MathML, or the first formula
 /// that does not parse (with its line).
-pub fn render(markdown: &str) -> Result<String, String> {
+pub fn render(markdown: &str) -> Result<String, MathError> {
     let code = code_ranges(markdown);
     let opens = openings(markdown, &code);
     let mut out = String::with_capacity(markdown.len());
@@ -35,14 +62,13 @@ pub fn render(markdown: &str) -> Result<String, String> {
         let body_start = start + open.len();
         let Some(len) = markdown[body_start..].find(close) else {
             let line = markdown[..start].lines().count() + 1;
-            return Err(format!(
-                "line {line}: `{open}` is never closed by `{close}`"
-            ));
+            return Err(MathError::Unclosed { line, open, close });
         };
         let latex = &markdown[body_start..body_start + len];
-        let mathml = to_mathml(latex, display).map_err(|e| {
-            let line = markdown[..start].lines().count().max(1);
-            format!("line {line}: cannot render `{}`: {e}", latex.trim())
+        let mathml = to_mathml(latex, display).map_err(|why| MathError::Latex {
+            line: markdown[..start].lines().count().max(1),
+            latex: latex.trim().to_string(),
+            why,
         })?;
         out.push_str(&markdown[at..start]);
         out.push_str(&mathml);
@@ -93,11 +119,11 @@ fn code_ranges(markdown: &str) -> Vec<Range<usize>> {
 }
 
 /// One formula as MathML on a single line, safe inside markdown text.
-fn to_mathml(latex: &str, display: bool) -> Result<String, String> {
+fn to_mathml(latex: &str, display: bool) -> Result<String, LatexError> {
     let storage = Storage::new();
     let events = pulldown_latex::Parser::new(latex.trim(), &storage)
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .map_err(LatexError::Parse)?;
     let config = RenderConfig {
         display_mode: if display {
             DisplayMode::Block
@@ -112,7 +138,7 @@ fn to_mathml(latex: &str, display: bool) -> Result<String, String> {
         events.into_iter().map(Ok::<_, std::convert::Infallible>),
         config,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(LatexError::Render)?;
     Ok(markdown_safe(&separate_sized_delimiters(&mathml)))
 }
 
@@ -210,9 +236,11 @@ mod tests {
 
     #[test]
     fn broken_formulas_fail_with_their_line() {
-        let error = render("one\n\ntwo \\\\( \\frac{1 \\\\)\n").unwrap_err();
+        let error = render("one\n\ntwo \\\\( \\frac{1 \\\\)\n")
+            .unwrap_err()
+            .to_string();
         assert!(error.starts_with("line 3: cannot render"), "{error}");
-        let error = render("one\n$$ x\n").unwrap_err();
+        let error = render("one\n$$ x\n").unwrap_err().to_string();
         assert!(error.contains("never closed"), "{error}");
     }
 }

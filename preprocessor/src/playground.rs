@@ -3,7 +3,7 @@
 //! paths relative to the book) into the box `theme/playground.js` turns into
 //! an editor; and, beside each CUDA kernel, why a page cannot run it.
 
-use crate::{Session, render};
+use crate::render;
 use puzzle_core::chapter::bundle::Bundle;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
@@ -13,19 +13,14 @@ use std::path::Path;
 /// What follows the skeleton: for WGSL, the published book's playground,
 /// with the puzzle packed for the in-page checker; for CUDA, why a page
 /// cannot run it. A puzzle that cannot be packed gets no playground (its
-/// problems are the chapter's, reported where it loads).
-pub fn beside_the_skeleton(puzzle: &Puzzle, lang: Lang, session: &Session) -> String {
+/// problems are the chapter's, reported where it loads). `root` is the
+/// book's, and `files` those its chapters may include.
+pub fn beside_the_skeleton(puzzle: &Puzzle, lang: Lang, root: &Path, files: &BookFiles) -> String {
     if lang == Lang::Cuda {
         return render::no_browser_note(puzzle.id());
     }
-    let chapter = puzzle
-        .chapter
-        .strip_prefix(&session.root)
-        .unwrap_or(&puzzle.chapter);
-    let rooted = UnderRoot {
-        root: &session.root,
-        files: &session.files,
-    };
+    let chapter = puzzle.chapter.strip_prefix(root).unwrap_or(&puzzle.chapter);
+    let rooted = UnderRoot { root, files };
     let bundle = std::fs::read_to_string(&puzzle.chapter)
         .ok()
         .and_then(|markdown| Bundle::of(&markdown, chapter, puzzle.id(), lang, &rooted).ok())

@@ -95,12 +95,19 @@ fn error(v: f64) -> String {
     }
 }
 
+/// A ```precision block whose YAML does not read. The YAML error is in the
+/// words and not a `source`, so a printed chain does not say it twice; it
+/// is boxed because serde-saphyr's error is large.
+#[derive(Debug, thiserror::Error)]
+#[error("```precision block: {0}")]
+pub struct PrecisionBlockError(Box<serde_saphyr::Error>);
+
 /// The block rendered for every GPU measured: the first GPU's tables open,
 /// the others' folded (the formats round the same on both; the library's
 /// products may not).
-pub fn render(yaml: &str, measured: &[Measured]) -> Result<String, String> {
+pub fn render(yaml: &str, measured: &[Measured]) -> Result<String, PrecisionBlockError> {
     let block: PrecisionBlock =
-        serde_saphyr::from_str(yaml).map_err(|e| format!("```precision block: {e}"))?;
+        serde_saphyr::from_str(yaml).map_err(|e| PrecisionBlockError(Box::new(e)))?;
     if measured.is_empty() {
         return Ok(
             "<p class=\"puzzle-recorded\">No rounding measured yet (results/precision/): \

@@ -359,11 +359,11 @@ pub fn diagram(
          traced {what} at the teaching size (invocations numbered in their launch; \
          <code>runner check {puzzle} --lang wgsl --draw</code> draws your own):</p>\n\
          <div class=\"puzzle-diagram\">\n{}</div>\n\n",
-        puzzle_core::judge::diagram::svg(accesses, bound)
+        puzzle_core::draw::diagram::svg(accesses, bound)
     );
     // Where a barrier divides the block's memory: the same trace, one
     // interval between barriers a row.
-    if let Some(phases) = puzzle_core::judge::intervals::svg(accesses) {
+    if let Some(phases) = puzzle_core::draw::intervals::svg(accesses) {
         html.push_str(&format!(
             "<p class=\"puzzle-diagram-note\">The same run, one row for each stretch between two \
              barriers, in the first workgroup: what was written and read before each barrier \

@@ -129,7 +129,7 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
                         .traced(puzzle, Lang::Wgsl, Variant::Solution, &source)
                         .expect("runs");
                     let accesses = report.accesses.as_deref().expect("a traced run");
-                    let svg = puzzle_core::judge::diagram::svg(
+                    let svg = puzzle_core::draw::diagram::svg(
                         accesses,
                         puzzle.spec.raw.global_access.as_ref(),
                     );
@@ -137,7 +137,7 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
                 },
                 // The drawing alone, from one traced run's accesses.
                 &mut || {
-                    let svg = puzzle_core::judge::diagram::svg(
+                    let svg = puzzle_core::draw::diagram::svg(
                         accesses,
                         puzzle.spec.raw.global_access.as_ref(),
                     );

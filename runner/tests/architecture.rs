@@ -303,7 +303,6 @@ fn show(module: &[String]) -> String {
     }
 }
 
-#[test]
 fn no_module_imports_another_that_imports_it_back() {
     let mut cycles = Vec::new();
     for (name, src) in CRATES {
@@ -318,7 +317,6 @@ fn no_module_imports_another_that_imports_it_back() {
 
 /// The folders of each crate depend on one another in one direction too
 /// (`spec` never imports `chapter`, which imports `spec`).
-#[test]
 fn no_folder_imports_another_that_imports_it_back() {
     let mut cycles = Vec::new();
     for (name, src) in CRATES {
@@ -343,7 +341,6 @@ fn no_folder_imports_another_that_imports_it_back() {
     assert!(cycles.is_empty(), "folder cycles:\n{}", cycles.join("\n"));
 }
 
-#[test]
 fn no_source_file_is_over_700_lines() {
     let mut long = Vec::new();
     for (_, src) in CRATES {
@@ -428,7 +425,6 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
 /// The core reads no files and the checkers know none; none starts a
 /// process or a thread, reads the environment or the clock (the caller
 /// gives the clock), or depends on a crate that might.
-#[test]
 fn the_core_and_the_checker_touch_nothing_outside() {
     let mut found = Vec::new();
     for (folder, allowed, forbidden) in CONTAINED {
@@ -454,7 +450,6 @@ fn the_core_and_the_checker_touch_nothing_outside() {
 }
 
 /// The test's own parser, on the forms the crates use.
-#[test]
 fn paths_are_read_as_written() {
     let m = |s: &[&str]| s.iter().map(|p| p.to_string()).collect::<Vec<_>>();
     let cases: [(&[&str], &str, Vec<Vec<String>>); 5] = [
@@ -563,7 +558,6 @@ fn children(dir: &Path) -> Vec<String> {
 /// docs/ARCHITECTURE.md's code map is true: everything it names exists;
 /// every module and folder of a crate's source root has an entry of its
 /// own; and every module of a folder with an entry is named in that entry.
-#[test]
 fn the_code_map_names_every_module_and_nothing_else() {
     let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("the doc");
     let map = code_map(&doc);
@@ -641,7 +635,6 @@ fn dependencies(manifest: &Path) -> BTreeSet<String> {
 
 /// The crates table of docs/ARCHITECTURE.md: where a crate's list of
 /// dependencies is whole (no "…", no prose), it is its `Cargo.toml`'s.
-#[test]
 fn the_crates_table_lists_each_crates_dependencies() {
     let doc = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("the doc");
     let mut checked = 0;
@@ -664,4 +657,17 @@ fn the_crates_table_lists_each_crates_dependencies() {
         checked += 1;
     }
     assert!(checked >= 4, "only {checked} rows were checked");
+}
+
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::panicking_trials!("architecture":
+        no_module_imports_another_that_imports_it_back,
+        no_folder_imports_another_that_imports_it_back,
+        no_source_file_is_over_700_lines,
+        the_core_and_the_checker_touch_nothing_outside,
+        paths_are_read_as_written,
+        the_code_map_names_every_module_and_nothing_else,
+        the_crates_table_lists_each_crates_dependencies,
+    )
 }

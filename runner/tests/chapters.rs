@@ -46,9 +46,6 @@ use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-#[path = "support/skips.rs"]
-mod skips;
-
 /// Stress runs the simulator takes on in the test suite; larger grids are
 /// listed as skipped (`runner run --backend sim --stress` still runs them).
 /// Measured in the dev profile on one core (the interpreter is built at
@@ -66,10 +63,8 @@ static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     })
 });
 
-fn main() {
-    // A job isolated in a child process (a CUDA launch) re-enters here.
-    runner::worker::serve_if_child();
-    let args = Arguments::from_args();
+/// This group's trials, for the suite's `main`.
+pub fn trials(args: &Arguments) -> Vec<Trial> {
     // GPU_PUZZLES_BOOK: where the book is when this binary runs away from its
     // checkout (the GPU machine gets a copy at another path).
     let root = std::env::var_os("GPU_PUZZLES_BOOK")
@@ -140,15 +135,27 @@ fn main() {
                 continue;
             }
             // The teaching size (solution, skeleton), then the spec's stress cases (solution).
-            let mut runs: Vec<(Variant, Case)> = vec![
-                (Variant::Solution, Case::teaching()),
-                (Variant::Skeleton, Case::teaching()),
+            // A stress case is named by its place in the spec (`stress2`), not
+            // its sizes, which would take a test line past 100 columns; a
+            // failure says the sizes.
+            let mut runs: Vec<(Variant, Case, String)> = vec![
+                (
+                    Variant::Solution,
+                    Case::teaching(),
+                    Variant::Solution.to_string(),
+                ),
+                (
+                    Variant::Skeleton,
+                    Case::teaching(),
+                    Variant::Skeleton.to_string(),
+                ),
             ];
             runs.extend(
                 cases::cases(&puzzle.spec, true)
                     .into_iter()
                     .skip(1)
-                    .map(|c| (Variant::Solution, c)),
+                    .enumerate()
+                    .map(|(i, c)| (Variant::Solution, c, format!("stress{}", i + 1))),
             );
             if lang == Lang::Wgsl {
                 trials.push(agreement(&book, puzzle));
@@ -174,19 +181,12 @@ fn main() {
             let kinds = BackendKind::ALL
                 .into_iter()
                 .filter(|&k| k.lang() == lang && k != BackendKind::PtxSim);
-            for (kind, (variant, case)) in kinds.flat_map(|k| runs.iter().map(move |r| (k, r))) {
+            for (kind, (variant, case, run)) in kinds.flat_map(|k| runs.iter().map(move |r| (k, r)))
+            {
                 let (variant, case) = (*variant, case.clone());
                 let name = match kind == BackendKind::for_lang(lang) {
-                    true => name.clone(),
-                    false => format!("{name}::{kind}"),
-                };
-                let name = match &case.overrides {
-                    None => format!("{name}::{variant}"),
-                    Some(overrides) => {
-                        let set: Vec<String> =
-                            overrides.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                        format!("{name}::stress[{}]", set.join(","))
-                    }
+                    true => format!("{name}::{run}"),
+                    false => format!("{name}::{kind}::{run}"),
                 };
                 if kind.is_simulator()
                     && let Some(why) = beyond_checker(puzzle, &case)
@@ -240,8 +240,8 @@ fn main() {
             }
         }
     }
-    resolve_on_checker(&args, &book, &mut trials, on_checker);
-    libtest_mimic::run(&args, skips::apart(trials)).exit();
+    resolve_on_checker(args, &book, &mut trials, on_checker);
+    trials
 }
 
 /// The puzzle's CPU reference exists and, at the teaching size, gives the
@@ -253,7 +253,7 @@ fn reference_agrees(spec: &PuzzleSpec) -> Result<(), Failed> {
         .map_err(|e| e.to_string())?;
     let computed = reference::expected(&resolved).ok_or_else(|| {
         format!(
-            "`{}` has no CPU reference in runner/core/src/spec/reference.rs",
+            "`{}` has no CPU reference in runner/core/src/spec/reference/",
             resolved.reference
         )
     })?;
@@ -442,7 +442,11 @@ fn check(puzzle: &Puzzle, kind: BackendKind, variant: Variant, case: &Case) -> R
             (Variant::Skeleton, None) => "the skeleton to compile and fail".into(),
             _ => "the solution to pass".into(),
         };
-        Err(format!("expected {want}, got:\n{}", report.to_text()).into())
+        let at = match case.overrides {
+            Some(_) => format!(" at {}", case.label()),
+            None => String::new(),
+        };
+        Err(format!("expected {want}{at}, got:\n{}", report.to_text()).into())
     }
 }
 

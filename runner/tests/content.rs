@@ -13,7 +13,6 @@ fn book() -> Book {
         .unwrap_or_else(|errors| panic!("the book does not load: {errors:?}"))
 }
 
-#[test]
 fn the_book_has_no_drift() {
     let book = book();
     let problems = runner::book::content::problems(&book);
@@ -21,7 +20,6 @@ fn the_book_has_no_drift() {
     assert!(list.is_empty(), "{}", list.join("\n"));
 }
 
-#[test]
 fn every_chapter_of_the_summary_exists_and_has_a_title() {
     let book = book();
     let entries = runner::book::load::read_summary(&book.src).unwrap();
@@ -32,7 +30,6 @@ fn every_chapter_of_the_summary_exists_and_has_a_title() {
     }
 }
 
-#[test]
 fn every_puzzle_has_tips_and_a_kernel_or_a_reason_in_each_language() {
     for puzzle in &book().puzzles {
         assert!(
@@ -52,7 +49,6 @@ fn every_puzzle_has_tips_and_a_kernel_or_a_reason_in_each_language() {
     }
 }
 
-#[test]
 fn the_workspace_holds_every_skeleton_in_reading_order() {
     let book = book();
     let dir = tempfile::tempdir().unwrap();
@@ -91,7 +87,6 @@ fn the_workspace_holds_every_skeleton_in_reading_order() {
 /// and DIM 128, one head: q, k, v and the output are 8 MiB each; the three
 /// kernels add 1 GiB of scores, the fused kernel nothing. Sizes only, as the
 /// runner resolves them before a benchmark allocates anything.
-#[test]
 fn attention_allocates_the_scores_only_unfused() {
     let book = book();
     let bytes = |id: &str| -> u64 {
@@ -158,7 +153,6 @@ fn learner_region(source: &str) -> String {
         .collect()
 }
 
-#[test]
 fn leaked_lines_table() {
     let region = "    // add ten\n    if (i < size && j < 4u) {\n        out[i] = a[i] + 10.0f;\n    }\n    i += 1u;\n";
     let cases: [(&str, &[&str]); 8] = [
@@ -205,7 +199,6 @@ fn leaked_lines_table() {
 /// Hints go from the idea to the formula: every hint but the last leaves
 /// each line of the learner's part for the learner to write. (Debugging
 /// cases have no part to write.)
-#[test]
 fn no_hint_before_the_last_gives_a_line_of_the_solution() {
     let mut problems = Vec::new();
     for puzzle in &book().puzzles {
@@ -232,7 +225,6 @@ fn no_hint_before_the_last_gives_a_line_of_the_solution() {
 }
 
 /// No chapter uses an idea (concepts.toml) before the chapter that teaches it.
-#[test]
 fn no_chapter_uses_a_concept_before_it_is_taught() {
     let book = book();
     let concepts = runner::book::concepts::load(&book.root).unwrap_or_else(|e| panic!("{e}"));
@@ -245,4 +237,18 @@ fn no_chapter_uses_a_concept_before_it_is_taught() {
         list.len(),
         list.join("\n")
     );
+}
+
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::panicking_trials!("content":
+        the_book_has_no_drift,
+        every_chapter_of_the_summary_exists_and_has_a_title,
+        every_puzzle_has_tips_and_a_kernel_or_a_reason_in_each_language,
+        the_workspace_holds_every_skeleton_in_reading_order,
+        attention_allocates_the_scores_only_unfused,
+        leaked_lines_table,
+        no_hint_before_the_last_gives_a_line_of_the_solution,
+        no_chapter_uses_a_concept_before_it_is_taught,
+    )
 }

@@ -9,7 +9,7 @@
 //! the reason, where wgpu finds none, and those about a CPU adapter's runs
 //! where the adapter is a GPU; the CPU checker (sim) cases always run.
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use puzzle_core::check::execute::Settings;
 use puzzle_core::run::backend::BackendKind;
 use runner::run::runner::Runner;
@@ -17,9 +17,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-#[path = "support/skips.rs"]
-mod skips;
 
 /// The puzzle every case starts from: eight threads, four elements, a guard.
 const CHAPTER: &str = r#"# Hostile
@@ -158,7 +155,12 @@ fn cases() -> Vec<Case> {
             ],
             limit: 3,
             code: 1,
-            says: vec!["did not finish within 3s", "an endless loop"],
+            // The loop's line, and who ran it.
+            says: vec![
+                "did not finish within 3s",
+                "an endless loop",
+                "still ran this line",
+            ],
             never: vec!["PASS"],
             ..Case::default()
         },
@@ -790,10 +792,8 @@ fn stress_json_is_json_alone() -> Result<(), Failed> {
     Ok(())
 }
 
-fn main() {
-    // A job isolated in a child process re-enters here.
-    runner::worker::serve_if_child();
-    let args = Arguments::from_args();
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<Trial> {
     let runner = Runner::new(Settings::default());
     let wgpu = runner
         .backend(BackendKind::Wgpu)
@@ -802,7 +802,7 @@ fn main() {
     let mut trials: Vec<Trial> = cases()
         .into_iter()
         .map(|case| {
-            let name = case.name;
+            let name = format!("hostile::{}", case.name);
             let skip = match (case.needs, &wgpu) {
                 (Needs::Nothing, _) | (Needs::Wgpu, Ok(_)) | (Needs::CpuAdapter, Ok(true)) => None,
                 (_, Err(reason)) => Some(reason.clone()),
@@ -819,8 +819,8 @@ fn main() {
         })
         .collect();
     trials.push(Trial::test(
-        "14_stress_json_is_json_alone",
+        "hostile::14_stress_json_is_json_alone",
         stress_json_is_json_alone,
     ));
-    libtest_mimic::run(&args, skips::apart(trials)).exit();
+    trials
 }

@@ -112,7 +112,6 @@ impl Scene {
 
 /// Away from the book, `bin/runner list` lists this checkout's puzzles, at
 /// once: a fresh binary is not rebuilt.
-#[test]
 fn bin_runner_works_from_any_folder_without_rebuilding() {
     let scene = Scene::new();
     let target = scene.real_runner();
@@ -131,7 +130,6 @@ fn bin_runner_works_from_any_folder_without_rebuilding() {
 /// Without a binary, `bin/runner` builds one (in the checkout, so its
 /// pinned toolchain is used), then runs it with the learner's arguments and
 /// this checkout as the book; the next call does not build again.
-#[test]
 fn bin_runner_builds_what_is_missing_once() {
     let scene = Scene::new();
     let target = scene.path("target");
@@ -169,7 +167,6 @@ fn bin_runner_builds_what_is_missing_once() {
 /// `.ci/install-runner` (the last step of `.ci/setup`): puts a `runner` in
 /// cargo's bin folder that works from anywhere, is silent when run again,
 /// moves its own script to this checkout, and leaves any other `runner` alone.
-#[test]
 fn setup_puts_runner_on_the_path_and_leaves_others_alone() {
     let scene = Scene::new();
     let target = scene.real_runner();
@@ -238,4 +235,13 @@ fn setup_puts_runner_on_the_path_and_leaves_others_alone() {
     );
     assert_eq!(code, 0);
     assert!(out.contains("is not on your PATH"), "{out}");
+}
+
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::panicking_trials!("launcher":
+        bin_runner_works_from_any_folder_without_rebuilding,
+        bin_runner_builds_what_is_missing_once,
+        setup_puts_runner_on_the_path_and_leaves_others_alone,
+    )
 }

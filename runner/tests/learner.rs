@@ -5,7 +5,7 @@
 //! Checks that need WGSL to run are skipped, by name and with the reason,
 //! where wgpu finds no adapter.
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::execute::Settings;
@@ -19,9 +19,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
-
-#[path = "support/skips.rs"]
-mod skips;
 
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
     Runner::new(Settings {
@@ -578,7 +575,7 @@ fn watch_follows_saves() -> Result<(), Failed> {
 /// saw in a traced run of a kernel on the CPU checker, against what the
 /// spec implies.
 fn diagrams_show_what_the_kernel_did() -> Result<(), Failed> {
-    use puzzle_core::judge::diagram::Picture;
+    use puzzle_core::draw::diagram::Picture;
     use puzzle_core::kernel::cut::Variant;
     use puzzle_core::source::text::SourceText;
     let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
@@ -591,7 +588,7 @@ fn diagrams_show_what_the_kernel_did() -> Result<(), Failed> {
             .accesses
             .ok_or("a traced run came back without its trace")?;
         // The diagram's counts per invocation agree with the checker's own.
-        let counts = puzzle_core::judge::diagram::per_invocation(&map);
+        let counts = puzzle_core::draw::diagram::per_invocation(&map);
         let most = |pick: fn(&(u32, u32)) -> u32| counts.values().map(pick).max().unwrap_or(0);
         let checker = report.access.as_ref().ok_or("no access counts")?;
         let theirs = (checker.counts.reads.max, checker.counts.writes.max);
@@ -685,10 +682,8 @@ fn check_draw_writes_the_diagram_beside_the_file() -> Result<(), Failed> {
     Ok(())
 }
 
-fn main() {
-    // A job isolated in a child process (a wgpu or CUDA run) re-enters here.
-    runner::worker::serve_if_child();
-    let args = Arguments::from_args();
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<Trial> {
     let wgpu = RUNNER
         .backend(BackendKind::Wgpu)
         .map(|_| ())
@@ -741,5 +736,5 @@ fn main() {
         "cli::cuda_says_what_it_can_do_here",
         cuda_says_what_it_can_do_here,
     ));
-    libtest_mimic::run(&args, skips::apart(trials)).exit();
+    trials
 }

@@ -9,8 +9,16 @@
 //! the CUDA checker (`ptx-sim`, labelled `sim`), which must reject it the
 //! same way and catch every CUDA race; the few a GPU alone can show
 //! ([`ONLY_A_GPU_SHOWS`]) are skipped there, by name.
+//!
+//! A fixture that breaks a solution is an edit of it (`fixtures/edits.toml`,
+//! made on today's solution when a trial runs: see [`edits`]); the rest are
+//! whole files in `fixtures/kernels/`. The tables name both alike, and name
+//! an edit's lines by the text they hold.
 
-use libtest_mimic::{Arguments, Failed, Trial};
+mod edits;
+
+use edits::Fixture;
+use libtest_mimic::{Failed, Trial};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::check::cases::{self, Case, Until};
 use puzzle_core::check::execute::Settings;
@@ -23,9 +31,6 @@ use runner::backend::cuda::sanitize::Sanitizer;
 use runner::run::runner::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
-
-#[path = "support/skips.rs"]
-mod skips;
 
 /// A short timeout: the endless-loop fixture must be stopped quickly.
 static RUNNER: LazyLock<Runner> = LazyLock::new(|| {
@@ -99,8 +104,9 @@ const STRESS_ONLY: &[(&str, &str, &str)] = &[
 ];
 
 /// One entry of `tests/fixtures/races.toml`.
-#[derive(serde::Deserialize)]
+#[derive(Clone, serde::Deserialize)]
 struct Race {
+    /// The fixture: an edit's name (`edits.toml`) or a file of `kernels/`.
     file: String,
     puzzle: String,
     /// Device-name fragments where repeated runs always showed the race.
@@ -112,24 +118,25 @@ struct Race {
     /// What compute-sanitizer reports (`racecheck: line 15`), or "nothing: why".
     #[serde(default)]
     sanitizer: Option<String>,
-    /// What the CUDA checker must report: a hazard's label and its line
-    /// (`data race: line 15`); several separated by ` | `, any of which will do
-    /// (a race is reported at whichever of its two accesses came second).
+    /// The label of the hazard the CUDA checker must report (`data race`)…
     #[serde(default)]
     checker: Option<String>,
+    /// …at the line holding one of these texts, any of which will do (a race
+    /// is reported at whichever of its two accesses came second).
+    #[serde(default)]
+    at: Vec<String>,
 }
 
 /// Runs a race fixture at the teaching size (and the stress sizes where the
 /// entry asks) on `kind`: the report of the first run that failed, if any.
 fn race_fails(race: &Race, book: &Book, kind: BackendKind) -> Result<Option<RunReport>, Failed> {
-    let path = fixtures().join("kernels").join(&race.file);
-    let source = read(&path)?;
+    let fixture = Fixture::load(book, &race.file)?;
     let puzzle = book.find(&race.puzzle)?;
     let ran = RUNNER.run_cases(
         kind,
         puzzle,
         Variant::File,
-        &source,
+        &fixture.source,
         cases::cases(&puzzle.spec, race.stress),
         Until::FirstFailure,
     )?;
@@ -153,9 +160,33 @@ fn races() -> Vec<Race> {
         .race
 }
 
-/// A learner's file that must be rejected: (file, puzzle, status, message part, line of the message).
-/// Files listed in [`NEED_A_GPU`] only show their fault when run.
-const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
+/// Where a fixture's first diagnostic must point.
+#[derive(Clone, Copy, Debug)]
+enum At {
+    /// This line of a whole file, which cannot move.
+    Line(usize),
+    /// The line holding this text: an edit's lines move with the solution.
+    Holding(&'static str),
+}
+
+impl At {
+    fn line(self, fixture: &Fixture) -> Result<usize, Failed> {
+        match self {
+            At::Line(_) if fixture.edited => Err(format!(
+                "{}: name an edit's line by its text (At::Holding), not its number",
+                fixture.name
+            )
+            .into()),
+            At::Line(line) => Ok(line),
+            At::Holding(text) => fixture.line_holding(text),
+        }
+    }
+}
+
+/// A learner's file that must be rejected: (fixture, puzzle, status, message
+/// part, line of the message). Those in [`ONLY_A_GPU_SHOWS`] show their
+/// fault only when run on a GPU.
+const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
     (
         "p03_no_guard.cu",
         "p03_guard",
@@ -189,21 +220,21 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "p03_guard",
         Status::CompileError,
         "takes 2 parameter(s), but the spec passes 3",
-        Some(2),
+        Some(At::Line(2)),
     ),
     (
         "p03_pointer_for_scalar.cu",
         "p03_guard",
         Status::CompileError,
         "should be the value `size` (unsigned int)",
-        Some(2),
+        Some(At::Line(2)),
     ),
     (
         "p01_wrong_name.cu",
         "p01_map",
         Status::CompileError,
         "no kernel named `add_10`",
-        Some(1),
+        Some(At::Line(1)),
     ),
     (
         "p03_no_guard.wgsl",
@@ -224,56 +255,56 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "p01_map",
         Status::CompileError,
         "expected",
-        Some(8),
+        Some(At::Line(8)),
     ),
     (
         "p01_type_error.wgsl",
         "p01_map",
         Status::CompileError,
         "",
-        Some(8),
+        Some(At::Line(8)),
     ),
     (
         "p01_wrong_name.wgsl",
         "p01_map",
         Status::CompileError,
         "no entry point `add_10`",
-        Some(1),
+        Some(At::Line(1)),
     ),
     (
         "p01_workgroup_size.wgsl",
         "p01_map",
         Status::CompileError,
         "does not match the spec's block [4, 1, 1]",
-        Some(1),
+        Some(At::Line(1)),
     ),
     (
         "p03_scalar_as_storage.wgsl",
         "p03_guard",
         Status::CompileError,
         "is the scalar `size`; declare it var<uniform>",
-        Some(4),
+        Some(At::Line(4)),
     ),
     (
         "p01_read_only_output.wgsl",
         "p01_map",
         Status::CompileError,
         "declared read-only",
-        Some(2),
+        Some(At::Line(2)),
     ),
     (
         "p01_syntax_error.cu",
         "p01_map",
         Status::CompileError,
         "identifier \"b\" is undefined",
-        Some(4),
+        Some(At::Line(4)),
     ),
     (
         "p01_no_extern_c.cu",
         "p01_map",
         Status::CompileError,
         "without `extern \"C\"`",
-        Some(1),
+        Some(At::Line(1)),
     ),
     // Part II: mistakes learners of the peer books reported.
     // `out[0] +=` on the poisoned output: NaN. Where the hardware keeps the
@@ -374,7 +405,7 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "p09_pooling",
         Status::Fail,
         "read global memory 3 times; this puzzle allows 2 reads per thread",
-        Some(24),
+        Some(At::Line(24)),
     ),
     // Part V's softmax: logits near 100, whose plain exp overflows a float.
     (
@@ -490,7 +521,7 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<usize>)] = &[
         "p34_gemm_tma",
         Status::CompileError,
         "parameter 2 of `gemm_tma` should be the tensor map of `a` (const __grid_constant__ CUtensorMap)",
-        Some(240),
+        Some(At::Holding("gemm_tma(bf16* out, const bf16* a_map,")),
     ),
     // Part VI: a row's maximum taken over one lane's share of it, not the quad's.
     (
@@ -613,47 +644,34 @@ const STEPS_BOOK: &[(&str, Status, &str)] = &[
     ),
 ];
 
-fn main() {
-    // A job isolated in a child process (a CUDA launch) re-enters here.
-    runner::worker::serve_if_child();
-    let args = Arguments::from_args();
+/// This group's trials, for the suite's `main`.
+pub fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
-    for &(file, puzzle, status, message, line) in WRONG_KERNELS {
-        let path = fixtures().join("kernels").join(file);
-        let lang = lang_of(&path);
+    // Every edit made on today's solutions, whatever backends are here.
+    trials.push(Trial::test("fixture_edits::apply_every_edit", || {
+        let (used, lines) = named_in_tables();
+        edits::apply_every_edit(&used, &lines)
+    }));
+    trials.push(Trial::test(
+        "fixture_edits::stale_anchor_is_reported",
+        edits::stale_anchor_is_reported,
+    ));
+    for &wrong in WRONG_KERNELS {
+        let file = wrong.0;
         trials.push(trial(
             format!("wrong_kernel::{file}"),
-            lang,
+            lang_of(Path::new(file)),
             ONLY_A_GPU_SHOWS.contains(&file),
-            move || {
-                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-                let report = run_file(&book, puzzle, &path, None)?;
-                expect(&report, status)?;
-                let text = report.to_text();
-                if !text.contains(message) {
-                    return Err(format!("the report lacks {message:?}:\n{text}").into());
-                }
-                if let Some(line) = line {
-                    let d = report.diagnostics.first().ok_or("no diagnostic")?;
-                    if d.file != path || d.line != line {
-                        return Err(format!(
-                            "expected the message at {}:{line}, got {d}",
-                            path.display()
-                        )
-                        .into());
-                    }
-                }
-                Ok(())
-            },
+            move || rejected(None, wrong),
         ));
     }
     // What the driver reports as CUDA_ERROR_ILLEGAL_ADDRESS, the CUDA
     // checker reports at the line that made the address: a failure.
     trials.push(
         Trial::test("wrong_kernel::sim::p01_illegal_address.cu", || {
-            let path = fixtures().join("kernels").join("p01_illegal_address.cu");
-            let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-            let report = run_file_on(BackendKind::PtxSim, &book, "p01_map", &path, None)?;
+            let book = load(&root())?;
+            let fixture = Fixture::load(&book, "p01_illegal_address.cu")?;
+            let report = run_on(BackendKind::PtxSim, &book, "p01_map", &fixture, None)?;
             expect(&report, Status::Fail)?;
             let text = report.to_text();
             let d = report
@@ -661,7 +679,7 @@ fn main() {
                 .iter()
                 .find(|d| d.message.starts_with("out-of-bounds index"))
                 .ok_or_else(|| format!("no out-of-bounds index reported:\n{text}"))?;
-            if d.file != path
+            if d.file != fixture.path
                 || d.line != 4
                 || !d.message.contains("past every guard band of `out`")
             {
@@ -674,55 +692,43 @@ fn main() {
     // An endless loop, stopped by the CUDA checker's clock, at the loop's line.
     trials.push(
         Trial::test("wrong_kernel::sim::p01_endless_loop.cu", || {
-            let path = fixtures().join("kernels").join("p01_endless_loop.cu");
-            let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-            let report = run_file_on(BackendKind::PtxSim, &book, "p01_map", &path, None)?;
+            let book = load(&root())?;
+            let fixture = Fixture::load(&book, "p01_endless_loop.cu")?;
+            let report = run_on(BackendKind::PtxSim, &book, "p01_map", &fixture, None)?;
             expect(&report, Status::Error)?;
             let text = report.to_text();
             if !text.contains("did not finish within 5s") {
                 return Err(format!("no time-out reported:\n{text}").into());
             }
             match report.diagnostics.first() {
-                Some(d) if d.file == path && d.line == 7 => Ok(()),
+                Some(d) if d.file == fixture.path && d.line == 7 => Ok(()),
                 other => Err(format!("expected the loop's line 7, got {other:?}").into()),
             }
         })
         .with_kind("sim"),
     );
     // The same WGSL mistakes on the simulator: the same status and message.
-    for &(file, puzzle, status, message, line) in WRONG_KERNELS {
-        let path = fixtures().join("kernels").join(file);
-        if lang_of(&path) != Lang::Wgsl {
-            continue;
+    for &wrong in WRONG_KERNELS {
+        let file = wrong.0;
+        if lang_of(Path::new(file)) == Lang::Wgsl {
+            trials.push(
+                Trial::test(format!("wrong_kernel::sim::{file}"), move || {
+                    rejected(Some(BackendKind::Sim), wrong)
+                })
+                .with_kind("sim"),
+            );
         }
-        trials.push(
-            Trial::test(format!("wrong_kernel::sim::{file}"), move || {
-                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-                let report = run_file_on(BackendKind::Sim, &book, puzzle, &path, None)?;
-                expect(&report, status)?;
-                let text = report.to_text();
-                if !text.contains(message) {
-                    return Err(format!("the report lacks {message:?}:\n{text}").into());
-                }
-                if let Some(line) = line {
-                    let d = report.diagnostics.first().ok_or("no diagnostic")?;
-                    if d.file != path || d.line != line {
-                        return Err(format!("expected the message at line {line}, got {d}").into());
-                    }
-                }
-                Ok(())
-            })
-            .with_kind("sim"),
-        );
     }
     for &(file, puzzle) in WITHIN_BOUNDS {
-        let path = fixtures().join("kernels").join(file);
-        let kinds = [BackendKind::for_lang(lang_of(&path)), BackendKind::Sim];
+        let kinds = [
+            BackendKind::for_lang(lang_of(Path::new(file))),
+            BackendKind::Sim,
+        ];
         for kind in kinds {
-            let path = path.clone();
             let test = move || {
-                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-                let report = run_file_on(kind, &book, puzzle, &path, None)?;
+                let book = load(&root())?;
+                let fixture = Fixture::load(&book, file)?;
+                let report = run_on(kind, &book, puzzle, &fixture, None)?;
                 expect(&report, Status::Pass)
             };
             let name = format!("within_bounds::{kind}::{file}");
@@ -763,12 +769,12 @@ fn main() {
             let book = load(&root()).map_err(|e| format!("{e:?}"))?;
             let puzzle = book.find("p01_map")?;
             for bad in ["p01_illegal_address.cu", "p01_endless_loop.cu"] {
-                let source = read(&fixtures().join("kernels").join(bad))?;
+                let fixture = Fixture::load(&book, bad)?;
                 let report = RUNNER.run_on(
                     BackendKind::Cuda,
                     puzzle,
                     Variant::File,
-                    &source,
+                    &fixture.source,
                     &Case::teaching(),
                 )?;
                 expect(&report, Status::Error)?;
@@ -800,25 +806,26 @@ fn main() {
     ));
     // Kernels right only at the teaching size: a stress run must catch each.
     for &(file, puzzle, message) in STRESS_ONLY {
-        let path = fixtures().join("kernels").join(file);
-        let lang = lang_of(&path);
+        let lang = lang_of(Path::new(file));
         trials.push(trial(
             format!("stress_catches::{file}"),
             lang,
             false,
             move || {
-                let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-                expect(&run_file(&book, puzzle, &path, None)?, Status::Pass)?;
+                let book = load(&root())?;
+                let fixture = Fixture::load(&book, file)?;
+                let kind = kind_for(lang);
+                expect(&run_on(kind, &book, puzzle, &fixture, None)?, Status::Pass)?;
                 let mut reports = Vec::new();
                 let spec = &book.find(puzzle)?.spec;
                 // The CUDA checker takes the stress sizes it runs in good time.
-                let on_checker = kind_for(lang).is_simulator();
+                let on_checker = kind.is_simulator();
                 for case in cases::cases(spec, true)
                     .into_iter()
                     .skip(1)
                     .filter(|case| !on_checker || cases::checkable(spec, case))
                 {
-                    let report = run_file(&book, puzzle, &path, Some(&case))?;
+                    let report = run_on(kind, &book, puzzle, &fixture, Some(&case))?;
                     if report.status == Status::Fail && report.to_text().contains(message) {
                         return Ok(());
                     }
@@ -835,8 +842,7 @@ fn main() {
     // Races: caught where races.toml says repeated runs always showed them;
     // elsewhere skipped by name, with the file as the record for the CPU checker.
     for race in races() {
-        let path = fixtures().join("kernels").join(&race.file);
-        let lang = lang_of(&path);
+        let lang = lang_of(Path::new(&race.file));
         let kind = BackendKind::for_lang(lang);
         let name = format!("race::{}", race.file);
         if lang == Lang::Wgsl {
@@ -896,8 +902,7 @@ fn main() {
         let runs = runs.unwrap_or(0);
         let book = load(&root()).map_err(|e| format!("{e:?}"))?;
         for race in races() {
-            let path = fixtures().join("kernels").join(&race.file);
-            let lang = lang_of(&path);
+            let lang = lang_of(Path::new(&race.file));
             let Ok(backend) = RUNNER.backend(BackendKind::for_lang(lang)) else {
                 continue;
             };
@@ -953,13 +958,13 @@ fn main() {
         false,
         || {
             let book = load(&fixtures().join("steps_book")).map_err(|e| format!("{e:?}"))?;
-            let path = fixtures().join("kernels/steps_wrong_params.cu");
-            let source = read(&path)?;
+            // A whole file: the fixture book's solution is no file to edit.
+            let fixture = Fixture::load(&book, "steps_wrong_params.cu")?;
             let report = RUNNER.run_on(
                 BackendKind::Cuda,
                 book.find("two_steps")?,
                 Variant::File,
-                &source,
+                &fixture.source,
                 &Case::teaching(),
             )?;
             expect(&report, Status::CompileError)?;
@@ -975,7 +980,8 @@ fn main() {
             Ok(())
         },
     ));
-    // Fixture books whose runs need a GPU are still read here: a typo must not wait for the GPU machine.
+    // Fixture books whose runs need a GPU are still read here: a typo must not
+    // wait for the GPU machine.
     trials.push(Trial::test("fixture_books::load", || {
         for book in ["limits_book", "cuda_book", "steps_book", "subgroup_book"] {
             load(&fixtures().join(book)).map_err(|e| format!("{book}: {e:?}"))?;
@@ -1000,7 +1006,7 @@ fn main() {
         }
         Ok(())
     }));
-    libtest_mimic::run(&args, skips::apart(trials)).exit();
+    trials
 }
 
 /// Where a fixture in `lang` runs: WGSL on wgpu; CUDA C on the GPU, or,
@@ -1044,44 +1050,78 @@ fn lang_of(path: &Path) -> Lang {
     Lang::from_extension(ext).unwrap_or_else(|| panic!("{}: not .cu or .wgsl", path.display()))
 }
 
-/// Reads a fixture file.
-fn read(path: &Path) -> Result<SourceText, Failed> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(SourceText::from_bytes(bytes, path)?)
-}
-
 /// A fixture book, or the book itself.
 fn load(root: &Path) -> Result<Book, Failed> {
     runner::book::load::load(root).map_err(|e| format!("{e:?}").into())
 }
 
-/// Runs a fixture file against a puzzle of `book`, at the teaching size or a stress case.
-fn run_file(
-    book: &Book,
-    puzzle: &str,
-    path: &Path,
-    case: Option<&Case>,
-) -> Result<RunReport, Failed> {
-    run_file_on(kind_for(lang_of(path)), book, puzzle, path, case)
-}
-
-/// [`run_file`] on a chosen backend.
-fn run_file_on(
+/// Runs a fixture against a puzzle of `book` on `kind`, at the teaching
+/// size or a stress case.
+fn run_on(
     kind: BackendKind,
     book: &Book,
     puzzle: &str,
-    path: &Path,
+    fixture: &Fixture,
     case: Option<&Case>,
 ) -> Result<RunReport, Failed> {
-    let source = read(path)?;
     let teaching = Case::teaching();
     Ok(RUNNER.run_on(
         kind,
         book.find(puzzle)?,
         Variant::File,
-        &source,
+        &fixture.source,
         case.unwrap_or(&teaching),
     )?)
+}
+
+/// A [`WRONG_KERNELS`] row, run on `kind` (None: [`kind_for`] its
+/// language): rejected with its status and message, at its line.
+fn rejected(
+    kind: Option<BackendKind>,
+    (file, puzzle, status, message, at): (&str, &str, Status, &str, Option<At>),
+) -> Result<(), Failed> {
+    let book = load(&root())?;
+    let fixture = Fixture::load(&book, file)?;
+    let kind = kind.unwrap_or_else(|| kind_for(fixture.lang));
+    let report = run_on(kind, &book, puzzle, &fixture, None)?;
+    expect(&report, status)?;
+    let text = report.to_text();
+    if !text.contains(message) {
+        return Err(format!("the report lacks {message:?}:\n{text}").into());
+    }
+    if let Some(at) = at {
+        let line = at.line(&fixture)?;
+        let d = report.diagnostics.first().ok_or("no diagnostic")?;
+        if d.file != fixture.path || d.line != line {
+            return Err(format!(
+                "expected the message at {}:{line}, got {d}",
+                fixture.path.display()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// What `fixture_edits::apply_every_edit` checks against the tables: the
+/// fixtures they name, and (fixture, text) for every line named by its text.
+fn named_in_tables() -> (Vec<String>, Vec<(String, String)>) {
+    let mut used: Vec<String> = WRONG_KERNELS.iter().map(|w| w.0.to_string()).collect();
+    used.extend(STRESS_ONLY.iter().map(|s| s.0.to_string()));
+    used.extend(WITHIN_BOUNDS.iter().map(|w| w.0.to_string()));
+    used.extend(SUBGROUP_SIZE_BOUND.iter().map(|s| s.0.to_string()));
+    let mut lines: Vec<(String, String)> = WRONG_KERNELS
+        .iter()
+        .filter_map(|w| match w.4 {
+            Some(At::Holding(text)) => Some((w.0.to_string(), text.to_string())),
+            _ => None,
+        })
+        .collect();
+    for race in races() {
+        lines.extend(race.at.iter().map(|t| (race.file.clone(), t.clone())));
+        used.push(race.file);
+    }
+    (used, lines)
 }
 
 /// `race::sanitize::{file}`: `--sanitize` reports the tool races.toml names
@@ -1103,21 +1143,20 @@ fn sanitizer_catches(race: Race) -> Option<Trial> {
         );
     };
     Some(trial(name, Lang::Cuda, true, move || {
-        let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-        let path = fixtures().join("kernels").join(&race.file);
-        let source = read(&path)?;
+        let book = load(&root())?;
+        let fixture = Fixture::load(&book, &race.file)?;
         let report = runner.run_on(
             BackendKind::Cuda,
             book.find(&race.puzzle)?,
             Variant::File,
-            &source,
+            &fixture.source,
             &Case::teaching(),
         )?;
         let wanted = format!("compute-sanitizer {tool}");
         let found = report
             .diagnostics
             .iter()
-            .any(|d| d.file == path && d.message.contains(&wanted));
+            .any(|d| d.file == fixture.path && d.message.contains(&wanted));
         if found && report.status == Status::Fail {
             Ok(())
         } else {
@@ -1128,36 +1167,34 @@ fn sanitizer_catches(race: Race) -> Option<Trial> {
 
 /// `race::sim::{file}`: the checker of its language (`kind`) fails the race
 /// fixture on every run, with a hazard at the fixture's own file and line,
-/// whatever the outputs.
+/// whatever the outputs; where races.toml names the `checker`'s finding, that
+/// finding at a line holding one of its `at` texts.
 fn sim_catches(race: &Race, kind: BackendKind) -> Trial {
-    let (file, puzzle, stress) = (race.file.clone(), race.puzzle.clone(), race.stress);
-    let wanted = race.checker.clone();
-    Trial::test(format!("race::sim::{file}"), move || {
-        let book = load(&root()).map_err(|e| format!("{e:?}"))?;
-        let race = Race {
-            file: file.clone(),
-            puzzle,
-            caught_on: vec![],
-            stress,
-            sanitizer: None,
-            checker: None,
-        };
+    let race = race.clone();
+    Trial::test(format!("race::sim::{}", race.file), move || {
+        let file = &race.file;
+        let book = load(&root())?;
+        let fixture = Fixture::load(&book, file)?;
         let report =
             race_fails(&race, &book, kind)?.ok_or_else(|| format!("{file} passed on sim"))?;
-        let path = fixtures().join("kernels").join(&file);
-        // The finding the table names, at its line.
-        if let Some(wanted) = &wanted {
-            let found = wanted.split(" | ").any(|one| {
-                let (label, line) = one.rsplit_once(": line ").unwrap_or((one, "0"));
-                let line: usize = line.trim().parse().unwrap_or(0);
-                report
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.file == path && d.line == line && d.message.starts_with(label))
+        // The finding the table names, at one of its lines.
+        if let Some(label) = &race.checker {
+            if race.at.is_empty() {
+                return Err(format!("races.toml: {file} names a `checker` but no `at`").into());
+            }
+            let lines = race
+                .at
+                .iter()
+                .map(|text| fixture.line_holding(text))
+                .collect::<Result<Vec<usize>, Failed>>()?;
+            let found = report.diagnostics.iter().any(|d| {
+                d.file == fixture.path && lines.contains(&d.line) && d.message.starts_with(label)
             });
             if !found {
                 return Err(format!(
-                    "{file}: expected {wanted:?} from the checker, got:\n{}",
+                    "{file}: expected a {label:?} from the checker at line {lines:?} \
+                     (holding {:?}), got:\n{}",
+                    race.at,
                     report.to_text()
                 )
                 .into());
@@ -1166,7 +1203,7 @@ fn sim_catches(race: &Race, kind: BackendKind) -> Trial {
         let hazard = report
             .diagnostics
             .iter()
-            .find(|d| d.file == path && d.line > 0);
+            .find(|d| d.file == fixture.path && d.line > 0);
         match hazard {
             Some(_) => Ok(()),
             None => Err(format!(
@@ -1272,18 +1309,16 @@ fn subgroup_size_bound(
 ) -> Vec<Trial> {
     use puzzle_core::check::execute::execute;
     use puzzle_core::wgsl::checker::SimBackend;
-    let path = fixtures().join("kernels").join(file);
     let mut trials = Vec::new();
     let cases = passes
         .iter()
         .map(|&s| (s, Status::Pass))
         .chain(fails.iter().map(|&s| (s, Status::Fail)));
     for (size, status) in cases {
-        let path = path.clone();
         trials.push(
             Trial::test(format!("subgroup_size::{file}::sim{size}"), move || {
                 let book = load(&root())?;
-                let source = read(&path)?;
+                let source = Fixture::load(&book, file)?.source;
                 let spec = book
                     .find(puzzle)?
                     .spec
@@ -1309,8 +1344,9 @@ fn subgroup_size_bound(
     trials.push(match (lavapipe, at_8) {
         (Some(_), Some(status)) => Trial::test(name, move || {
             let book = load(&root())?;
+            let fixture = Fixture::load(&book, file)?;
             expect(
-                &run_file_on(BackendKind::Wgpu, &book, puzzle, &path, None)?,
+                &run_on(BackendKind::Wgpu, &book, puzzle, &fixture, None)?,
                 status,
             )
         })

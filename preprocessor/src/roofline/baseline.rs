@@ -190,7 +190,7 @@ mod tests {
             flops: None,
             bytes: 0,
             shapes: vec![],
-            placement: Err(String::new()),
+            placement: Err(crate::roofline::rows::Unplaced::NoRecording),
             bench: None,
             recorded_on: recorded_on.map(str::to_string),
         }

@@ -35,21 +35,51 @@ pub mod table;
 pub mod verdicts;
 
 use baseline::baseline_section;
-use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::quantity::thousands;
 use puzzle_core::spec::math::Math;
-use rows::{NOT_BENCHMARKED, Row, row, shown};
+use rows::{Row, ShownError, Unplaced, row, shown};
 use runner::perf::baseline::Baseline;
 use runner::perf::calibrate::{Ceilings, Traffic};
-use runner::perf::chart::{self, MemoryRoof, Point, Roofs};
+use runner::perf::chart::{self, ChartError, MemoryRoof, Point, Roofs};
 use runner::perf::record::schema::Recording;
 use runner::perf::roofline::{self, DATASHEETS, Datasheet};
-use runner::perf::roofline_block::{RooflineBlock, Sizes};
+use runner::perf::roofline_block::{BlockError, RooflineBlock, Sizes};
 use std::fmt::Write;
 use table::{rate, table_row};
 use verdicts::{speedup_line, target_verdict};
 
+/// What is wrong with a ```roofline block, or with what it shows.
+#[derive(Debug, thiserror::Error)]
+pub enum RooflineError {
+    #[error(transparent)]
+    Block(#[from] BlockError),
+    #[error(transparent)]
+    NoSuchPuzzle(#[from] NoSuchPuzzle),
+    #[error(transparent)]
+    Shown(#[from] ShownError),
+    /// Two puzzles of one block whose arithmetic runs on different units.
+    #[error(
+        "```roofline block \"{title}\": `{first_id}` is {} arithmetic and `{id}` is {}; one \
+         chart has one compute roof, so put them in separate blocks",
+        first.label(),
+        other.label()
+    )]
+    MixedMath {
+        title: String,
+        first_id: String,
+        first: Math,
+        id: String,
+        other: Math,
+    },
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+}
+
 /// The block's Markdown/HTML, or a message naming what is wrong with it.
+// String-typed because the page's renderer (being restructured apart from
+// this change) chains it after `Session::book`, whose error is words:
+// [`render_block`] is the typed one.
 pub fn render(
     yaml: &str,
     book: &Book,
@@ -57,10 +87,21 @@ pub fn render(
     baselines: &[Baseline],
     roofs: &roofs::Memo,
 ) -> Result<String, String> {
+    render_block(yaml, book, recordings, baselines, roofs).map_err(|e| e.to_string())
+}
+
+/// The block's Markdown/HTML, or what is wrong with it.
+pub fn render_block(
+    yaml: &str,
+    book: &Book,
+    recordings: &[Recording],
+    baselines: &[Baseline],
+    roofs: &roofs::Memo,
+) -> Result<String, RooflineError> {
     let block = RooflineBlock::parse(yaml)?;
     let mut shown_rows = Vec::new();
     for id in &block.puzzles {
-        let puzzle = book.find(id).map_err(|e| e.to_string())?;
+        let puzzle = book.find(id)?;
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
     let math = block_math(&block, &shown_rows)?;
@@ -85,7 +126,7 @@ pub fn render(
             .map(|shown| row(shown, &block, recording, ceilings))
             .collect();
         // A GPU that has recorded none of these benchmarks gets no table at all.
-        let recorded = |r: &Row| !matches!(&r.placement, Err(why) if why == NOT_BENCHMARKED);
+        let recorded = |r: &Row| !matches!(r.placement, Err(Unplaced::NotBenchmarked));
         if block.sizes == Sizes::Bench && !rows.iter().any(recorded) {
             continue;
         }
@@ -241,7 +282,7 @@ fn chart_figure(
     device: &str,
     (ceilings, math): (&Ceilings, Math),
     rows: &[Row],
-) -> Result<String, String> {
+) -> Result<String, ChartError> {
     let Some(compute) = ceilings.compute_roof(math) else {
         return Ok(format!(
             "\n<p class=\"puzzle-roofline-note puzzle-no-chart\">No chart: no {} rate has \
@@ -326,8 +367,7 @@ fn chart_figure(
             ceilings.date
         ),
     };
-    let svg = chart::roofline_svg(&format!("{} — {device}", block.title), &roofs, &points)
-        .map_err(|e| e.to_string())?;
+    let svg = chart::roofline_svg(&format!("{} — {device}", block.title), &roofs, &points)?;
     Ok(format!(
         "\n<figure class=\"puzzle-chart\">\n{svg}\n<figcaption>{}<ol>\n{legend}</ol></figcaption>\n</figure>\n\n",
         roofs_legend.join(" · ")
@@ -435,19 +475,19 @@ fn datasheet_table(rows: &[rows::Shown], sizes: Sizes, math: Math) -> String {
 
 /// The arithmetic every puzzle of a block does (`math:` in their specs): one
 /// chart has one compute roof, so a block may not mix FP32 and tensor-core kernels.
-fn block_math(block: &RooflineBlock, shown: &[rows::Shown]) -> Result<Math, String> {
+fn block_math(block: &RooflineBlock, shown: &[rows::Shown]) -> Result<Math, RooflineError> {
     let mut maths = shown.iter().map(|s| (s.puzzle.id(), s.spec.math));
     let Some((first_id, first)) = maths.next() else {
         return Ok(Math::Fp32);
     };
     match maths.find(|(_, m)| *m != first) {
         None => Ok(first),
-        Some((id, other)) => Err(format!(
-            "```roofline block \"{}\": `{first_id}` is {} arithmetic and `{id}` is {}; one \
-             chart has one compute roof, so put them in separate blocks",
-            block.title,
-            first.label(),
-            other.label()
-        )),
+        Some((id, other)) => Err(RooflineError::MixedMath {
+            title: block.title.clone(),
+            first_id: first_id.to_string(),
+            first,
+            id: id.to_string(),
+            other,
+        }),
     }
 }

@@ -3,17 +3,38 @@
 
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::cut::Variant;
+use puzzle_core::source::diag::Located;
 use puzzle_core::spec::expr::Constants;
 use puzzle_core::spec::model::Spec;
 use runner::perf::bench::BenchReport;
 use runner::perf::calibrate::Ceilings;
 use runner::perf::record::schema::{Recorded, Recording};
-use runner::perf::record::store;
+use runner::perf::record::store::{self, BenchUnusable};
 use runner::perf::roofline::{self, Placement};
 use runner::perf::roofline_block::{RooflineBlock, Sizes};
 
-/// A bench row's placement when the recording has no such benchmark.
-pub const NOT_BENCHMARKED: &str = "not benchmarked on this GPU";
+/// Why a row has no placement under a GPU's ceilings; its table cell says so.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unplaced {
+    /// At the teaching size: the recording has no current run of the solution.
+    #[error("no current recording")]
+    NoRecording,
+    /// At a bench size: the recording has no such benchmark.
+    #[error("not benchmarked on this GPU")]
+    NotBenchmarked,
+    #[error(transparent)]
+    Bench(#[from] BenchUnusable),
+}
+
+/// Why a puzzle of a ```roofline block has no rows.
+#[derive(Debug, thiserror::Error)]
+pub enum ShownError {
+    /// The spec does not resolve at the size shown.
+    #[error(transparent)]
+    Spec(#[from] Located),
+    #[error("```roofline block: `{0}` has no `bench` size in its spec")]
+    NoBenchSize(String),
+}
 
 /// One puzzle at one size, as the block shows it.
 pub struct Shown<'a> {
@@ -39,8 +60,8 @@ pub struct Row {
     /// sorted: two rows with the same shapes solved the same problem, whatever
     /// their tile constants.
     pub shapes: Vec<Vec<usize>>,
-    /// The placement, or why there is none ("no current recording", "stale: …").
-    pub placement: Result<Placement, String>,
+    /// The placement, or why there is none.
+    pub placement: Result<Placement, Unplaced>,
     /// At bench sizes: the benchmark behind the placement.
     pub bench: Option<BenchReport>,
     /// At bench sizes: the day that benchmark was taken, where the recording
@@ -61,24 +82,18 @@ pub fn problem_shapes(spec: &puzzle_core::spec::model::Spec) -> Vec<Vec<usize>> 
 }
 
 /// The rows a puzzle contributes: its teaching size, or each of its `bench` cases.
-pub fn shown(puzzle: &Puzzle, sizes: Sizes) -> Result<Vec<Shown<'_>>, String> {
+pub fn shown(puzzle: &Puzzle, sizes: Sizes) -> Result<Vec<Shown<'_>>, ShownError> {
     match sizes {
         Sizes::Teaching => Ok(vec![Shown {
             puzzle,
             case: None,
-            spec: puzzle
-                .spec
-                .resolve(&Default::default())
-                .map_err(|e| e.to_string())?,
+            spec: puzzle.spec.resolve(&Default::default())?,
             headline: true,
         }]),
         Sizes::Bench => {
             let cases = puzzle.spec.bench_cases();
             if cases.is_empty() {
-                return Err(format!(
-                    "```roofline block: `{}` has no `bench` size in its spec",
-                    puzzle.id()
-                ));
+                return Err(ShownError::NoBenchSize(puzzle.id().to_string()));
             }
             cases
                 .into_iter()
@@ -86,7 +101,7 @@ pub fn shown(puzzle: &Puzzle, sizes: Sizes) -> Result<Vec<Shown<'_>>, String> {
                 .map(|(i, case)| {
                     Ok(Shown {
                         puzzle,
-                        spec: puzzle.spec.sized(&case).map_err(|e| e.to_string())?,
+                        spec: puzzle.spec.sized(&case)?,
                         case: Some(case),
                         headline: i == 0,
                     })
@@ -131,12 +146,12 @@ pub fn row(
             });
             let placement = timing
                 .map(|t| roofline::place(spec, t.median_ms, Some(ceilings)))
-                .ok_or_else(|| "no current recording".to_string());
+                .ok_or(Unplaced::NoRecording);
             (placement, None)
         }
         Some(case) => match store::lookup_bench(recording, puzzle, block.lang, case) {
-            None => (Err(NOT_BENCHMARKED.to_string()), None),
-            Some(Err(why)) => (Err(why), None),
+            None => (Err(Unplaced::NotBenchmarked), None),
+            Some(Err(why)) => (Err(Unplaced::Bench(why)), None),
             Some(Ok(report)) => (
                 Ok(roofline::place(
                     spec,

@@ -123,7 +123,7 @@ mod tests {
             flops: None,
             bytes: 0,
             shapes: shapes.iter().map(|s| s.to_vec()).collect(),
-            placement: Err(String::new()),
+            placement: Err(crate::roofline::rows::Unplaced::NoRecording),
             bench: None,
             recorded_on: None,
         }

@@ -17,12 +17,14 @@
 //! - [`chapter`]: the blocks of a chapter, its puzzles, the catalogue, `SUMMARY.md`;
 //! - [`run`]: the contract of a backend: its job, its outcome, its timings;
 //! - [`judge`]: outputs against expected values, and the report every front end shows;
+//! - [`draw`]: pictures of a traced run (who touched which element, and when);
 //! - [`quantity`]: counts and sizes in words (`16,777,216`, `1.5 KiB`);
 //! - [`check`]: the one path from kernel to report, the teaching and stress sizes, the learner's verdict;
 //! - [`wgsl`]: the WGSL front end, and the CPU checker (the `wgsl-sim` interpreter) as a backend.
 
 pub mod chapter;
 pub mod check;
+pub mod draw;
 pub mod judge;
 pub mod kernel;
 pub mod lang;

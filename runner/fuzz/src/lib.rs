@@ -153,8 +153,8 @@ pub fn expr(data: &[u8]) {
         ("TPB".to_string(), 4),
         ("ZERO".to_string(), 0),
     ]);
-    if let Err(message) = expr::eval(&text(rest), &constants) {
-        assert!(!message.is_empty());
+    if let Err(error) = expr::eval(&text(rest), &constants) {
+        assert!(!error.to_string().is_empty());
     }
 }
 

@@ -181,3 +181,50 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Why one PTX statement does not decode into an instruction
+/// (`parse_inst::decode`, `parse_call::call`); its words are an
+/// [`Error::Parse`]'s message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// `@%p` with nothing after it.
+    GuardWithoutInstruction,
+    /// `@x` where `x` is not a register.
+    GuardNotPredicate,
+    /// `[%rd1+x]` whose offset is no number; the text inside the brackets.
+    Offset(String),
+    /// `!` before an operand that is not a register.
+    NotPredicate(String),
+    /// A kernel with more registers than a `u16` numbers.
+    TooManyRegisters,
+    /// An operand of no form the decoder knows.
+    Operand(String),
+    /// A call of anything but printf's `vprintf`: device functions must be inlined.
+    Call(String),
+    /// printf's argument `0` or `1` read from a `.param` nothing stored to.
+    PrintfArgument(usize),
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::GuardWithoutInstruction => f.write_str("a guard with no instruction"),
+            DecodeError::GuardNotPredicate => f.write_str("a guard that is no predicate register"),
+            DecodeError::Offset(inner) => {
+                write!(f, "an address offset the checker cannot read: `{inner}`")
+            }
+            DecodeError::NotPredicate(s) => {
+                write!(f, "`!` before something that is not a predicate: `{s}`")
+            }
+            DecodeError::TooManyRegisters => f.write_str("more registers than the checker numbers"),
+            DecodeError::Operand(s) => write!(f, "an operand the checker cannot read: `{s}`"),
+            DecodeError::Call(callee) => write!(
+                f,
+                "a call of `{callee}`: the checker runs kernels whose device functions are inlined (printf aside)"
+            ),
+            DecodeError::PrintfArgument(k) => write!(f, "printf's argument {k} was never set"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}

@@ -588,13 +588,14 @@ fn kernel(
                 }
                 if t.starts_with("call") {
                     insts.push(
-                        crate::parse_call::call(t, loc, &call_params).map_err(|m| err(*n, m))?,
+                        crate::parse_call::call(t, loc, &call_params)
+                            .map_err(|m| err(*n, m.to_string()))?,
                     );
                     last_call = Some(insts.len() - 1);
                     continue;
                 }
                 let mut lookup = |name: &str, declared: bool| regs.lookup(name, declared);
-                let inst = decode(t, loc, &mut lookup).map_err(|m| err(*n, m))?;
+                let inst = decode(t, loc, &mut lookup).map_err(|m| err(*n, m.to_string()))?;
                 // A call's arguments and result pass through `.param`
                 // variables of its `{ // callseq }` block: kept as operands
                 // of the call, not run as stores and loads.

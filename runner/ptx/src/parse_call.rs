@@ -2,6 +2,7 @@
 //! one call left is CUDA's `printf`, whose arguments and result pass
 //! through the `.param` variables of a `{ // callseq }` block.
 
+use crate::launch::DecodeError;
 use crate::parse_inst::{Inst, Op, Operand, Round, Space, Ty};
 use std::collections::HashMap;
 
@@ -11,7 +12,7 @@ use std::collections::HashMap;
 /// register that receives the result (`_` until a load of it follows).
 /// Any other call is refused: the checker runs kernels whose device
 /// functions are inlined.
-pub fn call(text: &str, line: u32, params: &HashMap<String, Operand>) -> Result<Inst, String> {
+pub fn call(text: &str, line: u32, params: &HashMap<String, Operand>) -> Result<Inst, DecodeError> {
     let rest = text
         .split_once(char::is_whitespace)
         .map_or("", |(_, r)| r)
@@ -27,9 +28,7 @@ pub fn call(text: &str, line: u32, params: &HashMap<String, Operand>) -> Result<
     let (callee, args) = rest.split_once(',').unwrap_or((rest, ""));
     let callee = callee.trim();
     if callee != "vprintf" {
-        return Err(format!(
-            "a call of `{callee}`: the checker runs kernels whose device functions are inlined (printf aside)"
-        ));
+        return Err(DecodeError::Call(callee.to_string()));
     }
     let names: Vec<&str> = args
         .split(|c: char| c == ',' || c == '(' || c == ')' || c.is_whitespace())
@@ -40,7 +39,7 @@ pub fn call(text: &str, line: u32, params: &HashMap<String, Operand>) -> Result<
             .get(k)
             .and_then(|name| params.get(*name))
             .cloned()
-            .ok_or_else(|| format!("printf's argument {k} was never set"))
+            .ok_or(DecodeError::PrintfArgument(k))
     };
     Ok(Inst {
         text: "call.uni vprintf".into(),

@@ -2,6 +2,8 @@
 //! opcode split into the base operation and its modifiers (types, state
 //! space, rounding, vector width, comparison), and its operands.
 
+use crate::launch::DecodeError;
+
 /// The operations the checker knows, by their base name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -401,7 +403,10 @@ fn split_operands(s: &str) -> Vec<&str> {
 }
 
 /// Decodes one operand; registers are numbered through `reg`.
-fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Operand, String> {
+fn operand(
+    s: &str,
+    reg: &mut dyn FnMut(&str, bool) -> Option<u16>,
+) -> Result<Operand, DecodeError> {
     let s = s.trim();
     if s == "_" {
         return Ok(Operand::Sink);
@@ -422,9 +427,8 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
         let (base, off) = match cut {
             Some(i) => {
                 let off_text = inner[i..].replace("+-", "-").replace('+', "");
-                let off = immediate(&off_text).ok_or_else(|| {
-                    format!("an address offset the checker cannot read: `{inner}`")
-                })?;
+                let off =
+                    immediate(&off_text).ok_or_else(|| DecodeError::Offset(inner.to_string()))?;
                 (&inner[..i], off as i64)
             }
             None => (inner, 0),
@@ -445,9 +449,7 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
     if let Some(r) = s.strip_prefix('!') {
         return match operand(r, reg)? {
             Operand::Reg(n) => Ok(Operand::NotReg(n)),
-            _ => Err(format!(
-                "`!` before something that is not a predicate: `{s}`"
-            )),
+            _ => Err(DecodeError::NotPredicate(s.to_string())),
         };
     }
     if s.starts_with('%') {
@@ -456,7 +458,7 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
         }
         return reg(s, false)
             .map(Operand::Reg)
-            .ok_or_else(|| "more registers than the checker numbers".to_string());
+            .ok_or(DecodeError::TooManyRegisters);
     }
     if let Some(bits) = immediate(s) {
         return Ok(Operand::Imm(bits));
@@ -482,7 +484,7 @@ fn operand(s: &str, reg: &mut dyn FnMut(&str, bool) -> Option<u16>) -> Result<Op
         }
         return Ok(Operand::Symbol(s.to_string()));
     }
-    Err(format!("an operand the checker cannot read: `{s}`"))
+    Err(DecodeError::Operand(s.to_string()))
 }
 
 /// Decodes `[@[!]%p] opcode.mods operands` at CUDA line `line`.
@@ -490,18 +492,18 @@ pub fn decode(
     text: &str,
     line: u32,
     reg: &mut dyn FnMut(&str, bool) -> Option<u16>,
-) -> Result<Inst, String> {
+) -> Result<Inst, DecodeError> {
     let mut rest = text.trim();
     let mut guard = None;
     if let Some(g) = rest.strip_prefix('@') {
         let end = g
             .find(char::is_whitespace)
-            .ok_or("a guard with no instruction")?;
+            .ok_or(DecodeError::GuardWithoutInstruction)?;
         let (neg, name) = match g[..end].strip_prefix('!') {
             Some(n) => (true, n),
             None => (false, &g[..end]),
         };
-        let r = reg(name, !name.starts_with('%')).ok_or("a guard that is no predicate register")?;
+        let r = reg(name, !name.starts_with('%')).ok_or(DecodeError::GuardNotPredicate)?;
         guard = Some((r, neg));
         rest = g[end..].trim_start();
     }

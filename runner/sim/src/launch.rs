@@ -119,8 +119,10 @@ pub enum Error {
     /// Beyond a device's limits or the checker's memory budget: said in
     /// words, at the variable's place where there is one.
     Limit { what: String, span: Option<Span> },
-    /// Still running when [`Config::timeout`] ran out: an endless loop, most likely.
-    TimedOut,
+    /// Still running when [`Config::timeout`] ran out: an endless loop, most
+    /// likely. `span` is the statement the running invocation was at, and
+    /// `message` says who ran it and who waited where.
+    TimedOut { span: Option<Span>, message: String },
 }
 
 impl std::fmt::Display for Error {
@@ -132,7 +134,7 @@ impl std::fmt::Display for Error {
             Error::Binding { what, .. } => f.write_str(what),
             Error::NoEntryPoint(name) => write!(f, "the module has no entry point `{name}`"),
             Error::Limit { what, .. } => f.write_str(what),
-            Error::TimedOut => f.write_str("the kernel did not finish in time"),
+            Error::TimedOut { .. } => f.write_str("the kernel did not finish in time"),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! measured, its literals as values; and why a run can stop early.
 
 use crate::memory::Layout;
-use crate::value::{Scalar, Value};
+use crate::value::{OpError, Scalar, Value};
 use naga::{Expression, Handle, Module, Span};
 
 /// Why a run stopped before its end.
@@ -10,13 +10,16 @@ use naga::{Expression, Handle, Module, Span};
 pub enum Fault {
     /// The kernel uses something the simulator does not implement.
     Unsupported { what: String, span: Span },
-    /// The step budget ran out: an endless loop, most likely.
-    TimedOut,
+    /// The time ran out: an endless loop, most likely. `span` is the
+    /// statement the invocation that held the clock was running (none at
+    /// first: the interpreter's loop adds it), `message` who waited where
+    /// (the schedule adds it).
+    TimedOut { span: Option<Span>, message: String },
 }
 
-pub(crate) fn unsupported(what: impl Into<String>, span: Span) -> Fault {
+pub(crate) fn unsupported(what: impl std::fmt::Display, span: Span) -> Fault {
     Fault::Unsupported {
-        what: what.into(),
+        what: what.to_string(),
         span,
     }
 }
@@ -68,7 +71,7 @@ impl<'m> Program<'m> {
     }
 }
 
-pub(crate) fn literal(l: &naga::Literal) -> Result<Value, String> {
+pub(crate) fn literal(l: &naga::Literal) -> Result<Value, OpError> {
     use naga::Literal as L;
     Ok(Value::Scalar(match *l {
         L::F32(v) => Scalar::F32(v),
@@ -78,11 +81,7 @@ pub(crate) fn literal(l: &naga::Literal) -> Result<Value, String> {
         // Abstract literals left in runtime code take their concrete defaults.
         L::AbstractInt(v) => Scalar::I32(v as i32),
         L::AbstractFloat(v) => Scalar::F32(v as f32),
-        other => {
-            return Err(format!(
-                "the literal {other:?} (only 32-bit types and bool)"
-            ));
-        }
+        other => return Err(OpError::Literal(other)),
     }))
 }
 

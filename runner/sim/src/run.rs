@@ -33,7 +33,7 @@ pub fn run(
             .find(|e| e.name == launch.entry)
             .ok_or_else(|| Error::NoEntryPoint(launch.entry.clone()))?;
         schedule::dispatch(&prog, &mut shared, entry, launch, &mut rng).map_err(|f| match f {
-            Fault::TimedOut => Error::TimedOut,
+            Fault::TimedOut { span, message } => Error::TimedOut { span, message },
             Fault::Unsupported { what, span } => Error::Unsupported { what, span },
         })?;
     }

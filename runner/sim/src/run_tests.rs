@@ -486,3 +486,58 @@ fn vector_races_are_per_word() {
         (0..16).map(|x| x as f32).collect::<Vec<_>>()
     );
 }
+
+/// A kernel that never ends is stopped at the line its running invocation
+/// was at, and the report says who waited where: for an empty loop body,
+/// the loop's own line; for a loop with a body, its statement.
+#[test]
+fn time_out_names_the_line_and_who_waits_table() {
+    let cases = [
+        // (body, the line reported, what the message says)
+        ("    loop { }\n    out[i] = v;", 7, "still ran this line"),
+        (
+            "    workgroupBarrier();\n    if (i == 7u) {\n        loop { out[i] = v; }\n    }\n    workgroupBarrier();\n    out[i] = v;",
+            9,
+            "invocations (",
+        ),
+    ];
+    for (body, line, says) in cases {
+        let src = format!(
+            "{HEADER}
+@compute @workgroup_size({N})
+fn main(@builtin(local_invocation_index) i: u32) {{
+    let v = a[i];
+{body}
+}}"
+        );
+        let m = module(&src);
+        let launch = Launch {
+            entry: "main".into(),
+            grid: [1, 1, 1],
+            block: [N, 1, 1],
+        };
+        let bindings = [0, 1].map(|binding| Binding {
+            group: 0,
+            binding,
+            words: vec![0; N as usize],
+            len: N as usize,
+            poisoned: false,
+        });
+        let config = Config {
+            timeout: std::time::Duration::ZERO,
+            ..Config::default()
+        };
+        let lines = TextLines::new(&src);
+        match run(&m, &[launch], &bindings, &lines, &config) {
+            Err(crate::Error::TimedOut {
+                span: Some(span),
+                message,
+            }) => {
+                use crate::LineMap;
+                assert_eq!(lines.line(span), line, "{body}: {message}");
+                assert!(message.contains(says), "{body}: {message}");
+            }
+            other => panic!("{body}: expected a time-out with a line, got {other:?}"),
+        }
+    }
+}

@@ -20,11 +20,12 @@
 use super::exec::{Invocation, Pending, State, SubgroupOp};
 use super::hazard::{Kind, Shadow};
 use super::memory::Space;
-use super::program::{Fault, Program};
+use super::program::{Fault, Program, unsupported};
 use super::shared::{Ids, Shared, triple};
-use super::value::{self, Scalar, Value};
+use super::value::{self, OpError, Scalar, Value};
 use crate::launch::Launch;
 use naga::{Barrier, Span};
+use std::collections::BTreeMap;
 
 /// SplitMix64: a small seeded generator, so a schedule can be replayed.
 pub struct Rng(u64);
@@ -122,7 +123,9 @@ pub fn dispatch<'m>(
                 .collect();
             rng.shuffle(&mut ready);
             for i in ready {
-                invocations[i].run(prog, shared)?;
+                invocations[i]
+                    .run(prog, shared)
+                    .map_err(|f| who_waited(f, shared, &invocations, i, grid))?;
             }
             if subgroups(shared, &mut invocations, workgroup)? {
                 continue;
@@ -264,7 +267,7 @@ fn subgroups(
                 _ => None,
             })
             .collect();
-        let results = resolve(&waiting).map_err(|what| Fault::Unsupported { what, span })?;
+        let results = resolve(&waiting).map_err(|e| unsupported(e, span))?;
         for (&i, ((_, p), v)) in active.iter().zip(waiting.iter().zip(results)) {
             members[i].resume_with(p.result, v);
         }
@@ -274,7 +277,7 @@ fn subgroups(
 
 /// The result of one subgroup operation for each of its active invocations
 /// (given as (lane, operands), in lane order).
-fn resolve(waiting: &[(u32, Pending)]) -> Result<Vec<Value>, String> {
+fn resolve(waiting: &[(u32, Pending)]) -> Result<Vec<Value>, OpError> {
     let Some((_, first)) = waiting.first() else {
         return Ok(vec![]);
     };
@@ -344,7 +347,7 @@ fn resolve(waiting: &[(u32, Pending)]) -> Result<Vec<Value>, String> {
 }
 
 /// Two arguments of a subgroup reduction or scan, combined.
-fn combine(op: naga::SubgroupOperation, a: &Value, b: &Value) -> Result<Value, String> {
+fn combine(op: naga::SubgroupOperation, a: &Value, b: &Value) -> Result<Value, OpError> {
     use naga::BinaryOperator as B;
     use naga::SubgroupOperation as S;
     match op {
@@ -362,18 +365,18 @@ fn combine(op: naga::SubgroupOperation, a: &Value, b: &Value) -> Result<Value, S
 
 /// What an exclusive scan gives its first lane: 0 for a sum, 1 for a product
 /// (WGSL has exclusive scans of these two only).
-fn identity(op: naga::SubgroupOperation, like: &Value) -> Result<Value, String> {
+fn identity(op: naga::SubgroupOperation, like: &Value) -> Result<Value, OpError> {
     let one = match op {
         naga::SubgroupOperation::Add => false,
         naga::SubgroupOperation::Mul => true,
-        other => return Err(format!("an exclusive scan with {other:?}")),
+        other => return Err(OpError::ScanOperator(other)),
     };
     like.map(&|s| {
         Ok(match (s, one) {
             (Scalar::F32(_), o) => Scalar::F32(if o { 1.0 } else { 0.0 }),
             (Scalar::I32(_), o) => Scalar::I32(i32::from(o)),
             (Scalar::U32(_), o) => Scalar::U32(u32::from(o)),
-            (Scalar::Bool(_), _) => return Err("an exclusive scan of bools".into()),
+            (Scalar::Bool(_), _) => return Err(OpError::ScanOfBools),
         })
     })
 }
@@ -385,6 +388,47 @@ fn list_ids(ids: &[[u32; 3]]) -> String {
         shown.push(format!("… {} more", ids.len() - 4));
     }
     format!("local ids {}", shown.join(", "))
+}
+
+/// A time-out `fault` of invocation `running` with the rest of its
+/// workgroup's places: who still ran the line, and who waited where (at a
+/// barrier or a subgroup operation), so the report says who waits for whom.
+fn who_waited(
+    fault: Fault,
+    shared: &Shared,
+    invocations: &[Invocation],
+    running: usize,
+    grid: [u32; 3],
+) -> Fault {
+    let Fault::TimedOut { span, .. } = fault else {
+        return fault;
+    };
+    let name = |i: usize| shared.who(invocations[i].ids.invocation, grid);
+    // line -> (invocations waiting there, the first of them)
+    let mut waiting: BTreeMap<usize, (usize, String)> = BTreeMap::new();
+    for (i, inv) in invocations.iter().enumerate() {
+        let at = match &inv.state {
+            State::AtBarrier { span, .. } => *span,
+            State::AtSubgroup(pending) => pending.span,
+            State::Ready | State::Done => continue,
+        };
+        waiting
+            .entry(shared.lines.line(at))
+            .or_insert_with(|| (0, name(i)))
+            .0 += 1;
+    }
+    let mut message = format!("{} still ran this line", name(running));
+    let others: Vec<String> = waiting
+        .iter()
+        .map(|(line, (n, first))| match n {
+            1 => format!("{first} waited at line {line}"),
+            n => format!("{n} invocations ({first} among them) waited at line {line}"),
+        })
+        .collect();
+    if !others.is_empty() {
+        message.push_str(&format!(", while {}", others.join("; ")));
+    }
+    Fault::TimedOut { span, message }
 }
 
 #[cfg(test)]

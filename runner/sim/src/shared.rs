@@ -79,7 +79,10 @@ impl<'s> Shared<'s> {
         if self.steps.is_multiple_of(1 << 16)
             && (self.clock)().saturating_sub(self.started) > self.timeout
         {
-            return Err(Fault::TimedOut);
+            return Err(Fault::TimedOut {
+                span: None,
+                message: String::new(),
+            });
         }
         Ok(())
     }

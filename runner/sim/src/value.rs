@@ -122,8 +122,97 @@ pub enum Value {
     Pointer(Ptr),
 }
 
-/// Why an operation has no result: the operands are of a shape or kind it does not take.
-pub type OpResult = Result<Value, String>;
+/// Why an operation has no result: the operands are of a shape or kind it
+/// does not take, or it is one the simulator lacks. Its words end up in
+/// "the checker does not support …".
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpError {
+    /// A pointer where arithmetic needs a number.
+    Pointer,
+    /// Componentwise operands whose shapes do not line up.
+    Shapes,
+    /// `select` whose operands do not line up with its condition.
+    SelectShapes,
+    /// `select` whose condition is not a bool.
+    SelectCondition,
+    /// A scalar of another kind than the operation takes (`wanted`: "a float", "a bool").
+    Expected { wanted: &'static str, got: Scalar },
+    /// A unary operator on a scalar it does not take.
+    Unary { op: UnaryOperator, operand: Scalar },
+    /// A binary operator on a kind it does not take, named as WGSL calls it
+    /// (`operands`: "floats", "i32", "i32 and u32", …).
+    Binary {
+        op: BinaryOperator,
+        operands: &'static str,
+    },
+    /// A binary operator on two scalars of kinds it never combines.
+    Mixed {
+        op: BinaryOperator,
+        left: Scalar,
+        right: Scalar,
+    },
+    /// `min` or `max` of two scalars of different kinds.
+    MinMax {
+        fun: MathFunction,
+        left: Scalar,
+        right: Scalar,
+    },
+    /// A one-argument builtin (`name`: "abs", "sign") on a scalar it does not take.
+    Builtin { name: &'static str, operand: Scalar },
+    /// A builtin given fewer arguments than it reads.
+    Arity { fun: MathFunction, needs: usize },
+    /// `dot` of vectors with no components.
+    EmptyDot,
+    /// `normalize` of something whose length is not a float.
+    NormalizeNonFloat,
+    /// A math builtin the simulator lacks.
+    MathBuiltin(MathFunction),
+    /// `countOneBits` and friends on a scalar that is not an integer.
+    BitOperation(Scalar),
+    /// A literal of a type the simulator lacks (64-bit, f16).
+    Literal(naga::Literal),
+    /// An exclusive scan with an operator other than `+` and `*`.
+    ScanOperator(naga::SubgroupOperation),
+    /// An exclusive scan of bools.
+    ScanOfBools,
+    /// A compare-exchange whose comparand is missing.
+    NoComparand,
+}
+
+impl std::fmt::Display for OpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpError::Pointer => f.write_str("a pointer is not a number"),
+            OpError::Shapes => f.write_str("operands of different shapes"),
+            OpError::SelectShapes => f.write_str("select of different shapes"),
+            OpError::SelectCondition => f.write_str("select needs a bool condition"),
+            OpError::Expected { wanted, got } => write!(f, "expected {wanted}, got {}", got.show()),
+            OpError::Unary { op, operand } => write!(f, "{op:?} of {}", operand.show()),
+            OpError::Binary { op, operands } => write!(f, "{op:?} of {operands}"),
+            OpError::Mixed { op, left, right } => {
+                write!(f, "{op:?} of {} and {}", left.show(), right.show())
+            }
+            OpError::MinMax { fun, left, right } => {
+                write!(f, "{fun:?} of {} and {}", left.show(), right.show())
+            }
+            OpError::Builtin { name, operand } => write!(f, "{name} of {}", operand.show()),
+            OpError::Arity { fun, needs } => write!(f, "{fun:?} needs {needs} arguments"),
+            OpError::EmptyDot => f.write_str("dot of empty vectors"),
+            OpError::NormalizeNonFloat => f.write_str("normalize of a non-float"),
+            OpError::MathBuiltin(fun) => write!(f, "the math builtin {fun:?}"),
+            OpError::BitOperation(s) => write!(f, "a bit operation on {}", s.show()),
+            OpError::Literal(l) => write!(f, "the literal {l:?} (only 32-bit types and bool)"),
+            OpError::ScanOperator(op) => write!(f, "an exclusive scan with {op:?}"),
+            OpError::ScanOfBools => f.write_str("an exclusive scan of bools"),
+            OpError::NoComparand => f.write_str("a compare-exchange without its comparand"),
+        }
+    }
+}
+
+impl std::error::Error for OpError {}
+
+/// A value, or why the operation has none.
+pub type OpResult = Result<Value, OpError>;
 
 impl Value {
     pub fn scalar(&self) -> Option<Scalar> {
@@ -143,7 +232,7 @@ impl Value {
     }
 
     /// Applies `f` to each scalar of a scalar or vector.
-    pub fn map(&self, f: &impl Fn(Scalar) -> Result<Scalar, String>) -> OpResult {
+    pub fn map(&self, f: &impl Fn(Scalar) -> Result<Scalar, OpError>) -> OpResult {
         match self {
             Value::Scalar(s) => f(*s).map(Value::Scalar),
             Value::Composite(parts) => parts
@@ -151,7 +240,7 @@ impl Value {
                 .map(|p| p.map(f))
                 .collect::<Result<_, _>>()
                 .map(Value::Composite),
-            Value::Pointer(_) => Err("a pointer is not a number".into()),
+            Value::Pointer(_) => Err(OpError::Pointer),
         }
     }
 
@@ -159,7 +248,7 @@ impl Value {
     pub fn zip(
         &self,
         other: &Value,
-        f: &impl Fn(Scalar, Scalar) -> Result<Scalar, String>,
+        f: &impl Fn(Scalar, Scalar) -> Result<Scalar, OpError>,
     ) -> OpResult {
         match (self, other) {
             (Value::Scalar(a), Value::Scalar(b)) => f(*a, *b).map(Value::Scalar),
@@ -179,7 +268,7 @@ impl Value {
                 .map(|y| a.zip(y, f))
                 .collect::<Result<_, _>>()
                 .map(Value::Composite),
-            _ => Err("operands of different shapes".into()),
+            _ => Err(OpError::Shapes),
         }
     }
 
@@ -188,7 +277,7 @@ impl Value {
         &self,
         b: &Value,
         c: &Value,
-        f: &impl Fn(Scalar, Scalar, Scalar) -> Result<Scalar, String>,
+        f: &impl Fn(Scalar, Scalar, Scalar) -> Result<Scalar, OpError>,
     ) -> OpResult {
         match (self, b, c) {
             (Value::Scalar(x), Value::Scalar(y), Value::Scalar(z)) => {
@@ -214,7 +303,7 @@ impl Value {
                     .collect::<Result<_, _>>()
                     .map(Value::Composite)
             }
-            _ => Err("operands of different shapes".into()),
+            _ => Err(OpError::Shapes),
         }
     }
 
@@ -225,10 +314,13 @@ impl Value {
     }
 }
 
-fn floats(s: Scalar) -> Result<f32, String> {
+fn floats(s: Scalar) -> Result<f32, OpError> {
     match s {
         Scalar::F32(v) => Ok(v),
-        other => Err(format!("expected a float, got {}", other.show())),
+        got => Err(OpError::Expected {
+            wanted: "a float",
+            got,
+        }),
     }
 }
 
@@ -240,7 +332,7 @@ pub fn unary(op: UnaryOperator, v: &Value) -> OpResult {
             (UnaryOperator::LogicalNot, Scalar::Bool(x)) => Scalar::Bool(!x),
             (UnaryOperator::BitwiseNot, Scalar::I32(x)) => Scalar::I32(!x),
             (UnaryOperator::BitwiseNot, Scalar::U32(x)) => Scalar::U32(!x),
-            (op, s) => return Err(format!("{op:?} of {}", s.show())),
+            (op, operand) => return Err(OpError::Unary { op, operand }),
         })
     })
 }
@@ -252,7 +344,7 @@ pub fn binary(op: BinaryOperator, a: &Value, b: &Value) -> OpResult {
 }
 
 /// One operator on two scalars (what [`binary`] applies componentwise).
-pub fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar, String> {
+pub fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar, OpError> {
     use BinaryOperator as B;
     use Scalar::*;
     let cmp = |o: std::cmp::Ordering| -> Option<bool> {
@@ -277,7 +369,10 @@ pub fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar,
             _ => match a.partial_cmp(&b) {
                 // Every comparison with a NaN is false except `!=`.
                 None => Bool(op == B::NotEqual),
-                Some(o) => Bool(cmp(o).ok_or_else(|| format!("{op:?} of floats"))?),
+                Some(o) => Bool(cmp(o).ok_or(OpError::Binary {
+                    op,
+                    operands: "floats",
+                })?),
             },
         },
         (I32(a), I32(b)) => match op {
@@ -289,7 +384,10 @@ pub fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar,
             B::And => I32(a & b),
             B::InclusiveOr => I32(a | b),
             B::ExclusiveOr => I32(a ^ b),
-            _ => Bool(cmp(a.cmp(&b)).ok_or_else(|| format!("{op:?} of i32"))?),
+            _ => Bool(cmp(a.cmp(&b)).ok_or(OpError::Binary {
+                op,
+                operands: "i32",
+            })?),
         },
         (U32(a), U32(b)) => match op {
             B::Add => U32(a.wrapping_add(b)),
@@ -302,22 +400,35 @@ pub fn scalar_binary(op: BinaryOperator, x: Scalar, y: Scalar) -> Result<Scalar,
             B::ExclusiveOr => U32(a ^ b),
             B::ShiftLeft => U32(a.wrapping_shl(b)),
             B::ShiftRight => U32(a.wrapping_shr(b)),
-            _ => Bool(cmp(a.cmp(&b)).ok_or_else(|| format!("{op:?} of u32"))?),
+            _ => Bool(cmp(a.cmp(&b)).ok_or(OpError::Binary {
+                op,
+                operands: "u32",
+            })?),
         },
         // The shift amount of an i32 is a u32.
         (I32(a), U32(b)) => match op {
             B::ShiftLeft => I32(a.wrapping_shl(b)),
             B::ShiftRight => I32(a.wrapping_shr(b)),
-            _ => return Err(format!("{op:?} of i32 and u32")),
+            _ => {
+                return Err(OpError::Binary {
+                    op,
+                    operands: "i32 and u32",
+                });
+            }
         },
         (Bool(a), Bool(b)) => match op {
             B::And | B::LogicalAnd => Bool(a & b),
             B::InclusiveOr | B::LogicalOr => Bool(a | b),
             B::Equal => Bool(a == b),
             B::NotEqual => Bool(a != b),
-            _ => return Err(format!("{op:?} of bools")),
+            _ => {
+                return Err(OpError::Binary {
+                    op,
+                    operands: "bools",
+                });
+            }
         },
-        (a, b) => return Err(format!("{op:?} of {} and {}", a.show(), b.show())),
+        (left, right) => return Err(OpError::Mixed { op, left, right }),
     })
 }
 
@@ -335,9 +446,9 @@ pub fn select(condition: &Value, accept: &Value, reject: &Value) -> OpResult {
                     .collect::<Result<_, _>>()
                     .map(Value::Composite)
             }
-            _ => Err("select of different shapes".into()),
+            _ => Err(OpError::SelectShapes),
         },
-        _ => Err("select needs a bool condition".into()),
+        _ => Err(OpError::SelectCondition),
     }
 }
 
@@ -354,12 +465,15 @@ pub fn cast(v: &Value, kind: ScalarKind, convert: bool) -> OpResult {
 
 pub fn relational(fun: naga::RelationalFunction, v: &Value) -> OpResult {
     use naga::RelationalFunction as R;
-    let bools = || -> Result<Vec<bool>, String> {
+    let bools = || -> Result<Vec<bool>, OpError> {
         v.components()
             .into_iter()
             .map(|s| match s {
                 Scalar::Bool(b) => Ok(b),
-                other => Err(format!("expected a bool, got {}", other.show())),
+                got => Err(OpError::Expected {
+                    wanted: "a bool",
+                    got,
+                }),
             })
             .collect()
     };
@@ -375,17 +489,19 @@ pub fn relational(fun: naga::RelationalFunction, v: &Value) -> OpResult {
 pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
     use MathFunction as M;
     let f1 = |g: fn(f32) -> f32| args[0].map(&|s| floats(s).map(|x| Scalar::F32(g(x))));
-    let arg = |i: usize| {
-        args.get(i)
-            .ok_or_else(|| format!("{fun:?} needs {} arguments", i + 1))
-    };
+    let arg = |i: usize| args.get(i).ok_or(OpError::Arity { fun, needs: i + 1 });
     match fun {
         M::Abs => args[0].map(&|s| {
             Ok(match s {
                 Scalar::F32(x) => Scalar::F32(x.abs()),
                 Scalar::I32(x) => Scalar::I32(x.wrapping_abs()),
                 u @ Scalar::U32(_) => u,
-                other => return Err(format!("abs of {}", other.show())),
+                operand => {
+                    return Err(OpError::Builtin {
+                        name: "abs",
+                        operand,
+                    });
+                }
             })
         }),
         M::Min | M::Max => arg(1)?.zip(&args[0], &|b, a| {
@@ -411,7 +527,13 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
                         x >= y
                     }
                 }
-                _ => return Err(format!("{fun:?} of {} and {}", a.show(), b.show())),
+                _ => {
+                    return Err(OpError::MinMax {
+                        fun,
+                        left: a,
+                        right: b,
+                    });
+                }
             };
             Ok(if take_a { a } else { b })
         }),
@@ -458,7 +580,12 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
                     0.0
                 }),
                 Scalar::I32(x) => Scalar::I32(x.signum()),
-                other => return Err(format!("sign of {}", other.show())),
+                operand => {
+                    return Err(OpError::Builtin {
+                        name: "sign",
+                        operand,
+                    });
+                }
             })
         }),
         M::Pow => args[0].zip(arg(1)?, &|a, b| {
@@ -488,7 +615,7 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
                 scalar_binary(BinaryOperator::Multiply, a, b)
             })?;
             let mut parts = products.components().into_iter();
-            let first = parts.next().ok_or("dot of empty vectors")?;
+            let first = parts.next().ok_or(OpError::EmptyDot)?;
             parts
                 .try_fold(first, |acc, p| scalar_binary(BinaryOperator::Add, acc, p))
                 .map(Value::Scalar)
@@ -498,7 +625,7 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
                 .components()
                 .into_iter()
                 .map(|s| floats(s).map(|x| x * x))
-                .sum::<Result<f32, String>>()?;
+                .sum::<Result<f32, OpError>>()?;
             Ok(Value::Scalar(Scalar::F32(squares.sqrt())))
         }
         M::Distance => {
@@ -507,7 +634,7 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
         }
         M::Normalize => {
             let Value::Scalar(Scalar::F32(len)) = math(M::Length, &[args[0].clone()])? else {
-                return Err("normalize of a non-float".into());
+                return Err(OpError::NormalizeNonFloat);
             };
             args[0].map(&|s| floats(s).map(|x| Scalar::F32(x / len)))
         }
@@ -515,7 +642,7 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
         M::CountLeadingZeros => int_bits(&args[0], |b| b.leading_zeros()),
         M::CountTrailingZeros => int_bits(&args[0], |b| b.trailing_zeros()),
         M::ReverseBits => int_bits(&args[0], |b| b.reverse_bits()),
-        other => Err(format!("the math builtin {other:?}")),
+        other => Err(OpError::MathBuiltin(other)),
     }
 }
 
@@ -523,7 +650,7 @@ pub fn math(fun: MathFunction, args: &[Value]) -> OpResult {
 fn int_bits(v: &Value, f: fn(u32) -> u32) -> OpResult {
     v.map(&|s| match s {
         Scalar::I32(_) | Scalar::U32(_) => Ok(s.with_bits(f(s.bits()))),
-        other => Err(format!("a bit operation on {}", other.show())),
+        other => Err(OpError::BitOperation(other)),
     })
 }
 

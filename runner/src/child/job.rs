@@ -24,7 +24,8 @@ pub enum ChildJob {
     Wgpu(WgpuRun),
     /// Benchmark a puzzle's solution at one case, alone in its process, so
     /// nothing an earlier run left in the driver reaches it. Reply:
-    /// `Result<crate::perf::bench::BenchReport, String>`.
+    /// `Result<crate::perf::bench::BenchReport, String>`, the failure (a
+    /// [`crate::perf::bench::ServeError`]) in words, as a recording keeps it.
     Bench(BenchRequest),
 }
 

@@ -2,14 +2,14 @@
 //! the teaching size on the CPU checker of its language with every access
 //! kept (a CUDA copy with the headers it includes written in), and the
 //! picture of who read and wrote which element written beside their file.
-//! The picture is the core's ([`puzzle_core::judge::diagram`]), as the book
+//! The picture is the core's ([`puzzle_core::draw::diagram`]), as the book
 //! and the browser draw it.
 
 use crate::atomic_file;
 use crate::run::runner::Runner;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::input;
-use puzzle_core::judge::diagram;
+use puzzle_core::draw::diagram;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;

@@ -13,6 +13,7 @@ use crate::child::job::BenchRequest;
 use crate::perf::calibrate::Ceilings;
 use crate::perf::roofline::{self, Placement};
 use crate::run::memory;
+use puzzle_core::chapter::book::NoSuchPuzzle;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::execute::{Settings, execute};
 use puzzle_core::judge::report::Status;
@@ -210,16 +211,28 @@ pub fn bench(
     }))
 }
 
+/// Why a benchmark asked of a child process ([`serve`]) has no report.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The book does not load: each of its problems, a line each.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Book(Vec<Located>),
+    #[error(transparent)]
+    NoSuchPuzzle(#[from] NoSuchPuzzle),
+    /// The spec at the asked size, or the solution's kernel.
+    #[error(transparent)]
+    Puzzle(#[from] Located),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
 /// A benchmark asked of a child process ([`crate::child::job::BenchRequest`]):
 /// the book read again, the backend opened afresh, nothing shared with the
 /// process that asked. Placed under no ceilings: the asker has them.
-pub fn serve(request: &BenchRequest) -> Result<BenchReport, String> {
-    let book = load::load(&request.book).map_err(|errors| {
-        let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        lines.join("\n")
-    })?;
-    let puzzle = book.find(&request.puzzle).map_err(|e| e.to_string())?;
-    let backend = open::open(request.backend, None).map_err(|e| e.to_string())?;
+pub fn serve(request: &BenchRequest) -> Result<BenchReport, ServeError> {
+    let book = load::load(&request.book).map_err(ServeError::Book)?;
+    let puzzle = book.find(&request.puzzle)?;
+    let backend = open::open(request.backend, None)?;
     let options = Options {
         overrides: request.case.clone(),
         samples: request.samples,
@@ -228,9 +241,8 @@ pub fn serve(request: &BenchRequest) -> Result<BenchReport, String> {
         buffer_sets: None,
         file: None,
     };
-    bench(puzzle, backend.as_ref(), &options, None)
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())
+    let report = bench(puzzle, backend.as_ref(), &options, None)??;
+    Ok(report)
 }
 
 impl BenchReport {

@@ -62,6 +62,25 @@ pub struct Target {
     pub percent: f64,
 }
 
+/// A ```roofline block that does not read, or names a puzzle it does not list.
+/// The YAML error is in the words and not a `source`: the CLI prints a chain
+/// of sources after the message, which would say it twice.
+#[derive(Debug, thiserror::Error)]
+pub enum BlockError {
+    // Boxed: serde-saphyr's error is large, and every `Result` carries it.
+    #[error("```roofline block: {0}")]
+    Yaml(Box<serde_saphyr::Error>),
+    #[error("```roofline block: a `baseline` is compared at `sizes: bench` only")]
+    BaselineNotAtBench,
+    /// `what`: "target", "speedup", "baseline target" or "baseline".
+    #[error("```roofline block: the {what} names `{id}`, which is not in `puzzles`")]
+    NotListed { what: &'static str, id: String },
+    #[error(
+        "```roofline block: the baseline target names `{0}`, which is not in the baseline's `puzzles`"
+    )]
+    NotCompared(String),
+}
+
 pub(crate) fn cuda() -> Lang {
     Lang::Cuda
 }
@@ -69,9 +88,9 @@ pub(crate) fn cuda() -> Lang {
 impl RooflineBlock {
     /// Parses the block's YAML and checks that every puzzle its targets,
     /// speed-ups and baseline name is one of its `puzzles`.
-    pub fn parse(yaml: &str) -> Result<RooflineBlock, String> {
+    pub fn parse(yaml: &str) -> Result<RooflineBlock, BlockError> {
         let block: RooflineBlock =
-            serde_saphyr::from_str(yaml).map_err(|e| format!("```roofline block: {e}"))?;
+            serde_saphyr::from_str(yaml).map_err(|e| BlockError::Yaml(Box::new(e)))?;
         let named = block
             .targets
             .iter()
@@ -97,25 +116,21 @@ impl RooflineBlock {
                     .map(|id| ("baseline", id)),
             );
         if block.baseline.is_some() && block.sizes != Sizes::Bench {
-            return Err(
-                "```roofline block: a `baseline` is compared at `sizes: bench` only".into(),
-            );
+            return Err(BlockError::BaselineNotAtBench);
         }
         for (what, id) in named {
             if !block.puzzles.contains(id) {
-                return Err(format!(
-                    "```roofline block: the {what} names `{id}`, which is not in `puzzles`"
-                ));
+                return Err(BlockError::NotListed {
+                    what,
+                    id: id.clone(),
+                });
             }
         }
         if let Some(b) = &block.baseline
             && let Some(compared) = &b.puzzles
             && let Some(t) = b.targets.iter().find(|t| !compared.contains(&t.puzzle))
         {
-            return Err(format!(
-                "```roofline block: the baseline target names `{}`, which is not in the baseline's `puzzles`",
-                t.puzzle
-            ));
+            return Err(BlockError::NotCompared(t.puzzle.clone()));
         }
         Ok(block)
     }
@@ -164,7 +179,7 @@ mod tests {
                     assert!(block.compared_with_baseline("sum"), "{yaml}");
                     assert_eq!(block.compared_with_baseline("dot"), dot_compared, "{yaml}");
                 }
-                (Err(e), Some(want)) => assert!(e.contains(want), "{yaml}: {e}"),
+                (Err(e), Some(want)) => assert!(e.to_string().contains(want), "{yaml}: {e}"),
                 (got, want) => panic!("{yaml}: got {got:?}, wanted the error {want:?}"),
             }
         }

@@ -7,7 +7,7 @@
 //! first `bench` case, the size `runner bench` times by default.
 
 use crate::book::load;
-use crate::perf::roofline_block::{RooflineBlock, Sizes};
+use crate::perf::roofline_block::{BlockError, RooflineBlock, Sizes};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::extract::{self, BlockKind};
 use puzzle_core::lang::Lang;
@@ -40,11 +40,12 @@ pub enum Goal {
 pub enum TargetsError {
     #[error("{0}")]
     Chapter(#[from] Located),
-    #[error("{page}:{line}: {message}")]
+    // `error`, not `source`: its words are in the message already.
+    #[error("{page}:{line}: {error}")]
     Block {
         page: PathBuf,
         line: usize,
-        message: String,
+        error: BlockError,
     },
 }
 
@@ -76,10 +77,10 @@ fn page_targets(
         if block.kind != BlockKind::Roofline {
             continue;
         }
-        let parsed = RooflineBlock::parse(&block.body).map_err(|message| TargetsError::Block {
+        let parsed = RooflineBlock::parse(&block.body).map_err(|error| TargetsError::Block {
             page: page.to_path_buf(),
             line: block.body_line,
-            message,
+            error,
         })?;
         if parsed.lang != lang || parsed.sizes != Sizes::Bench {
             continue;

@@ -31,7 +31,7 @@ impl Puzzle {
     pub fn new(bundle: &str) -> Result<Puzzle, JsError> {
         Playground::open(bundle)
             .map(Puzzle)
-            .map_err(|e| JsError::new(&e))
+            .map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// What the page shows first: the skeleton, its file name, the sizes (JSON).
@@ -52,7 +52,7 @@ impl Puzzle {
         let checker = SimBackend::with_seed(0).with_clock(page_clock).with_trace();
         self.0
             .draw(text, &checker, TIMEOUT)
-            .map_err(|e| JsError::new(&e))
+            .map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// How many sizes a check runs at.
@@ -65,7 +65,7 @@ impl Puzzle {
         self.0
             .gpu_plan(text, case)
             .map(GpuPlan)
-            .map_err(|e| JsError::new(&e))
+            .map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// The verdict on what the reader's GPU (`device`, a CPU where `cpu`)

@@ -15,7 +15,7 @@
 use crate::playground::{MEMORY, Playground, TIMEOUT, settings};
 use puzzle_core::check::cases::{self, Case};
 use puzzle_core::check::execute;
-use puzzle_core::check::input;
+use puzzle_core::check::input::{self, BadInput};
 use puzzle_core::check::learner::{self, CheckReport, Subject};
 use puzzle_core::kernel::constants;
 use puzzle_core::kernel::cut::Variant;
@@ -64,6 +64,36 @@ pub struct PlanBinding {
     pub read_back: bool,
 }
 
+/// Why the page should not hand WebGPU a kernel at some size (the checker's
+/// report already says why, in its own words); these are the page's.
+// Display by hand: no thiserror in this crate (runner/tests/architecture.rs).
+#[derive(Debug)]
+pub enum PlanError {
+    /// A size number past the sizes a check runs at.
+    NoSuchSize,
+    /// The size does not resolve: the spec's words, without its line.
+    Spec(Located),
+    /// WebGPU cannot bind a buffer, or cannot make the launch.
+    Backend(BackendError),
+    /// The reader's text is no kernel: its code ("empty", "binary", …).
+    Input(BadInput),
+    /// The kernel does not compile: the first error's words, without its line.
+    Compile(Located),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::NoSuchSize => f.write_str("no such size"),
+            PlanError::Spec(e) | PlanError::Compile(e) => f.write_str(&e.message),
+            PlanError::Backend(e) => write!(f, "{e}"),
+            PlanError::Input(bad) => f.write_str(bad.code()),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
 /// What the page read back from one size's run.
 #[derive(Debug, Clone, Default)]
 pub struct GpuRun {
@@ -84,17 +114,18 @@ impl Playground {
     /// What to hand WebGPU for size number `case`, or why nothing should be
     /// (the kernel does not compile, or cannot be launched: the checker's
     /// report already says so).
-    pub fn gpu_plan(&self, text: &str, case: usize) -> Result<Plan, String> {
+    pub fn gpu_plan(&self, text: &str, case: usize) -> Result<Plan, PlanError> {
         let cases = self.cases();
-        let case = cases.get(case).ok_or("no such size")?;
-        let spec = execute::resolve(&self.puzzle.spec, case, Some(MEMORY)).map_err(words)?;
+        let case = cases.get(case).ok_or(PlanError::NoSuchSize)?;
+        let spec =
+            execute::resolve(&self.puzzle.spec, case, Some(MEMORY)).map_err(PlanError::Spec)?;
         // bf16 and f16 buffers: WebGPU cannot bind them, said in words.
-        front::check_bindable(&spec).map_err(|e| e.to_string())?;
+        front::check_bindable(&spec).map_err(PlanError::Backend)?;
         let source = input::validate(Some(text.as_bytes().to_vec()), self.file(), &self.puzzle)
-            .map_err(|bad| bad.code().to_string())?;
+            .map_err(PlanError::Input)?;
         let source = constants::apply(&source, Lang::Wgsl, &spec.constants);
-        let declared = compile(&source, &spec).map_err(|e| words(e[0].clone()))?;
-        check_launch_basics(&spec).map_err(|e| e.to_string())?;
+        let declared = compile(&source, &spec).map_err(|e| PlanError::Compile(e[0].clone()))?;
+        check_launch_basics(&spec).map_err(PlanError::Backend)?;
         let mut bindings = Vec::new();
         let mut contents = Vec::new();
         for (index, arg) in spec.args.iter().enumerate() {
@@ -183,10 +214,6 @@ pub fn browser_device(name: &str, cpu: bool) -> DeviceInfo {
         api: "WebGPU in this browser".into(),
         driver: String::new(),
     }
-}
-
-fn words(located: Located) -> String {
-    located.message
 }
 
 fn compile(source: &SourceText, spec: &Spec) -> Result<BTreeMap<u32, Declared>, Vec<Located>> {
@@ -315,7 +342,7 @@ mod tests {
         assert_eq!(&plan.contents[2][..4], &7u32.to_le_bytes());
         assert_eq!(plan.launches[0].entry, "add_10_guard");
         let broken = playground.gpu_plan("fn add_10_guard( {", 0).unwrap_err();
-        assert!(!broken.is_empty());
+        assert!(!broken.to_string().is_empty());
     }
 
     /// What came back from a GPU, and the verdict on it.

@@ -7,16 +7,18 @@ use puzzle_core::chapter::bundle::Bundle;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::check::cases;
 use puzzle_core::check::execute::{self, Settings};
-use puzzle_core::check::input;
+use puzzle_core::check::input::{self, BadInput};
 use puzzle_core::check::learner::{self, CheckReport, Subject};
-use puzzle_core::judge::diagram;
+use puzzle_core::draw::diagram;
 use puzzle_core::kernel::cut::{Kernel, Variant};
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::thousands;
 use puzzle_core::run::backend::{Backend, BackendKind};
+use puzzle_core::source::diag::Located;
 use puzzle_core::wgsl::checker::SimBackend;
 use serde::Serialize;
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long a kernel may run on the checker: the CLI's limit.
@@ -31,6 +33,77 @@ pub const MEMORY: u64 = 1 << 30;
 pub struct Playground {
     pub puzzle: Puzzle,
 }
+
+/// Why the page's bundle gives no playground; the page shows the words.
+// Display by hand: this crate's dependencies are the core, serde and
+// serde_json only (runner/tests/architecture.rs), so no thiserror.
+#[derive(Debug)]
+pub enum OpenError {
+    Unreadable(serde_json::Error),
+    NotWgsl,
+    /// The bundle's puzzle does not load: each problem on a line.
+    Puzzle(Vec<Located>),
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::Unreadable(e) => write!(f, "the page's puzzle cannot be read: {e}"),
+            OpenError::NotWgsl => f.write_str("the playground checks WGSL kernels only"),
+            OpenError::Puzzle(errors) => {
+                let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                f.write_str(&lines.join("\n"))
+            }
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// Why there is no diagram of a reader's kernel; the page shows the words
+/// in its place.
+#[derive(Debug)]
+pub enum DrawError {
+    /// The reader's text is not a kernel to run (empty, binary, no entry
+    /// point), said as `runner check` says it of `file`.
+    Input {
+        bad: BadInput,
+        file: PathBuf,
+        puzzle: String,
+    },
+    /// The teaching size does not resolve: the spec's words, without its line.
+    Spec(Located),
+    /// The teaching size has more than [`DRAWN_ELEMENTS`] elements.
+    TooLarge { elements: usize, puzzle: String },
+    /// The run could not be made.
+    Run(Located),
+    /// The run stopped before it could be traced: its report's words.
+    Stopped(String),
+    /// The run traced nothing: the word of its verdict ("FAIL").
+    Untraced(&'static str),
+}
+
+impl fmt::Display for DrawError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DrawError::Input { bad, file, puzzle } => {
+                f.write_str(&bad.describe(file, puzzle, Lang::Wgsl).0)
+            }
+            DrawError::Spec(e) => f.write_str(&e.message),
+            DrawError::TooLarge { elements, puzzle } => write!(
+                f,
+                "The teaching size has {} elements, too many to draw here; `runner check {puzzle} \
+                 --lang wgsl --draw` draws it into a file.",
+                thousands(*elements as u64)
+            ),
+            DrawError::Run(e) => write!(f, "{e}"),
+            DrawError::Stopped(message) => f.write_str(message),
+            DrawError::Untraced(word) => write!(f, "Nothing to draw: the kernel {word}."),
+        }
+    }
+}
+
+impl std::error::Error for DrawError {}
 
 /// What the page shows before the first check.
 #[derive(Debug, Serialize)]
@@ -50,19 +123,12 @@ pub struct Start {
 
 impl Playground {
     /// Reads the bundle (JSON) a page carries.
-    pub fn open(bundle: &str) -> Result<Playground, String> {
-        let bundle: Bundle = serde_json::from_str(bundle)
-            .map_err(|e| format!("the page's puzzle cannot be read: {e}"))?;
+    pub fn open(bundle: &str) -> Result<Playground, OpenError> {
+        let bundle: Bundle = serde_json::from_str(bundle).map_err(OpenError::Unreadable)?;
         if bundle.lang != Lang::Wgsl {
-            return Err("the playground checks WGSL kernels only".into());
+            return Err(OpenError::NotWgsl);
         }
-        let puzzle = bundle.puzzle().map_err(|errors| {
-            errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n")
-        })?;
+        let puzzle = bundle.puzzle().map_err(OpenError::Puzzle)?;
         Ok(Playground { puzzle })
     }
 
@@ -137,27 +203,31 @@ pub const DRAWN_ELEMENTS: usize = 4096;
 impl Playground {
     /// Who read and wrote which element when `text` ran at the teaching size
     /// on `checker` (which must trace), as an SVG picture: the core's
-    /// drawing, as `runner check --draw` and the book draw it. An error says
-    /// in words why there is none.
+    /// drawing, as `runner check --draw` and the book draw it; or why there is none.
     pub fn draw(
         &self,
         text: &str,
         checker: &SimBackend,
         timeout: Duration,
-    ) -> Result<String, String> {
+    ) -> Result<String, DrawError> {
         let file = self.file();
         let id = self.puzzle.id();
-        let source = input::validate(Some(text.as_bytes().to_vec()), file, &self.puzzle)
-            .map_err(|bad| bad.describe(file, id, Lang::Wgsl).0)?;
+        let source =
+            input::validate(Some(text.as_bytes().to_vec()), file, &self.puzzle).map_err(|bad| {
+                DrawError::Input {
+                    bad,
+                    file: file.to_path_buf(),
+                    puzzle: id.to_string(),
+                }
+            })?;
         let teaching = cases::Case::teaching();
-        let spec =
-            execute::resolve(&self.puzzle.spec, &teaching, Some(MEMORY)).map_err(|e| e.message)?;
+        let spec = execute::resolve(&self.puzzle.spec, &teaching, Some(MEMORY))
+            .map_err(DrawError::Spec)?;
         if spec.elements() > DRAWN_ELEMENTS {
-            return Err(format!(
-                "The teaching size has {} elements, too many to draw here; `runner check {id} \
-                 --lang wgsl --draw` draws it into a file.",
-                thousands(spec.elements() as u64)
-            ));
+            return Err(DrawError::TooLarge {
+                elements: spec.elements(),
+                puzzle: id.to_string(),
+            });
         }
         let report = execute::run_case(
             checker,
@@ -167,15 +237,16 @@ impl Playground {
             &teaching,
             &settings(timeout),
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(DrawError::Run)?;
         match &report.accesses {
             Some(accesses) => Ok(diagram::svg(
                 accesses,
                 self.puzzle.spec.raw.global_access.as_ref(),
             )),
-            None => Err(report.message.clone().unwrap_or_else(|| {
-                format!("Nothing to draw: the kernel {}.", report.status.word())
-            })),
+            None => Err(match &report.message {
+                Some(message) => DrawError::Stopped(message.clone()),
+                None => DrawError::Untraced(report.status.word()),
+            }),
         }
     }
 }
@@ -300,7 +371,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_bundle_that_is_not_one_is_said_in_words() {
-        let error = Playground::open("{").err().unwrap();
+        let error = Playground::open("{").err().unwrap().to_string();
         assert!(
             error.starts_with("the page's puzzle cannot be read"),
             "{error}"

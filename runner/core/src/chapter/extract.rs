@@ -47,7 +47,9 @@ pub fn blocks(markdown: &str, file: &Path) -> Result<Vec<Block>, Located> {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
                 let line = lines.line(range.start);
-                if let Some(kind) = classify(&info).map_err(|m| Located::new(file, line, m))? {
+                if let Some(kind) =
+                    classify(&info).map_err(|m| Located::new(file, line, m.to_string()))?
+                {
                     current = Some((kind, range, String::new(), None));
                 }
             }
@@ -77,8 +79,21 @@ pub fn blocks(markdown: &str, file: &Path) -> Result<Vec<Block>, Located> {
     Ok(found)
 }
 
+/// A fence's info string that names a puzzle block wrongly; the words go to
+/// the fence's line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum FenceError {
+    /// ```` ```puzzle ````, ```` ```roofline ```` or ```` ```precision ```` with more after it.
+    #[error("a ```{block} block takes no attributes, found `{extra}`")]
+    Attributes { block: String, extra: String },
+    #[error("unknown attribute `{0}` on a kernel block (expected `puzzle=ID`)")]
+    UnknownAttribute(String),
+    #[error("kernel block for `{puzzle}` has language `{lang}`; use `cuda` or `wgsl`")]
+    Language { puzzle: String, lang: String },
+}
+
 /// Reads a fence's info string. `Ok(None)` is an ordinary code block.
-fn classify(info: &str) -> Result<Option<BlockKind>, String> {
+fn classify(info: &str) -> Result<Option<BlockKind>, FenceError> {
     let mut words = info
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|w| !w.is_empty());
@@ -88,9 +103,10 @@ fn classify(info: &str) -> Result<Option<BlockKind>, String> {
     let attrs: Vec<&str> = words.collect();
     if first == "puzzle" || first == "roofline" || first == "precision" {
         if let Some(extra) = attrs.first() {
-            return Err(format!(
-                "a ```{first} block takes no attributes, found `{extra}`"
-            ));
+            return Err(FenceError::Attributes {
+                block: first.to_string(),
+                extra: extra.to_string(),
+            });
         }
         return Ok(Some(match first {
             "puzzle" => BlockKind::Puzzle,
@@ -104,17 +120,16 @@ fn classify(info: &str) -> Result<Option<BlockKind>, String> {
             Some(("puzzle", id)) if !id.is_empty() => puzzle = Some(id.to_string()),
             _ if puzzle.is_none() && !attr.starts_with("puzzle") => continue,
             _ => {
-                return Err(format!(
-                    "unknown attribute `{attr}` on a kernel block (expected `puzzle=ID`)"
-                ));
+                return Err(FenceError::UnknownAttribute(attr.to_string()));
             }
         }
     }
     let Some(puzzle) = puzzle else {
         return Ok(None);
     };
-    let lang = Lang::from_fence(first).ok_or_else(|| {
-        format!("kernel block for `{puzzle}` has language `{first}`; use `cuda` or `wgsl`")
+    let lang = Lang::from_fence(first).ok_or_else(|| FenceError::Language {
+        puzzle: puzzle.clone(),
+        lang: first.to_string(),
     })?;
     Ok(Some(BlockKind::Kernel { lang, puzzle }))
 }
@@ -188,7 +203,7 @@ mod tests {
         for (info, want) in cases {
             match (classify(info), want) {
                 (Ok(got), Ok(want)) => assert_eq!(&got, want, "{info}"),
-                (Err(got), Err(want)) => assert!(got.contains(want), "{info}: {got}"),
+                (Err(got), Err(want)) => assert!(got.to_string().contains(want), "{info}: {got}"),
                 (got, want) => panic!("{info}: got {got:?}, want {want:?}"),
             }
         }

@@ -5,14 +5,13 @@
 //! - [`finding`]: which kinds of mistake ([`crate::spec::finding::Finding`]) a report shows;
 //! - [`report`]: one run's [`report::RunReport`], built once from a backend's outcome;
 //! - [`abridge`]: a check cut to what a page shows (recordings, the book's cache);
-//! - [`diagram`]: who touched which element, drawn from a traced run;
-//!   [`intervals`]: a block's shared memory one barrier interval at a time;
 //! - [`format`]: numbers as the pages and the terminal print them.
+//!
+//! The pictures of a traced run are drawn elsewhere ([`crate::draw`]): they
+//! show a run, they do not judge it.
 
 pub mod abridge;
-pub mod diagram;
 pub mod finding;
 pub mod format;
-pub mod intervals;
 pub mod report;
 pub mod verify;

@@ -74,6 +74,58 @@ fn expand_into(
     Ok(())
 }
 
+/// `source` as its own file reads: the lines that [`expand`] wrote in from
+/// headers folded back into their `#include "…"` lines. A page shows each
+/// kernel's own code this way, and the headers once, where the book shows
+/// them; the line numbers are the file's, as messages give them.
+pub fn folded(source: &SourceText) -> String {
+    let Some(main) = source.main_file() else {
+        return source.text.clone();
+    };
+    let lines: Vec<(&str, &LineOrigin)> = source.iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, (line, origin)) in lines.iter().enumerate() {
+        if origin.file != main {
+            continue;
+        }
+        // A directive's line is left empty, and its header's first line follows.
+        let header = lines
+            .get(i + 1)
+            .map(|(_, o)| *o)
+            .filter(|o| o.file != main && o.line == 1);
+        match header {
+            Some(h) if line.is_empty() => {
+                let dir = main.parent().unwrap_or(Path::new(""));
+                out.push(format!("#include \"{}\"", relative(dir, &h.file).display()));
+            }
+            _ => out.push(line.to_string()),
+        }
+    }
+    let mut text = out.join("\n");
+    if source.text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// `to` as a path from the folder `from` (`../hopper/tma.cuh`).
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let (from, to) = (normalize(from), normalize(to));
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in from.components().skip(common) {
+        out.push("..");
+    }
+    for part in to.components().skip(common) {
+        out.push(part);
+    }
+    out
+}
+
 /// `"helper.cuh"` of `#include "helper.cuh"` (leading blanks, `# include` and a trailing comment allowed).
 fn quoted_include(line: &str) -> Option<&str> {
     let rest = line.trim_start().strip_prefix('#')?;
@@ -140,6 +192,33 @@ mod tests {
 
     fn kernel(text: &str) -> SourceText {
         SourceText::new(text, Path::new("/b/kernels/p/k.cu"), 1)
+    }
+
+    /// Folding gives back the file as written, whatever its headers hold.
+    #[test]
+    fn folded_gives_back_the_file_table() {
+        let cases = [
+            "#include \"helper.cuh\"\nint main() {}\n",
+            "// k\n#include \"../common/math.cuh\"\n\nint k;\n",
+            "int a;\n#include \"helper.cuh\"\n#include \"helper.cuh\"\nint b;\n",
+            "no headers at all\n",
+        ];
+        for text in cases {
+            let expanded = expand(&kernel(text), &files()).unwrap();
+            assert_ne!(
+                expanded.text.lines().count(),
+                0,
+                "{text:?} expanded to nothing"
+            );
+            let back = folded(&expanded);
+            // A header written once is a blank line the second time.
+            let want = text.replacen(
+                "#include \"helper.cuh\"\n#include \"helper.cuh\"",
+                "#include \"helper.cuh\"\n",
+                1,
+            );
+            assert_eq!(back, want, "{text:?}");
+        }
     }
 
     /// (kernel, its lines after expansion as (text, file, line), or the error's words)

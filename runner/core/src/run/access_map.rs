@@ -1,5 +1,5 @@
 //! Who touched which element: the CPU checker's trace of a run, kept with
-//! the run's report so the access diagrams ([`crate::judge::diagram`]) can
+//! the run's report so the access diagrams ([`crate::draw::diagram`]) can
 //! be drawn from it, in a terminal, a page or a browser alike.
 //!
 //! A trace is asked for (the checker's `with_trace`); ordinary runs carry none.

@@ -3,6 +3,7 @@
 //! Every backend moves the same little-endian bytes; this module turns a
 //! spec's `init` into those bytes and device bytes back into numbers.
 
+use crate::spec::expr::ExprError;
 use serde::{Deserialize, Serialize};
 
 /// The element type of a buffer or scalar.
@@ -85,38 +86,30 @@ impl Dtype {
     }
 
     /// Whether a scalar argument's value is one this type can hold exactly;
-    /// else why not, in words ("is -1; a u32 holds 0 to 4,294,967,295").
+    /// else why not ("is -1; a u32 holds whole numbers from 0 to 4294967295").
     /// A 16-bit type holds no scalar at all: kernels take scalars as 32-bit words.
-    pub fn holds(self, value: f64) -> Result<(), String> {
+    pub fn holds(self, value: f64) -> Result<(), NotHeld> {
         let (low, high) = match self {
             Dtype::F32 => {
                 return if value.is_finite() && (value as f32).is_finite() {
                     Ok(())
                 } else {
-                    Err(format!(
-                        "is {value}; an f32 holds finite values up to about 3.4e38"
-                    ))
+                    Err(NotHeld::NotFinite(value))
                 };
             }
-            Dtype::Bf16 | Dtype::F16 => {
-                return Err(format!(
-                    "is {}; scalars are passed as 32-bit words: use f32, i32 or u32",
-                    self.name()
-                ));
-            }
+            Dtype::Bf16 | Dtype::F16 => return Err(NotHeld::SixteenBit(self)),
             Dtype::I32 => (i32::MIN as f64, i32::MAX as f64),
             Dtype::U32 => (0.0, u32::MAX as f64),
         };
         if value.fract() == 0.0 && (low..=high).contains(&value) {
             Ok(())
         } else {
-            Err(format!(
-                "is {value}; a{} {} holds whole numbers from {} to {}",
-                if self == Dtype::U32 { "" } else { "n" },
-                self.name(),
+            Err(NotHeld::OutOfRange {
+                value,
+                dtype: self,
                 low,
-                high
-            ))
+                high,
+            })
         }
     }
 
@@ -217,6 +210,63 @@ impl Dtype {
     }
 }
 
+/// Why a scalar argument's value is not one its type holds; the words follow
+/// "scalar `NAME` " in the spec's error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NotHeld {
+    #[error("is {0}; an f32 holds finite values up to about 3.4e38")]
+    NotFinite(f64),
+    #[error("is {}; scalars are passed as 32-bit words: use f32, i32 or u32", .0.name())]
+    SixteenBit(Dtype),
+    #[error(
+        "is {value}; a{} {} holds whole numbers from {low} to {high}",
+        if *dtype == Dtype::U32 { "" } else { "n" },
+        dtype.name()
+    )]
+    OutOfRange {
+        value: f64,
+        dtype: Dtype,
+        low: f64,
+        high: f64,
+    },
+}
+
+/// Why a buffer's `init` or `expect` has no values; the words follow
+/// "init of `NAME` " (or "expect of …") in the spec's error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValuesError {
+    #[error("`random` needs an integer seed, got `{0}`")]
+    Seed(String),
+    #[error("`random {0} below` needs a bound, such as `VOCAB`")]
+    NoBound(u64),
+    #[error("`random {seed} +` needs a number, got `{offset}`")]
+    Offset { seed: u64, offset: String },
+    #[error("`arange` takes a number as its step, got `{0}`")]
+    Step(String),
+    #[error("`fill` needs a number, got `{0}`")]
+    Fill(String),
+    #[error(
+        "`{0}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, random SEED below BOUND, reference"
+    )]
+    Unknown(String),
+    /// `random SEED below BOUND` whose BOUND does not evaluate.
+    #[error("its bound: {0}")]
+    Bound(ExprError),
+    #[error("`random {seed} below {bound}`: the bound is {value}; it must be at least 1")]
+    BoundTooSmall {
+        seed: u64,
+        bound: String,
+        value: i64,
+    },
+    /// `random SEED below BOUND` materialized before [`Values::with_bound`] wrote BOUND as a number.
+    #[error("`random {seed} below {bound}`: the bound was not worked out")]
+    BoundNotWorkedOut { seed: u64, bound: String },
+    #[error("lists {listed} values but the buffer has {len} elements")]
+    Length { listed: usize, len: usize },
+    #[error("cannot be `reference`: only expected values come from the CPU reference")]
+    Reference,
+}
+
 /// How a buffer's contents are written in a spec (`init:` and `expect:`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
@@ -243,26 +293,25 @@ pub enum Values {
 impl Values {
     /// Parses the word forms: `arange`, `zeros`, `ones`, `fill V`, `random SEED`,
     /// `random SEED + OFFSET`, `random SEED below BOUND`.
-    pub fn parse_word(text: &str) -> Result<Values, String> {
+    pub fn parse_word(text: &str) -> Result<Values, ValuesError> {
         let words: Vec<&str> = text.split_whitespace().collect();
         if let ["random", seed, "below", bound @ ..] = &words[..] {
             let seed = seed
                 .parse()
-                .map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?;
+                .map_err(|_| ValuesError::Seed(seed.to_string()))?;
             if bound.is_empty() {
-                return Err(format!(
-                    "`random {seed} below` needs a bound, such as `VOCAB`"
-                ));
+                return Err(ValuesError::NoBound(seed));
             }
             return Ok(Values::RandomIndex(seed, bound.join(" ")));
         }
         if let ["random", seed, "+", offset] = text.split_whitespace().collect::<Vec<_>>()[..] {
             let seed = seed
                 .parse()
-                .map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?;
-            let offset: f64 = offset
-                .parse()
-                .map_err(|_| format!("`random {seed} +` needs a number, got `{offset}`"))?;
+                .map_err(|_| ValuesError::Seed(seed.to_string()))?;
+            let offset: f64 = offset.parse().map_err(|_| ValuesError::Offset {
+                seed,
+                offset: offset.to_string(),
+            })?;
             return Ok(Values::RandomAbove(seed, offset));
         }
         let mut words = text.split_whitespace();
@@ -273,24 +322,19 @@ impl Values {
             ("arange", None, None) => Values::Arange,
             ("arange", Some(step), None) => Values::ArangeStep(
                 step.parse()
-                    .map_err(|_| format!("`arange` takes a number as its step, got `{step}`"))?,
+                    .map_err(|_| ValuesError::Step(step.to_string()))?,
             ),
             ("reference", None, None) => Values::Reference,
             ("zeros", None, None) => Values::Fill(0.0),
             ("ones", None, None) => Values::Fill(1.0),
-            ("fill", Some(v), None) => Values::Fill(
-                v.parse()
-                    .map_err(|_| format!("`fill` needs a number, got `{v}`"))?,
-            ),
+            ("fill", Some(v), None) => {
+                Values::Fill(v.parse().map_err(|_| ValuesError::Fill(v.to_string()))?)
+            }
             ("random", Some(seed), None) => Values::Random(
                 seed.parse()
-                    .map_err(|_| format!("`random` needs an integer seed, got `{seed}`"))?,
+                    .map_err(|_| ValuesError::Seed(seed.to_string()))?,
             ),
-            _ => {
-                return Err(format!(
-                    "`{text}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, random SEED below BOUND, reference"
-                ));
-            }
+            _ => return Err(ValuesError::Unknown(text.to_string())),
         };
         Ok(parsed)
     }
@@ -307,14 +351,19 @@ impl Values {
 
     /// `random SEED below BOUND` with BOUND worked out by `eval` (which knows
     /// the constants) and written as a number; other values as they are.
-    pub fn with_bound(&self, eval: impl Fn(&str) -> Result<i64, String>) -> Result<Values, String> {
+    pub fn with_bound(
+        &self,
+        eval: impl Fn(&str) -> Result<i64, ExprError>,
+    ) -> Result<Values, ValuesError> {
         match self {
             Values::RandomIndex(seed, bound) => {
-                let n = eval(bound)?;
+                let n = eval(bound).map_err(ValuesError::Bound)?;
                 if n < 1 {
-                    return Err(format!(
-                        "`random {seed} below {bound}`: the bound is {n}; it must be at least 1"
-                    ));
+                    return Err(ValuesError::BoundTooSmall {
+                        seed: *seed,
+                        bound: bound.clone(),
+                        value: n,
+                    });
                 }
                 Ok(Values::RandomIndex(*seed, n.to_string()))
             }
@@ -323,13 +372,13 @@ impl Values {
     }
 
     /// The `len` values this stands for.
-    pub fn materialize(&self, len: usize) -> Result<Vec<f64>, String> {
+    pub fn materialize(&self, len: usize) -> Result<Vec<f64>, ValuesError> {
         match self {
             Values::List(list) if list.len() == len => Ok(list.clone()),
-            Values::List(list) => Err(format!(
-                "lists {} values but the buffer has {len} elements",
-                list.len()
-            )),
+            Values::List(list) => Err(ValuesError::Length {
+                listed: list.len(),
+                len,
+            }),
             Values::Arange => Ok((0..len).map(|i| i as f64).collect()),
             Values::ArangeStep(step) => Ok((0..len).map(|i| i as f64 * step).collect()),
             Values::Fill(v) => Ok(vec![*v; len]),
@@ -348,17 +397,16 @@ impl Values {
                 .map(|v| v + offset)
                 .collect()),
             Values::RandomIndex(seed, bound) => {
-                let bound: u64 = bound.parse().map_err(|_| {
-                    format!("`random {seed} below {bound}`: the bound was not worked out")
+                let bound: u64 = bound.parse().map_err(|_| ValuesError::BoundNotWorkedOut {
+                    seed: *seed,
+                    bound: bound.clone(),
                 })?;
                 let mut state = *seed;
                 Ok((0..len)
                     .map(|_| (unit_interval(&mut state) * bound as f64).floor())
                     .collect())
             }
-            Values::Reference => Err(
-                "cannot be `reference`: only expected values come from the CPU reference".into(),
-            ),
+            Values::Reference => Err(ValuesError::Reference),
         }
     }
 }
@@ -439,7 +487,10 @@ mod tests {
         assert_eq!(Values::Arange.materialize(4).unwrap(), [0.0, 1.0, 2.0, 3.0]);
         assert_eq!(Values::Fill(11.0).materialize(2).unwrap(), [11.0, 11.0]);
         let err = Values::List(vec![1.0, 2.0]).materialize(3).unwrap_err();
-        assert_eq!(err, "lists 2 values but the buffer has 3 elements");
+        assert_eq!(
+            err.to_string(),
+            "lists 2 values but the buffer has 3 elements"
+        );
         let r = Values::Random(7).materialize(1000).unwrap();
         assert!(
             r.iter()
@@ -606,7 +657,7 @@ mod tests {
                 Ok(()) => assert!(words.is_empty(), "{dtype:?} {value}"),
                 Err(why) => {
                     assert!(!words.is_empty(), "{dtype:?} {value}: {why}");
-                    assert!(why.starts_with(words), "{why}");
+                    assert!(why.to_string().starts_with(words), "{why}");
                 }
             }
         }

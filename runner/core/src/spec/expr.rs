@@ -10,8 +10,43 @@ use std::collections::BTreeMap;
 /// Named integer constants an expression may refer to.
 pub type Constants = BTreeMap<String, i64>;
 
-/// Evaluates `text` against `constants`. Errors are sentences meant for the author.
-pub fn eval(text: &str, constants: &Constants) -> Result<i64, String> {
+/// Why a size expression has no value: a sentence for the author, which the
+/// spec's resolver puts after the field it was in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExprError {
+    #[error("empty expression")]
+    Empty,
+    #[error("number `{0}` is too large")]
+    TooLarge(String),
+    #[error("unexpected character `{found}` in `{text}`")]
+    UnexpectedChar { found: char, text: String },
+    /// A token where the expression should have ended.
+    #[error("unexpected `{token}` in `{text}`")]
+    Trailing { token: String, text: String },
+    /// A token where an operand should start.
+    #[error("unexpected `{0}`")]
+    Unexpected(String),
+    #[error("expression ends too early")]
+    EndsEarly,
+    #[error("missing `)`")]
+    MissingParen,
+    /// A name not among the constants; `known` lists those there are.
+    #[error("unknown constant `{name}` ({})", if known.is_empty() {
+        "declare it under `const:`".to_string()
+    } else {
+        format!("known: {}", known.join(", "))
+    })]
+    UnknownConstant { name: String, known: Vec<String> },
+    #[error("division by zero")]
+    DivisionByZero,
+    #[error("arithmetic overflow")]
+    Overflow,
+    #[error("nested more than {} deep", MAX_DEPTH)]
+    TooDeep,
+}
+
+/// Evaluates `text` against `constants`.
+pub fn eval(text: &str, constants: &Constants) -> Result<i64, ExprError> {
     let tokens = tokenize(text)?;
     let mut parser = Parser {
         tokens: &tokens,
@@ -22,7 +57,10 @@ pub fn eval(text: &str, constants: &Constants) -> Result<i64, String> {
     let value = parser.sum()?;
     match parser.tokens.get(parser.pos) {
         None => Ok(value),
-        Some(token) => Err(format!("unexpected `{token}` in `{text}`")),
+        Some(token) => Err(ExprError::Trailing {
+            token: token.to_string(),
+            text: text.to_string(),
+        }),
     }
 }
 
@@ -43,7 +81,7 @@ impl std::fmt::Display for Token {
     }
 }
 
-fn tokenize(text: &str) -> Result<Vec<Token>, String> {
+fn tokenize(text: &str) -> Result<Vec<Token>, ExprError> {
     let mut tokens = Vec::new();
     let mut chars = text.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
@@ -61,7 +99,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             let digits: String = text[start..end].chars().filter(|&d| d != '_').collect();
             let n = digits
                 .parse()
-                .map_err(|_| format!("number `{}` is too large", &text[start..end]))?;
+                .map_err(|_| ExprError::TooLarge(text[start..end].to_string()))?;
             tokens.push(Token::Num(n));
         } else if c.is_ascii_alphabetic() || c == '_' {
             let mut end = start;
@@ -77,11 +115,14 @@ fn tokenize(text: &str) -> Result<Vec<Token>, String> {
             tokens.push(Token::Op(c));
             chars.next();
         } else {
-            return Err(format!("unexpected character `{c}` in `{text}`"));
+            return Err(ExprError::UnexpectedChar {
+                found: c,
+                text: text.to_string(),
+            });
         }
     }
     if tokens.is_empty() {
-        return Err("empty expression".into());
+        return Err(ExprError::Empty);
     }
     Ok(tokens)
 }
@@ -106,7 +147,7 @@ impl Parser<'_> {
         }
     }
 
-    fn sum(&mut self) -> Result<i64, String> {
+    fn sum(&mut self) -> Result<i64, ExprError> {
         let mut value = self.product()?;
         while let Some(op) = self.next_op("+-") {
             self.pos += 1;
@@ -116,23 +157,23 @@ impl Parser<'_> {
             } else {
                 value.checked_sub(rhs)
             }
-            .ok_or("arithmetic overflow")?;
+            .ok_or(ExprError::Overflow)?;
         }
         Ok(value)
     }
 
-    fn product(&mut self) -> Result<i64, String> {
+    fn product(&mut self) -> Result<i64, ExprError> {
         let mut value = self.atom()?;
         while let Some(op) = self.next_op("*/%") {
             self.pos += 1;
             let rhs = self.atom()?;
             if op != '*' && rhs == 0 {
-                return Err("division by zero".into());
+                return Err(ExprError::DivisionByZero);
             }
             value = match op {
-                '*' => value.checked_mul(rhs).ok_or("arithmetic overflow")?,
-                '/' => value.checked_div_euclid(rhs).ok_or("arithmetic overflow")?,
-                _ => value.checked_rem_euclid(rhs).ok_or("arithmetic overflow")?,
+                '*' => value.checked_mul(rhs).ok_or(ExprError::Overflow)?,
+                '/' => value.checked_div_euclid(rhs).ok_or(ExprError::Overflow)?,
+                _ => value.checked_rem_euclid(rhs).ok_or(ExprError::Overflow)?,
             };
         }
         Ok(value)
@@ -140,9 +181,9 @@ impl Parser<'_> {
 
     /// A parenthesis or a minus sign goes one level deeper; a limit keeps
     /// a pathological expression from exhausting the stack.
-    fn nested(&mut self, f: fn(&mut Self) -> Result<i64, String>) -> Result<i64, String> {
+    fn nested(&mut self, f: fn(&mut Self) -> Result<i64, ExprError>) -> Result<i64, ExprError> {
         if self.depth >= MAX_DEPTH {
-            return Err(format!("nested more than {MAX_DEPTH} deep"));
+            return Err(ExprError::TooDeep);
         }
         self.depth += 1;
         let value = f(self);
@@ -150,19 +191,18 @@ impl Parser<'_> {
         value
     }
 
-    fn atom(&mut self) -> Result<i64, String> {
+    fn atom(&mut self) -> Result<i64, ExprError> {
         let token = self.tokens.get(self.pos).cloned();
         self.pos += 1;
         match token {
             Some(Token::Num(n)) => Ok(n),
-            Some(Token::Name(name)) => self.constants.get(&name).copied().ok_or_else(|| {
-                let known: Vec<&str> = self.constants.keys().map(String::as_str).collect();
-                if known.is_empty() {
-                    format!("unknown constant `{name}` (declare it under `const:`)")
-                } else {
-                    format!("unknown constant `{name}` (known: {})", known.join(", "))
-                }
-            }),
+            Some(Token::Name(name)) => match self.constants.get(&name) {
+                Some(&value) => Ok(value),
+                None => Err(ExprError::UnknownConstant {
+                    known: self.constants.keys().cloned().collect(),
+                    name,
+                }),
+            },
             Some(Token::Op('(')) => {
                 let value = self.nested(Self::sum)?;
                 match self.tokens.get(self.pos) {
@@ -170,15 +210,15 @@ impl Parser<'_> {
                         self.pos += 1;
                         Ok(value)
                     }
-                    _ => Err("missing `)`".into()),
+                    _ => Err(ExprError::MissingParen),
                 }
             }
             Some(Token::Op('-')) => self
                 .nested(Self::atom)?
                 .checked_neg()
-                .ok_or_else(|| "arithmetic overflow".into()),
-            Some(other) => Err(format!("unexpected `{other}`")),
-            None => Err("expression ends too early".into()),
+                .ok_or(ExprError::Overflow),
+            Some(other) => Err(ExprError::Unexpected(other.to_string())),
+            None => Err(ExprError::EndsEarly),
         }
     }
 }
@@ -226,7 +266,7 @@ mod tests {
             (&"-".repeat(100_000), "nested more than 64 deep"),
         ];
         for (text, want) in cases {
-            let err = eval(text, &consts()).unwrap_err();
+            let err = eval(text, &consts()).unwrap_err().to_string();
             assert!(err.contains(want), "{text}: {err}");
         }
     }

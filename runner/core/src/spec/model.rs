@@ -34,53 +34,70 @@ pub struct TensorMap {
     pub swizzle: u32,
 }
 
+/// A tensor map the TMA would refuse for its buffer; the words follow "the
+/// tensor map of `NAME`: " at the spec's line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TensorMapError {
+    #[error("a tensor map has 1 to 5 dimensions; this buffer has {0}")]
+    Rank(usize),
+    #[error("`box` has {sizes} sizes; the buffer's shape has {rank}")]
+    BoxRank { sizes: usize, rank: usize },
+    #[error("`box` size {0}: each must be 1 to 256")]
+    BoxSize(u32),
+    #[error("`swizzle: {0}`: the TMA swizzles 32, 64 or 128 bytes (0 for none)")]
+    Swizzle(u32),
+    /// The box's innermost extent in bytes is not a multiple of 16.
+    #[error("the box's rows are {0} bytes; the TMA moves rows of a multiple of 16")]
+    RowBytes(usize),
+    #[error("the box's rows are {bytes} bytes, longer than the {swizzle}-byte swizzle")]
+    RowPastSwizzle { bytes: usize, swizzle: u32 },
+    /// An outer dimension's stride in bytes is not a multiple of 16.
+    #[error(
+        "dimension {dimension} of the buffer steps {stride} bytes; the TMA needs a multiple of 16"
+    )]
+    Stride { dimension: usize, stride: usize },
+}
+
 impl TensorMap {
     /// The TMA's own limits (those `cuTensorMapEncodeTiled` refuses with a
     /// bare CUDA_ERROR_INVALID_VALUE), checked against the buffer's shape
     /// and type so that the spec's line gets a sentence instead.
-    pub fn check(&self, shape: &[usize], dtype: Dtype) -> Result<(), String> {
+    pub fn check(&self, shape: &[usize], dtype: Dtype) -> Result<(), TensorMapError> {
         let rank = shape.len();
         if !(1..=5).contains(&rank) {
-            return Err(format!(
-                "a tensor map has 1 to 5 dimensions; this buffer has {rank}"
-            ));
+            return Err(TensorMapError::Rank(rank));
         }
         if self.tile.len() != rank {
-            return Err(format!(
-                "`box` has {} sizes; the buffer's shape has {rank}",
-                self.tile.len()
-            ));
+            return Err(TensorMapError::BoxRank {
+                sizes: self.tile.len(),
+                rank,
+            });
         }
-        if let Some(t) = self.tile.iter().find(|&&t| !(1..=256).contains(&t)) {
-            return Err(format!("`box` size {t}: each must be 1 to 256"));
+        if let Some(&t) = self.tile.iter().find(|&&t| !(1..=256).contains(&t)) {
+            return Err(TensorMapError::BoxSize(t));
         }
         if ![0, 32, 64, 128].contains(&self.swizzle) {
-            return Err(format!(
-                "`swizzle: {}`: the TMA swizzles 32, 64 or 128 bytes (0 for none)",
-                self.swizzle
-            ));
+            return Err(TensorMapError::Swizzle(self.swizzle));
         }
         let size = dtype.size();
         let inner = self.tile[rank - 1] as usize * size;
         if !inner.is_multiple_of(16) {
-            return Err(format!(
-                "the box's rows are {inner} bytes; the TMA moves rows of a multiple of 16"
-            ));
+            return Err(TensorMapError::RowBytes(inner));
         }
         if self.swizzle > 0 && inner > self.swizzle as usize {
-            return Err(format!(
-                "the box's rows are {inner} bytes, longer than the {}-byte swizzle",
-                self.swizzle
-            ));
+            return Err(TensorMapError::RowPastSwizzle {
+                bytes: inner,
+                swizzle: self.swizzle,
+            });
         }
         let mut stride = size;
         for d in (1..rank).rev() {
             stride *= shape[d];
             if !stride.is_multiple_of(16) {
-                return Err(format!(
-                    "dimension {} of the buffer steps {stride} bytes; the TMA needs a multiple of 16",
-                    d - 1
-                ));
+                return Err(TensorMapError::Stride {
+                    dimension: d - 1,
+                    stride,
+                });
             }
         }
         Ok(())
@@ -274,7 +291,7 @@ mod tests {
             match want {
                 None => assert_eq!(got, Ok(()), "{map:?} {shape:?}"),
                 Some(text) => {
-                    let message = got.expect_err(text);
+                    let message = got.expect_err(text).to_string();
                     assert!(message.contains(text), "{message}");
                 }
             }

@@ -154,7 +154,7 @@ pub struct RawSpec {
     /// Several launches in order, sharing the buffers (instead of `kernel`, `grid`, `block`).
     #[serde(default)]
     pub steps: Option<Spanned<Vec<Spanned<RawStep>>>>,
-    /// Which CPU reference in `runner/src/reference.rs` computes the outputs; the id when absent.
+    /// Which CPU reference ([`crate::spec::reference`]) computes the outputs; the id when absent.
     #[serde(default)]
     pub reference: Option<String>,
     /// Floating-point operations of one run, as an expression over the constants

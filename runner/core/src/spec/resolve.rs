@@ -187,7 +187,7 @@ impl PuzzleSpec {
             self.origin.at(
                 0,
                 format!(
-                    "`{}` has no CPU reference in runner/src/reference.rs; {who} need one",
+                    "`{}` has no CPU reference in runner/core/src/spec/reference/; {who} need one",
                     spec.reference
                 ),
             )
@@ -314,7 +314,8 @@ impl PuzzleSpec {
                     Contents::Written => Fill::Written,
                     Contents::Empty => Fill::Empty,
                 };
-                args.push(Arg::Buffer(self.resolve_buffer(name, buffer, &eval, fill)?));
+                let buffer = self.resolve_buffer(name, buffer, &eval, &constants, fill)?;
+                args.push(Arg::Buffer(buffer));
             } else if let Some(scalar) = raw.scalars.get(name) {
                 let line = scalar.referenced.line();
                 let value = match &scalar.value.value {
@@ -457,6 +458,7 @@ impl PuzzleSpec {
         name: &str,
         buffer: &Spanned<RawBuffer>,
         eval: &dyn Fn(&Size, u64, &str) -> Result<i64, Located>,
+        constants: &Constants,
         fill: Fill,
     ) -> Result<Buffer, Located> {
         let line = buffer.referenced.line();
@@ -498,9 +500,7 @@ impl PuzzleSpec {
         let len = len as usize;
         let materialize = |values: &Values, line: u64, what: &str| {
             values
-                .with_bound(|bound| {
-                    eval(&Size(bound.to_string()), line, "its bound").map_err(|e| e.message)
-                })
+                .with_bound(|bound| expr::eval(bound, constants))
                 .and_then(|values| values.materialize(len))
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };

@@ -143,7 +143,14 @@ impl Backend for SimBackend {
         };
         let run =
             wgsl_sim::run(&module, &launches, &bindings, &lines, &config).map_err(|e| match e {
-                wgsl_sim::Error::TimedOut => BackendError::Timeout(job.timeout),
+                wgsl_sim::Error::TimedOut {
+                    span: Some(span),
+                    message,
+                } => BackendError::TimeoutAt {
+                    limit: job.timeout,
+                    at: lines.locate(span, message),
+                },
+                wgsl_sim::Error::TimedOut { span: None, .. } => BackendError::Timeout(job.timeout),
                 wgsl_sim::Error::Unsupported { span, .. }
                 | wgsl_sim::Error::Binding { span, .. } => {
                     BackendError::Launch(lines.locate(span, e.to_string()).to_string())
@@ -629,10 +636,14 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(num_workgroups) n: 
         let source = SourceText::new(text, std::path::Path::new("k.wgsl"), 1);
         let spec = spec(1, 1, 1);
         let job = Job::new(&spec, &source, 0, Duration::from_millis(50));
-        assert!(matches!(
-            SimBackend::with_seed(0).run(&job),
-            Err(BackendError::Timeout(_))
-        ));
+        // Stopped at the loop's line, which the report names.
+        match SimBackend::with_seed(0).run(&job) {
+            Err(BackendError::TimeoutAt { at, .. }) => {
+                assert_eq!(at.line, 1 + HEADER.lines().count(), "{at}");
+                assert!(at.message.contains("still ran this line"), "{at}");
+            }
+            other => panic!("expected a time-out at a line, got {other:?}"),
+        }
     }
 
     /// WGSL binds no bf16 (and f16 only behind `enable f16`): a spec with a

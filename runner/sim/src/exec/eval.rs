@@ -7,7 +7,7 @@ use crate::hazard::Kind;
 use crate::pointer::{Pointee, Ptr, Root};
 use crate::program::{Fault, Program, compose, literal, short_name, unsupported};
 use crate::shared::Shared;
-use crate::value::{self, Scalar, Value};
+use crate::value::{self, OpError, Scalar, Value};
 use naga::{Expression, Handle, Span};
 
 impl<'m> Invocation<'m> {
@@ -360,7 +360,7 @@ pub(super) fn atomic(
     old: &Value,
     operand: &Value,
     compare: Option<&Value>,
-) -> Result<(Value, Value), String> {
+) -> Result<(Value, Value), OpError> {
     use naga::AtomicFunction as A;
     use naga::BinaryOperator as B;
     let apply = |op| value::binary(op, old, operand);
@@ -374,7 +374,7 @@ pub(super) fn atomic(
         A::Max => value::math(naga::MathFunction::Max, &[old.clone(), operand.clone()])?,
         A::Exchange { compare: None } => operand.clone(),
         A::Exchange { compare: Some(_) } => {
-            let expected = compare.ok_or("a compare-exchange without its comparand")?;
+            let expected = compare.ok_or(OpError::NoComparand)?;
             let equal = matches!((old, expected), (Value::Scalar(a), Value::Scalar(b)) if a.bits() == b.bits());
             let new = if equal { operand.clone() } else { old.clone() };
             let result = Value::Composite(vec![old.clone(), Value::Scalar(Scalar::Bool(equal))]);

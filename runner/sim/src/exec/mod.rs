@@ -179,13 +179,14 @@ impl<'m> Invocation<'m> {
             let index = cursor.next;
             if index >= block.len() {
                 // A loop whose body is empty runs no statement: the end of
-                // each pass counts, so the clock is read there too.
-                shared.tick()?;
+                // each pass counts, so the clock is read there too (and
+                // names the block's last statement, if it has one).
+                shared.tick().map_err(|f| at_statement(f, &frame.cursors))?;
                 self.end_block(prog)?;
                 continue;
             }
             cursor.next += 1;
-            shared.tick()?;
+            shared.tick().map_err(|f| at_statement(f, &frame.cursors))?;
             match &block[index] {
                 Statement::Emit(range) => {
                     for h in range.clone() {
@@ -532,5 +533,26 @@ fn builtin_argument(
             .collect::<Result<Vec<_>, _>>()
             .map(Value::Composite),
         (binding, _) => one(binding),
+    }
+}
+
+/// A time-out `fault` placed at the statement the innermost of `cursors`
+/// last started (the statement running, or at a block's end its last one;
+/// for an empty loop body, the loop itself): the line a report of a loop
+/// that never ends points at.
+fn at_statement(fault: Fault, cursors: &[Cursor]) -> Fault {
+    match fault {
+        Fault::TimedOut {
+            span: None,
+            message,
+        } => Fault::TimedOut {
+            span: cursors
+                .iter()
+                .rev()
+                .find(|c| c.next > 0)
+                .and_then(|c| c.block.span_iter().nth(c.next - 1).map(|(_, span)| *span)),
+            message,
+        },
+        other => other,
     }
 }

@@ -109,7 +109,7 @@ impl CudaBackend {
                 Ok(CudaBackend {
                     info,
                     arch,
-                    no_device: Some(reason),
+                    no_device: Some(reason.to_string()),
                     l2_bytes: None,
                     workers: Pool::new(1),
                     sanitizer: None,
@@ -155,10 +155,10 @@ pub fn prepare(job: &Job, arch: &'static str) -> Result<Result<String, Outcome>,
                 ),
             )])));
         }
-        if let Err(message) = check_params(&ptx, job.spec, launch) {
+        if let Err(error) = check_params(&ptx, job.spec, launch) {
             let line = signature_line(job.source, kernel);
             return Ok(Err(Outcome::CompileFailed(vec![
-                job.source.locate(line, message),
+                job.source.locate(line, error.to_string()),
             ])));
         }
     }

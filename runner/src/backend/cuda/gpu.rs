@@ -1,10 +1,11 @@
 //! The GPU at hand, found without launching anything: the driver library,
-//! device 0, its name, compute capability, L2 size and driver version.
+//! device 0, its name, compute capability, L2 size and driver version; or
+//! why there is none ([`NoGpu`]).
 
 // cudarc's driver probe and cuDriverGetVersion need it.
 #![allow(unsafe_code)]
 
-use cudarc::driver::CudaContext;
+use cudarc::driver::{CudaContext, DriverError};
 
 pub struct Gpu {
     pub l2_bytes: Option<u64>,
@@ -24,20 +25,37 @@ fn kernel_driver_version() -> Option<String> {
         .map(str::to_string)
 }
 
+/// Why there is no GPU to run kernels on: the CUDA backend then compiles
+/// only, and says this after "not run: ". The driver's errors are shown in
+/// their `Debug` form, which carries the CUDA error code as well as its words.
+#[derive(Debug, thiserror::Error)]
+pub enum NoGpu {
+    #[error("no NVIDIA driver (libcuda) on this machine")]
+    NoDriver,
+    #[error("the CUDA driver found no usable GPU ({0:?})")]
+    Unusable(DriverError),
+    #[error("the CUDA driver reports no GPU")]
+    NoDevice,
+    #[error("cannot open GPU 0: {0:?}")]
+    Open(DriverError),
+    /// GPU 0 opened, but its name or compute capability could not be read.
+    #[error("{0:?}")]
+    Query(DriverError),
+}
+
 /// Finds GPU 0 without launching anything: the driver library, a device, its name and compute capability.
-pub fn probe() -> Result<Gpu, String> {
+pub fn probe() -> Result<Gpu, NoGpu> {
     // SAFETY: probing only attempts dlopen of libcuda; it never panics.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err("no NVIDIA driver (libcuda) on this machine".into());
+        return Err(NoGpu::NoDriver);
     }
-    let count = CudaContext::device_count()
-        .map_err(|e| format!("the CUDA driver found no usable GPU ({e:?})"))?;
+    let count = CudaContext::device_count().map_err(NoGpu::Unusable)?;
     if count < 1 {
-        return Err("the CUDA driver reports no GPU".into());
+        return Err(NoGpu::NoDevice);
     }
-    let ctx = CudaContext::new(0).map_err(|e| format!("cannot open GPU 0: {e:?}"))?;
-    let name = ctx.name().map_err(|e| format!("{e:?}"))?;
-    let cc = ctx.compute_capability().map_err(|e| format!("{e:?}"))?;
+    let ctx = CudaContext::new(0).map_err(NoGpu::Open)?;
+    let name = ctx.name().map_err(NoGpu::Query)?;
+    let cc = ctx.compute_capability().map_err(NoGpu::Query)?;
     let mut version = 0;
     // SAFETY: the driver is loaded and initialised (a context exists); this writes one int.
     unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };

@@ -117,7 +117,10 @@ pub fn execute(
                 (Some(slice), Arg::Buffer(b)) if let Some(map) = &b.tensor_map => {
                     let (address, _ordered) = slice.device_ptr(&stream);
                     let data = address + band(b) as u64;
-                    Some(tensor_map::encode(data, b, map).map_err(BackendError::Launch)?)
+                    Some(
+                        tensor_map::encode(data, b, map)
+                            .map_err(|e| BackendError::Launch(e.to_string()))?,
+                    )
                 }
                 _ => None,
             });

@@ -51,10 +51,61 @@ pub fn signature_line(source: &SourceText, kernel: &str) -> usize {
         .unwrap_or(1)
 }
 
+/// A kernel whose parameters do not take the spec's arguments; the words go
+/// to the kernel's signature line as a compile error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// `described`: the spec's arguments as a C parameter list.
+    #[error("`{kernel}` takes {params} parameter(s), but the spec passes {args}: ({described})")]
+    Count {
+        kernel: String,
+        params: usize,
+        args: usize,
+        described: String,
+    },
+    /// `position` counts from 1, as the learner reads the signature.
+    #[error(
+        "parameter {position} of `{kernel}` should be the tensor map of `{buffer}` \
+         (const __grid_constant__ CUtensorMap), as the spec's `tensor_map` says"
+    )]
+    WantsTensorMap {
+        position: usize,
+        kernel: String,
+        buffer: String,
+    },
+    #[error(
+        "parameter {position} of `{kernel}` is a tensor map, but the spec passes `{buffer}` as a \
+         pointer; give the buffer a `tensor_map` to pass it as one"
+    )]
+    UnwantedTensorMap {
+        position: usize,
+        kernel: String,
+        buffer: String,
+    },
+    #[error(
+        "parameter {position} of `{kernel}` should be a pointer to `{buffer}` ({cuda_type}*), but it is a value"
+    )]
+    WantsPointer {
+        position: usize,
+        kernel: String,
+        buffer: String,
+        cuda_type: &'static str,
+    },
+    #[error(
+        "parameter {position} of `{kernel}` should be the value `{scalar}` ({cuda_type}), but it is a pointer or 64-bit"
+    )]
+    WantsValue {
+        position: usize,
+        kernel: String,
+        scalar: String,
+        cuda_type: &'static str,
+    },
+}
+
 /// Compares the kernel's parameters (read from the PTX) with the spec's args:
 /// buffers are 64-bit pointers, scalars 32-bit values. A mismatch launched
 /// anyway would read garbage or crash, so it is caught here, before the GPU.
-pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), String> {
+pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), ParamError> {
     let kernel = &launch.kernel;
     let args: Vec<Arg> = spec.launch_args(launch).cloned().collect();
     let header = format!(".entry {kernel}(");
@@ -78,12 +129,12 @@ pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), Strin
             .join(", ")
     };
     if params.len() != args.len() {
-        return Err(format!(
-            "`{kernel}` takes {} parameter(s), but the spec passes {}: ({})",
-            params.len(),
-            args.len(),
-            describe(&args)
-        ));
+        return Err(ParamError::Count {
+            kernel: kernel.clone(),
+            params: params.len(),
+            args: args.len(),
+            described: describe(&args),
+        });
     }
     for (i, (param, arg)) in params.iter().zip(&args).enumerate() {
         let is_pointer = param.contains(".u64") || param.contains(".b64") || param.contains(".s64");
@@ -91,36 +142,35 @@ pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), Strin
         let is_tensor_map = param.contains(".align 64") && param.ends_with("[128]");
         match arg {
             Arg::Buffer(b) if b.tensor_map.is_some() && !is_tensor_map => {
-                return Err(format!(
-                    "parameter {} of `{kernel}` should be the tensor map of `{}` \
-                     (const __grid_constant__ CUtensorMap), as the spec's `tensor_map` says",
-                    i + 1,
-                    b.name
-                ));
+                return Err(ParamError::WantsTensorMap {
+                    position: i + 1,
+                    kernel: kernel.clone(),
+                    buffer: b.name.clone(),
+                });
             }
             Arg::Buffer(b) if b.tensor_map.is_none() && is_tensor_map => {
-                return Err(format!(
-                    "parameter {} of `{kernel}` is a tensor map, but the spec passes `{}` as a \
-                     pointer; give the buffer a `tensor_map` to pass it as one",
-                    i + 1,
-                    b.name
-                ));
+                return Err(ParamError::UnwantedTensorMap {
+                    position: i + 1,
+                    kernel: kernel.clone(),
+                    buffer: b.name.clone(),
+                });
             }
             Arg::Buffer(b) if b.tensor_map.is_some() => {}
             Arg::Buffer(b) if !is_pointer => {
-                return Err(format!(
-                    "parameter {} of `{kernel}` should be a pointer to `{}` ({}*), but it is a value",
-                    i + 1,
-                    b.name,
-                    cuda_type(b.dtype)
-                ));
+                return Err(ParamError::WantsPointer {
+                    position: i + 1,
+                    kernel: kernel.clone(),
+                    buffer: b.name.clone(),
+                    cuda_type: cuda_type(b.dtype),
+                });
             }
             Arg::Scalar { name, dtype, .. } if is_pointer => {
-                return Err(format!(
-                    "parameter {} of `{kernel}` should be the value `{name}` ({}), but it is a pointer or 64-bit",
-                    i + 1,
-                    cuda_type(*dtype)
-                ));
+                return Err(ParamError::WantsValue {
+                    position: i + 1,
+                    kernel: kernel.clone(),
+                    scalar: name.clone(),
+                    cuda_type: cuda_type(*dtype),
+                });
             }
             _ => {}
         }
@@ -208,7 +258,7 @@ expect:
             match want {
                 None => assert_eq!(got, Ok(()), "{params}"),
                 Some(text) => {
-                    let message = got.expect_err(text);
+                    let message = got.expect_err(text).to_string();
                     assert!(message.contains(text), "{message}");
                 }
             }

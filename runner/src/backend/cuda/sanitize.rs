@@ -36,9 +36,17 @@ pub struct Sanitizer {
     exe: PathBuf,
 }
 
+/// `--sanitize` asked for, and no compute-sanitizer where [`Sanitizer::find`] looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`--sanitize` needs NVIDIA's compute-sanitizer, part of the CUDA toolkit; none \
+     was found on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin"
+)]
+pub struct NoSanitizer;
+
 impl Sanitizer {
     /// compute-sanitizer on PATH, in `$CUDA_HOME/bin`, or in `/usr/local/cuda/bin`.
-    pub fn find() -> Result<Sanitizer, String> {
+    pub fn find() -> Result<Sanitizer, NoSanitizer> {
         let name = "compute-sanitizer";
         let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).collect())
@@ -53,11 +61,7 @@ impl Sanitizer {
             .map(|d| d.join(name))
             .find(|p| p.is_file())
             .map(|exe| Sanitizer { exe })
-            .ok_or_else(|| {
-                "`--sanitize` needs NVIDIA's compute-sanitizer, part of the CUDA toolkit; none \
-                 was found on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin"
-                    .to_string()
-            })
+            .ok_or(NoSanitizer)
     }
 
     /// Runs `request` (without timed runs) once under each tool and returns

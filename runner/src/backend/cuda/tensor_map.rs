@@ -60,6 +60,18 @@ fn dimensions(shape: &[usize], tile: &[u32], element: usize) -> (Vec<u64>, Vec<u
     (sizes, strides, tile)
 }
 
+/// The driver refused to encode a buffer's tensor map: the launch cannot be made.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "the driver refused the tensor map of `{buffer}` (box {tile:?}, swizzle {swizzle}): {result:?}"
+)]
+pub struct TensorMapRefused {
+    pub buffer: String,
+    pub tile: Vec<u32>,
+    pub swizzle: u32,
+    pub result: sys::CUresult,
+}
+
 /// Encodes `map` over the buffer `b` whose data starts at `address` on the
 /// device. The spec was checked against the TMA's limits when it was read
 /// (`TensorMap::check`), so a refusal here is the driver's own.
@@ -67,7 +79,7 @@ pub fn encode(
     address: sys::CUdeviceptr,
     b: &Buffer,
     map: &TensorMap,
-) -> Result<TensorMapParam, String> {
+) -> Result<TensorMapParam, TensorMapRefused> {
     let (sizes, strides, tile) = dimensions(&b.shape, &map.tile, b.dtype.size());
     let element_strides = vec![1u32; sizes.len()];
     let mut encoded = sys::CUtensorMap { opaque: [0; 16] };
@@ -93,10 +105,12 @@ pub fn encode(
     };
     match result {
         sys::CUresult::CUDA_SUCCESS => Ok(TensorMapParam(encoded)),
-        error => Err(format!(
-            "the driver refused the tensor map of `{}` (box {:?}, swizzle {}): {error:?}",
-            b.name, map.tile, map.swizzle
-        )),
+        result => Err(TensorMapRefused {
+            buffer: b.name.clone(),
+            tile: map.tile.clone(),
+            swizzle: map.swizzle,
+            result,
+        }),
     }
 }
 

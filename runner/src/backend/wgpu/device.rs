@@ -6,13 +6,15 @@
 //! can give every launch its own deadline.
 
 use crate::backend::wgpu::adapter::{self, Adapter};
-use crate::child::job::{DeviceOutcome, DeviceRun, ReadBack, WgpuRun};
+use crate::child::job::{DeviceOutcome, DeviceRun, ReadBack, Runs, WgpuRun};
 use naga::AddressSpace;
 use puzzle_core::run::backend::BackendError;
 use puzzle_core::run::outcome::GUARD_ELEMENTS;
 use puzzle_core::run::timing::{Clock, Timing};
-use puzzle_core::spec::model::{Arg, Launch};
+use puzzle_core::source::diag::Located;
+use puzzle_core::spec::model::{Arg, Launch, Spec};
 use puzzle_core::wgsl::front::{self, Declared};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use wgpu::util::DeviceExt;
@@ -78,16 +80,50 @@ pub fn execute(
     inputs: Vec<Vec<u8>>,
     announce: &mut dyn FnMut(u32),
 ) -> Result<(DeviceOutcome, Vec<Vec<u8>>), BackendError> {
+    match run(job, inputs, announce) {
+        Ok((run, blobs)) => Ok((DeviceOutcome::Ran(run), blobs)),
+        Err(Stop::CompileFailed(errors)) => Ok((DeviceOutcome::CompileFailed(errors), vec![])),
+        Err(Stop::Error(error)) => Err(error),
+    }
+}
+
+/// Why a job ends before its run: its kernel did not compile (the learner's
+/// mistake, so an outcome), or the tool or the device failed (an error).
+enum Stop {
+    CompileFailed(Vec<Located>),
+    Error(BackendError),
+}
+
+impl From<BackendError> for Stop {
+    fn from(error: BackendError) -> Stop {
+        Stop::Error(error)
+    }
+}
+
+/// [`execute`]'s steps, in order; each may stop the job.
+fn run(
+    job: &WgpuRun,
+    inputs: Vec<Vec<u8>>,
+    announce: &mut dyn FnMut(u32),
+) -> Result<(DeviceRun, Vec<Vec<u8>>), Stop> {
     let gpu = gpu()?;
-    let (spec, source, runs_asked) = (&job.spec, &job.source, job.runs);
-    let module = match front::compile(source) {
-        Ok(m) => m,
-        Err(errors) => return Ok((DeviceOutcome::CompileFailed(errors), vec![])),
-    };
-    let declared = match front::reflect(&module, spec, source) {
-        Ok(d) => d,
-        Err(errors) => return Ok((DeviceOutcome::CompileFailed(errors), vec![])),
-    };
+    let (module, declared) = compile(gpu, job)?;
+    let prepared = prepare(gpu, job, module, &declared, inputs)?;
+    let schedule = Schedule::new(gpu, prepared, job.runs);
+    let (readbacks, checked_wall) = schedule.checked_run(&job.spec, announce)?;
+    let wall_ms = schedule.further_runs(checked_wall, announce)?;
+    let (buffers, blobs) = read_back(gpu, &readbacks)?;
+    let timing = schedule.timing(wall_ms)?;
+    Ok((DeviceRun { timing, buffers }, blobs))
+}
+
+/// The job's kernel compiled, its entry points and bindings checked against
+/// the spec, and its launch and workgroup memory against this device's
+/// limits; with how each binding is declared.
+fn compile(gpu: &Gpu, job: &WgpuRun) -> Result<(naga::Module, BTreeMap<u32, Declared>), Stop> {
+    let (spec, source) = (&job.spec, &job.source);
+    let module = front::compile(source).map_err(Stop::CompileFailed)?;
+    let declared = front::reflect(&module, spec, source).map_err(Stop::CompileFailed)?;
     adapter::check_limits(&gpu.limits, spec)?;
     let workgroup_bytes: u64 = module
         .global_variables
@@ -96,21 +132,67 @@ pub fn execute(
         .map(|(_, v)| module.types[v.ty].inner.size(module.to_ctx()) as u64)
         .sum();
     if workgroup_bytes > gpu.limits.max_compute_workgroup_storage_size as u64 {
-        return Err(BackendError::Launch(format!(
+        return Err(Stop::Error(BackendError::Launch(format!(
             "the kernel declares {workgroup_bytes} bytes of workgroup memory; this adapter allows {}",
             gpu.limits.max_compute_workgroup_storage_size
-        )));
+        ))));
     }
-    let device = &gpu.device;
+    Ok((module, declared))
+}
 
+/// The kernel made ready on the device: its buffer sets and one pipeline per
+/// launch.
+struct Prepared<'a> {
+    /// Set 0 is the checked one; timed runs rotate through all sets (`Runs::buffer_sets`).
+    sets: Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)>,
+    /// One per launch, in the spec's order.
+    pipelines: Vec<(&'a Launch, wgpu::ComputePipeline)>,
+}
+
+/// The shader, the buffers and the pipelines, made under one validation
+/// scope: whatever wgpu rejects among them is the kernel's compile error.
+fn prepare<'a>(
+    gpu: &Gpu,
+    job: &'a WgpuRun,
+    module: naga::Module,
+    declared: &BTreeMap<u32, Declared>,
+    inputs: Vec<Vec<u8>>,
+) -> Result<Prepared<'a>, Stop> {
+    let (spec, device) = (&job.spec, &gpu.device);
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(&spec.id),
-        // The module naga already parsed and validated above: no second WGSL parse.
+        // The module naga already parsed and validated (`compile`): no second WGSL parse.
         source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
     });
+    let (contents, layout_entries) = contents(spec, declared, inputs)?;
+    // An explicit layout from the spec: a skeleton that does not touch `out` yet still binds it.
+    let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("args"),
+        entries: &layout_entries,
+    });
+    let sets = (0..job.runs.buffer_sets.max(1))
+        .map(|_| buffer_set(device, spec, &contents, &bind_layout))
+        .collect();
+    drop(contents);
+    let pipelines = pipelines(device, spec, &shader, &bind_layout);
+    if let Some(error) = pollster::block_on(scope.pop()) {
+        let message = format!("wgpu rejected the kernel: {error}");
+        return Err(Stop::CompileFailed(vec![job.source.locate(1, message)]));
+    }
+    Ok(Prepared { sets, pipelines })
+}
 
-    // Device buffers: the bytes the engine sent (data and guard band); scalars as small uniforms.
+/// Each argument's bytes (the bytes the engine sent for a buffer, data and
+/// guard band; a scalar as a small uniform) and how it is bound.
+type Contents = Vec<(Vec<u8>, wgpu::BufferBindingType)>;
+
+/// Each argument's [`Contents`], and its entry in the bind group's layout.
+fn contents(
+    spec: &Spec,
+    declared: &BTreeMap<u32, Declared>,
+    inputs: Vec<Vec<u8>>,
+) -> Result<(Contents, Vec<wgpu::BindGroupLayoutEntry>), BackendError> {
     let mut inputs = inputs.into_iter();
     let mut contents = Vec::new();
     let mut layout_entries = Vec::new();
@@ -145,111 +227,154 @@ pub fn execute(
             count: None,
         });
     }
-    // An explicit layout from the spec: a skeleton that does not touch `out` yet still binds it.
-    let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("args"),
-        entries: &layout_entries,
-    });
-    // Set 0 is the checked one; timed runs rotate through all sets (`Runs::buffer_sets`).
-    let sets: Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)> = (0..runs_asked.buffer_sets.max(1))
-        .map(|_| {
-            let buffers: Vec<wgpu::Buffer> = spec
-                .args
-                .iter()
-                .zip(&contents)
-                .map(|(arg, (bytes, ty))| {
-                    let usage = match ty {
-                        wgpu::BufferBindingType::Uniform => wgpu::BufferUsages::UNIFORM,
-                        _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                    };
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some(arg.name()),
-                        contents: bytes,
-                        usage,
-                    })
-                })
-                .collect();
-            let entries: Vec<wgpu::BindGroupEntry> = buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("args"),
-                layout: &bind_layout,
-                entries: &entries,
-            });
-            (buffers, group)
+    Ok((contents, layout_entries))
+}
+
+/// One set of device buffers made from `contents`, and its bind group.
+fn buffer_set(
+    device: &wgpu::Device,
+    spec: &Spec,
+    contents: &[(Vec<u8>, wgpu::BufferBindingType)],
+    bind_layout: &wgpu::BindGroupLayout,
+) -> (Vec<wgpu::Buffer>, wgpu::BindGroup) {
+    let buffers: Vec<wgpu::Buffer> = spec
+        .args
+        .iter()
+        .zip(contents)
+        .map(|(arg, (bytes, ty))| {
+            let usage = match ty {
+                wgpu::BufferBindingType::Uniform => wgpu::BufferUsages::UNIFORM,
+                _ => wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            };
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(arg.name()),
+                contents: bytes,
+                usage,
+            })
         })
         .collect();
-    drop(contents);
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("args"),
+        layout: bind_layout,
+        entries: &entries,
+    });
+    (buffers, group)
+}
+
+/// One pipeline per launch, all sharing the one bind group: WGSL bindings
+/// are numbered by the spec's `args`, whichever entry point uses them.
+fn pipelines<'a>(
+    device: &wgpu::Device,
+    spec: &'a Spec,
+    shader: &wgpu::ShaderModule,
+    bind_layout: &wgpu::BindGroupLayout,
+) -> Vec<(&'a Launch, wgpu::ComputePipeline)> {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("args"),
-        bind_group_layouts: &[Some(&bind_layout)],
+        bind_group_layouts: &[Some(bind_layout)],
         immediate_size: 0,
     });
-    // One pipeline per launch, all sharing the one bind group: WGSL bindings
-    // are numbered by the spec's `args`, whichever entry point uses them.
-    let pipelines: Vec<(&Launch, wgpu::ComputePipeline)> = spec
-        .launches
+    spec.launches
         .iter()
         .map(|launch| {
             let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&launch.kernel),
                 layout: Some(&pipeline_layout),
-                module: &shader,
+                module: shader,
                 entry_point: Some(&launch.kernel),
                 compilation_options: Default::default(),
                 cache: None,
             });
             (launch, pipeline)
         })
-        .collect();
-    if let Some(error) = pollster::block_on(scope.pop()) {
-        let message = format!("wgpu rejected the kernel: {error}");
-        return Ok((
-            DeviceOutcome::CompileFailed(vec![source.locate(1, message)]),
-            vec![],
-        ));
+        .collect()
+}
+
+/// Every run of a prepared kernel: run 0 is checked, then `warmup` untimed
+/// runs, then the timed ones; with the timestamp queries that bracket them,
+/// where the adapter has them.
+struct Schedule<'a> {
+    gpu: &'a Gpu,
+    prepared: Prepared<'a>,
+    asked: Runs,
+    /// The checked run, the warm-up runs and the timed runs, together.
+    runs: usize,
+    queries: Option<Queries>,
+}
+
+/// Two timestamps a run (its start and its end), resolved into a buffer and
+/// read back through another.
+struct Queries {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    count: u32,
+}
+
+impl<'a> Schedule<'a> {
+    fn new(gpu: &'a Gpu, prepared: Prepared<'a>, asked: Runs) -> Schedule<'a> {
+        let runs = 1 + asked.warmup + asked.timing_samples;
+        let device = &gpu.device;
+        let queries = gpu.timestamps.then(|| {
+            let count = 2 * runs as u32;
+            let set = device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("timestamps"),
+                size: 8 * count as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let readback = readback(device, 8 * count as u64);
+            Queries {
+                set,
+                resolve,
+                readback,
+                count,
+            }
+        });
+        Schedule {
+            gpu,
+            prepared,
+            asked,
+            runs,
+            queries,
+        }
     }
 
-    // Run 0 is checked, then `warmup` untimed runs, then the timed ones.
-    let runs = 1 + runs_asked.warmup + runs_asked.timing_samples;
-    let timed = |run: usize| run > runs_asked.warmup;
-    let queries = gpu.timestamps.then(|| {
-        let count = 2 * runs as u32;
-        let set = device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("timestamps"),
-            ty: wgpu::QueryType::Timestamp,
-            count,
-        });
-        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamps"),
-            size: 8 * count as u64,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let readback = readback(device, 8 * count as u64);
-        (set, resolve, readback, count)
-    });
+    /// Whether run `run` is one of the timed ones.
+    fn timed(&self, run: usize) -> bool {
+        run > self.asked.warmup
+    }
 
-    // One run is every launch in order, each in its own pass (so each sees
-    // the last one's writes); the timestamps bracket the whole sequence.
-    let last = pipelines.len() - 1;
-    let dispatch = |encoder: &mut wgpu::CommandEncoder, run: usize| {
+    /// Encodes run `run`: every launch in order, each in its own pass (so
+    /// each sees the last one's writes); the timestamps bracket the whole
+    /// sequence.
+    fn dispatch(&self, encoder: &mut wgpu::CommandEncoder, run: usize) {
+        let Prepared { sets, pipelines } = &self.prepared;
+        let last = pipelines.len() - 1;
         let bind_group = &sets[run % sets.len()].1;
         for (step, (launch, pipeline)) in pipelines.iter().enumerate() {
-            let timestamp_writes = queries
+            let timestamp_writes = self
+                .queries
                 .as_ref()
-                .filter(|_| run == 0 || timed(run))
+                .filter(|_| run == 0 || self.timed(run))
                 // A middle step of three or more writes no timestamp:
                 // wgpu refuses a pass that names neither index.
                 .filter(|_| step == 0 || step == last)
-                .map(|(set, ..)| wgpu::ComputePassTimestampWrites {
-                    query_set: set,
+                .map(|queries| wgpu::ComputePassTimestampWrites {
+                    query_set: &queries.set,
                     beginning_of_pass_write_index: (step == 0).then_some(2 * run as u32),
                     end_of_pass_write_index: (step == last).then_some(2 * run as u32 + 1),
                 });
@@ -261,74 +386,107 @@ pub fn execute(
             pass.set_bind_group(0, bind_group, &[]);
             pass.dispatch_workgroups(launch.grid[0], launch.grid[1], launch.grid[2]);
         }
-    };
-    // The checked run alone, its outputs copied out before anything else
-    // runs: a kernel that accumulates (atomics, +=) is judged on one launch.
-    // Other buffers have only their guard band read back, for stray writes.
-    let mut encoder = device.create_command_encoder(&Default::default());
-    dispatch(&mut encoder, 0);
-    let mut readbacks = Vec::new();
-    for (index, (arg, buffer)) in spec.args.iter().zip(&sets[0].0).enumerate() {
-        if let Arg::Buffer(b) = arg {
-            let data = (b.len() * b.dtype.size()) as u64;
-            let band = (GUARD_ELEMENTS * b.dtype.size()) as u64;
-            let start = if b.is_output() { 0 } else { data };
-            let size = data + band - start;
-            let target = readback(device, size);
-            encoder.copy_buffer_to_buffer(buffer, start, &target, 0, size);
-            let read = ReadBack {
-                arg: index,
-                before: false,
-                data: b.is_output(),
-            };
-            readbacks.push((read, target));
-        }
     }
-    announce(1);
-    let checked_wall = submit_and_wait(gpu, encoder)?;
 
-    // Then the warm-up and timed runs, in one submission (each launch its own deadline).
-    let mut wall_ms = checked_wall;
-    if runs > 1 {
+    /// The checked run alone, its outputs copied out before anything else
+    /// runs: a kernel that accumulates (atomics, +=) is judged on one launch.
+    /// Other buffers have only their guard band read back, for stray writes.
+    /// What is to be read back, and the run's wall time in ms.
+    fn checked_run(
+        &self,
+        spec: &Spec,
+        announce: &mut dyn FnMut(u32),
+    ) -> Result<(Vec<(ReadBack, wgpu::Buffer)>, f64), BackendError> {
+        let device = &self.gpu.device;
         let mut encoder = device.create_command_encoder(&Default::default());
-        for run in 1..runs {
-            dispatch(&mut encoder, run);
+        self.dispatch(&mut encoder, 0);
+        let mut readbacks = Vec::new();
+        for (index, (arg, buffer)) in spec.args.iter().zip(&self.prepared.sets[0].0).enumerate() {
+            if let Arg::Buffer(b) = arg {
+                let data = (b.len() * b.dtype.size()) as u64;
+                let band = (GUARD_ELEMENTS * b.dtype.size()) as u64;
+                let start = if b.is_output() { 0 } else { data };
+                let size = data + band - start;
+                let target = readback(device, size);
+                encoder.copy_buffer_to_buffer(buffer, start, &target, 0, size);
+                let read = ReadBack {
+                    arg: index,
+                    before: false,
+                    data: b.is_output(),
+                };
+                readbacks.push((read, target));
+            }
         }
-        if let Some((set, resolve, readback, count)) = &queries {
-            encoder.resolve_query_set(set, 0..*count, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, readback, 0, 8 * *count as u64);
+        announce(1);
+        let checked_wall = submit_and_wait(self.gpu, encoder)?;
+        Ok((readbacks, checked_wall))
+    }
+
+    /// Then the warm-up and timed runs, in one submission (each launch its
+    /// own deadline); the wall time of one run in ms, the checked run's
+    /// where there are no others.
+    fn further_runs(
+        &self,
+        checked_wall: f64,
+        announce: &mut dyn FnMut(u32),
+    ) -> Result<f64, BackendError> {
+        let runs = self.runs;
+        if runs <= 1 {
+            return Ok(checked_wall);
+        }
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        for run in 1..runs {
+            self.dispatch(&mut encoder, run);
+        }
+        if let Some(q) = &self.queries {
+            encoder.resolve_query_set(&q.set, 0..q.count, &q.resolve, 0);
+            encoder.copy_buffer_to_buffer(&q.resolve, 0, &q.readback, 0, 8 * q.count as u64);
         }
         announce((runs - 1) as u32);
-        wall_ms = submit_and_wait(gpu, encoder)? / (runs - 1) as f64;
+        Ok(submit_and_wait(self.gpu, encoder)? / (runs - 1) as f64)
     }
 
+    /// The timed runs' timing: the device's timestamps where the adapter has
+    /// them (with the wall time beside), else the wall clock; none when no
+    /// run was timed.
+    fn timing(&self, wall_ms: f64) -> Result<Option<Timing>, BackendError> {
+        let samples_asked = self.asked.timing_samples;
+        Ok(match &self.queries {
+            Some(q) if samples_asked > 0 => {
+                let bytes = read_buffer(self.gpu, &q.readback)?;
+                let ticks: Vec<u64> = bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+                    .collect();
+                let period_ns = self.gpu.queue.get_timestamp_period() as f64;
+                let samples: Vec<f64> = ticks
+                    .chunks_exact(2)
+                    .enumerate()
+                    // The checked run absorbs first-launch costs; warm-up runs are not timed.
+                    .filter(|(run, _)| self.timed(*run))
+                    .map(|(_, pair)| pair[1].saturating_sub(pair[0]) as f64 * period_ns / 1e6)
+                    .collect();
+                Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&[wall_ms]))
+            }
+            None if samples_asked > 0 => Timing::from_samples(Clock::Wall, &[wall_ms]),
+            _ => None,
+        })
+    }
+}
+
+/// Each buffer of the checked run read back, in order: what was read, and
+/// its bytes.
+fn read_back(
+    gpu: &Gpu,
+    readbacks: &[(ReadBack, wgpu::Buffer)],
+) -> Result<(Vec<ReadBack>, Vec<Vec<u8>>), BackendError> {
     let mut blobs = Vec::new();
     let mut buffers = Vec::new();
-    for (read, target) in &readbacks {
+    for (read, target) in readbacks {
         blobs.push(read_buffer(gpu, target)?);
         buffers.push(*read);
     }
-    let timing = match &queries {
-        Some((_, _, readback, _)) if runs_asked.timing_samples > 0 => {
-            let bytes = read_buffer(gpu, readback)?;
-            let ticks: Vec<u64> = bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
-                .collect();
-            let period_ns = gpu.queue.get_timestamp_period() as f64;
-            let samples: Vec<f64> = ticks
-                .chunks_exact(2)
-                .enumerate()
-                // The checked run absorbs first-launch costs; warm-up runs are not timed.
-                .filter(|(run, _)| timed(*run))
-                .map(|(_, pair)| pair[1].saturating_sub(pair[0]) as f64 * period_ns / 1e6)
-                .collect();
-            Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&[wall_ms]))
-        }
-        None if runs_asked.timing_samples > 0 => Timing::from_samples(Clock::Wall, &[wall_ms]),
-        _ => None,
-    };
-    Ok((DeviceOutcome::Ran(DeviceRun { timing, buffers }), blobs))
+    Ok((buffers, blobs))
 }
 
 /// Submits `encoder` and waits for the device (the engine kills this

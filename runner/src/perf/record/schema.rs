@@ -39,6 +39,8 @@ pub struct BenchEntry {
     pub case: Constants,
     pub spec_hash: String,
     pub source_hash: String,
+    /// A failure in words, not a typed error: it came from a child process
+    /// and is read back by later versions of the runner, only to be shown.
     pub outcome: Result<BenchReport, String>,
     /// UTC date this benchmark was taken, YYYY-MM-DD. `runner record --only`
     /// re-times some puzzles and keeps the rest, so the file's own `date` is

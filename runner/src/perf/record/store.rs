@@ -30,6 +30,18 @@ pub enum StoreError {
     },
 }
 
+/// Why a recorded benchmark is not shown as current; a page's table says it
+/// in the benchmark's cell.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BenchUnusable {
+    /// The spec or the kernel changed since the recording's date.
+    #[error("stale: the spec or kernel changed since {0}")]
+    Stale(String),
+    /// The benchmark failed when it was recorded: why, as the recording keeps it.
+    #[error("failed: {0}")]
+    Failed(String),
+}
+
 /// The recorded benchmark of a puzzle's solution at one `bench` case in one
 /// recording: `None` when there is none, `Some(Err(..))` when it is stale or failed.
 pub fn lookup_bench<'a>(
@@ -37,17 +49,17 @@ pub fn lookup_bench<'a>(
     puzzle: &Puzzle,
     lang: Lang,
     case: &Constants,
-) -> Option<Result<&'a BenchReport, String>> {
+) -> Option<Result<&'a BenchReport, BenchUnusable>> {
     let (spec_hash, source_hash) = entry_hashes(puzzle, lang, Variant::Solution)?;
     let entry = bench_entry(recording, puzzle, lang, case)?;
     Some(
         if entry.spec_hash != spec_hash || entry.source_hash != source_hash {
-            Err(format!(
-                "stale: the spec or kernel changed since {}",
-                recording.date
-            ))
+            Err(BenchUnusable::Stale(recording.date.clone()))
         } else {
-            entry.outcome.as_ref().map_err(|e| format!("failed: {e}"))
+            entry
+                .outcome
+                .as_ref()
+                .map_err(|e| BenchUnusable::Failed(e.clone()))
         },
     )
 }

@@ -6,7 +6,7 @@
 //! to show; nothing here prints.
 
 use crate::child::job::{BenchRequest, ChildJob};
-use crate::child::process::Worker;
+use crate::child::process::{ChildError, Worker};
 use crate::perf::bench::BenchReport;
 use crate::perf::calibrate::{self, Ceilings};
 use crate::perf::date::today;
@@ -36,6 +36,19 @@ pub enum RecordError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("{0}")]
+    Puzzle(#[from] Located),
+}
+
+/// Why one benchmark in a child process ([`bench_in_child`]) has no report.
+#[derive(Debug, thiserror::Error)]
+enum ChildBenchError {
+    #[error(transparent)]
+    Child(#[from] ChildError),
+    /// The child's answer: its [`crate::perf::bench::ServeError`], in words.
+    #[error("{0}")]
+    Failed(String),
+    /// The spec at the benchmark's size, to place it under the ceilings.
+    #[error(transparent)]
     Puzzle(#[from] Located),
 }
 
@@ -231,8 +244,10 @@ pub fn record_benches(
                 continue;
             };
             for case in puzzle.spec.bench_cases() {
+                // A recording keeps a failure in words (see `BenchEntry::outcome`).
                 let outcome =
-                    bench_in_child(book, puzzle, kind, &case, recording.ceilings.as_ref());
+                    bench_in_child(book, puzzle, kind, &case, recording.ceilings.as_ref())
+                        .map_err(|e| e.to_string());
                 match &outcome {
                     Ok(report) => progress(Progress::Benched(report)),
                     Err(error) => progress(Progress::BenchFailed {
@@ -275,7 +290,7 @@ fn bench_in_child(
     kind: BackendKind,
     case: &Constants,
     ceilings: Option<&Ceilings>,
-) -> Result<BenchReport, String> {
+) -> Result<BenchReport, ChildBenchError> {
     let job = ChildJob::Bench(BenchRequest {
         book: book.root.clone(),
         puzzle: puzzle.id().to_string(),
@@ -286,13 +301,12 @@ fn bench_in_child(
         timeout_seconds: BENCH_TIMEOUT,
     });
     let limit = Duration::from_secs(BENCH_TIMEOUT + BENCH_PROCESS_SLACK);
-    let mut worker = Worker::start().map_err(|e| e.to_string())?;
+    let mut worker = Worker::start()?;
     let reply = worker
-        .run::<Result<BenchReport, String>>(&job, &[], limit)
-        .map_err(|e| e.to_string())?
+        .run::<Result<BenchReport, String>>(&job, &[], limit)?
         .reply;
-    let mut report = reply?;
-    let spec = puzzle.spec.sized(case).map_err(|e| e.to_string())?;
+    let mut report = reply.map_err(ChildBenchError::Failed)?;
+    let spec = puzzle.spec.sized(case)?;
     report.placement = roofline::place(&spec, report.timing.median_ms, ceilings);
     Ok(report)
 }

@@ -1,0 +1,136 @@
+//! A chapter's page: each of its blocks (puzzle, kernel, roofline,
+//! precision) replaced by what the build made of it, and the problems found
+//! on the way (under `continue`, shown on the page; under `bail`, an error).
+//! A kernel block's section, its runs and their pictures, is `kernel.rs`'s.
+
+mod kernel;
+
+use crate::config::OnFailure;
+use crate::session::Session;
+use crate::{precision, render, roofline};
+use anyhow::{Result, bail};
+use puzzle_core::chapter::extract::{self, BlockKind};
+use std::path::Path;
+
+/// Replaces the puzzle and kernel blocks of one chapter. `content` is the
+/// chapter after `links`; `file` is its source. Returns the new text and, under
+/// `continue`, the problems rendered into it; under `bail` a problem is an error.
+pub fn process_chapter(
+    content: &str,
+    file: &Path,
+    session: &Session,
+) -> Result<(String, Vec<String>)> {
+    let blocks = extract::blocks(content, file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if blocks.is_empty() {
+        return Ok((content.to_string(), vec![]));
+    }
+    let mut problems = Vec::new();
+    let puzzles = match session.chapter_puzzles(file) {
+        Ok(p) => p,
+        Err(errors) => {
+            let message: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            let message = message.join("\n");
+            if session.on_failure == OnFailure::Bail {
+                bail!("{message}");
+            }
+            problems.push(message.clone());
+            // The prose as written, with the problem on top; no block shown
+            // raw (a kernel block holds its solution and its markers).
+            let mut page = content.to_string();
+            for block in blocks.iter().rev() {
+                page.replace_range(block.range.clone(), &render::withheld(&block.kind));
+            }
+            return Ok((format!("{}\n{page}", render::failure(&message)), problems));
+        }
+    };
+
+    if blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Puzzle)
+        .count()
+        != puzzles.len()
+    {
+        bail!(
+            "{}: the chapter mdBook passed has a different number of puzzle blocks than its source",
+            file.display()
+        );
+    }
+    // Puzzle blocks pair with the source's puzzles in order (`links` can move lines, not blocks).
+    let mut next_puzzle = puzzles.iter();
+    let mut replacements = Vec::new();
+    for block in &blocks {
+        let text = match &block.kind {
+            BlockKind::Puzzle => {
+                let p = next_puzzle.next().expect("counted above");
+                let first = std::ptr::eq(p, &puzzles[0]);
+                match p.spec.resolve(&Default::default()) {
+                    Ok(spec) => render::puzzle_block(&spec, &p.spec.raw.hints, first),
+                    Err(e) => render::failure(&e.to_string()),
+                }
+            }
+            BlockKind::Roofline => {
+                match session.book().and_then(|book| {
+                    roofline::render(
+                        &block.body,
+                        book,
+                        &session.recordings,
+                        &session.baselines,
+                        &session.roofs,
+                    )
+                }) {
+                    Ok(text) => text,
+                    Err(problem) => {
+                        let problem = format!("{}: {problem}", file.display());
+                        if session.on_failure == OnFailure::Bail {
+                            bail!("{problem}");
+                        }
+                        problems.push(problem.clone());
+                        render::failure(&problem)
+                    }
+                }
+            }
+            BlockKind::Precision => match precision::render(&block.body, &session.precision) {
+                Ok(text) => text,
+                Err(problem) => {
+                    let problem = format!("{}: {problem}", file.display());
+                    if session.on_failure == OnFailure::Bail {
+                        bail!("{problem}");
+                    }
+                    problems.push(problem.clone());
+                    render::failure(&problem)
+                }
+            },
+            BlockKind::Kernel { lang, puzzle } => {
+                let Some(p) = puzzles.iter().find(|p| p.id() == puzzle) else {
+                    continue;
+                };
+                match kernel::section(p, *lang, session) {
+                    (text, None) => text,
+                    (text, Some(problem)) => {
+                        if session.on_failure == OnFailure::Bail {
+                            bail!("{problem}");
+                        }
+                        // The box is inside the kernel's own section
+                        // (`text`), unless nothing could run to make one.
+                        let shown = if text.is_empty() {
+                            render::failure(&problem)
+                        } else {
+                            text
+                        };
+                        problems.push(problem);
+                        shown
+                    }
+                }
+            }
+        };
+        replacements.push((block.range.clone(), text));
+    }
+    let mut out = content.to_string();
+    for (range, text) in replacements.into_iter().rev() {
+        out.replace_range(range, &text);
+    }
+    if !problems.is_empty() {
+        out = format!("{}{out}", render::page_banner(problems.len()));
+    }
+    Ok((out, problems))
+}

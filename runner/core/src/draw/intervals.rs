@@ -1,0 +1,262 @@
+//! A block's shared memory one barrier interval at a time: for the first
+//! workgroup's (block's) copy, one row per interval between two barriers,
+//! each element showing which invocations wrote it (`w`) and read it (`r`)
+//! in that interval. The whole-run diagram ([`crate::draw::diagram`]) says
+//! who touched what; this one says when, which is what a scan's rounds or a
+//! tiled product's phases are about.
+//!
+//! Drawn from [`AccessMap`] alone, like the whole-run diagram, and in the
+//! same ink: the theme's text colour, reads and writes as two tints.
+
+use crate::run::access_map::{AccessMap, TouchedVariable};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Elements a row can show legibly.
+const MOST_ELEMENTS: usize = 32;
+/// Intervals worth a row each.
+const MOST_ROWS: usize = 16;
+
+/// What one element saw in one interval.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slot {
+    pub writers: BTreeSet<u32>,
+    pub readers: BTreeSet<u32>,
+}
+
+/// The first variable of block (workgroup) memory that a barrier divides
+/// (two intervals or more, small enough to label), its name and its rows:
+/// `rows[interval][element]`, for workgroup 0 of the first launch.
+pub fn rows(map: &AccessMap) -> Option<(&TouchedVariable, Vec<Vec<Slot>>)> {
+    map.variables.iter().find_map(|v| {
+        let elements: usize = v.shape.iter().product();
+        if !v.workgroup_memory || elements == 0 || elements > MOST_ELEMENTS {
+            return None;
+        }
+        let touches = v
+            .touches
+            .iter()
+            .filter(|t| t.workgroup == 0 && t.launch == 0 && !t.outside && t.element < elements);
+        let last = touches.clone().map(|t| t.interval).max()? as usize;
+        if last == 0 || last >= MOST_ROWS {
+            return None;
+        }
+        let mut rows = vec![vec![Slot::default(); elements]; last + 1];
+        for t in touches {
+            let slot = &mut rows[t.interval as usize][t.element];
+            if t.write {
+                slot.writers.insert(t.invocation);
+            } else {
+                slot.readers.insert(t.invocation);
+            }
+        }
+        Some((v, rows))
+    })
+}
+
+/// "3" or "0–7" or "0,2,4…": invocation numbers in a few characters.
+fn who(set: &BTreeSet<u32>) -> String {
+    let all: Vec<u32> = set.iter().copied().collect();
+    match all.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [first, .., last] if (*last - *first) as usize + 1 == all.len() => {
+            format!("{first}–{last}")
+        }
+        [a, b] => format!("{a},{b}"),
+        [a, b, ..] => format!("{a},{b}…"),
+    }
+}
+
+/// The picture, or `None` where no block memory is divided by a barrier.
+pub fn svg(map: &AccessMap) -> Option<String> {
+    let (variable, rows) = rows(map)?;
+    let (block, memory, who_word) = match map.cuda {
+        true => ("block 0", "shared memory", "thread"),
+        false => ("workgroup 0", "workgroup memory", "invocation"),
+    };
+    let elements = rows[0].len();
+    // Wide enough for the longest label ("r 32–63") at 11 px, about 0.6 em
+    // a character, so that no two labels touch.
+    let longest = rows
+        .iter()
+        .flatten()
+        .flat_map(|s| [who(&s.writers), who(&s.readers)])
+        .map(|w| w.chars().count() + 2)
+        .max()
+        .unwrap_or(1);
+    let cell = (longest * 7 + 10).max(30);
+    let (left, top, row_h) = (96, 44, 40);
+    let title = format!(
+        "`{}` ({memory} of {block}), between one barrier and the next: w = wrote, r = read",
+        variable.name
+    );
+    // About 0.56 em a character at 13 px: the title must fit too.
+    let width = (left + cell * elements + 12).max(8 + title.chars().count() * 13 * 56 / 100);
+    let height = top + rows.len() * row_h + 10;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<svg class=\"puzzle-access-phases\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
+         height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" \
+         font-size=\"11\" fill=\"currentColor\" role=\"img\" aria-label=\"`{}` of {block}, one row \
+         per interval between barriers: which {who_word} wrote and read each element in it\">",
+        variable.name
+    );
+    let _ = writeln!(s, "<text x=\"4\" y=\"16\" font-size=\"13\">{title}</text>");
+    for e in 0..elements {
+        let x = left + e * cell + cell / 2;
+        let _ = writeln!(
+            s,
+            "<text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{e}</text>",
+            top - 6
+        );
+    }
+    for (k, row) in rows.iter().enumerate() {
+        let y = top + k * row_h;
+        let label = match k {
+            0 => "before barrier 1".to_string(),
+            k => format!("after barrier {k}"),
+        };
+        let _ = writeln!(
+            s,
+            "<text x=\"4\" y=\"{}\">{label}</text>",
+            y + row_h / 2 + 4
+        );
+        if k > 0 {
+            let _ = writeln!(
+                s,
+                "<line x1=\"{left}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"currentColor\" \
+                 stroke-dasharray=\"4 3\"/>",
+                left + cell * elements
+            );
+        }
+        for (e, slot) in row.iter().enumerate() {
+            let x = left + e * cell;
+            // Writes amber, reads blue, both: both tints over each other.
+            let mut fills = Vec::new();
+            if !slot.writers.is_empty() {
+                fills.push("#f59e0b");
+            }
+            if !slot.readers.is_empty() {
+                fills.push("#3b82f6");
+            }
+            for fill in fills {
+                let _ = writeln!(
+                    s,
+                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" \
+                     fill-opacity=\"0.3\"/>",
+                    x + 2,
+                    y + 3,
+                    cell - 4,
+                    row_h - 6
+                );
+            }
+            let _ = writeln!(
+                s,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" \
+                 stroke=\"currentColor\" stroke-opacity=\"0.35\"/>",
+                x + 2,
+                y + 3,
+                cell - 4,
+                row_h - 6
+            );
+            let cx = x + cell / 2;
+            if !slot.writers.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">w {}</text>",
+                    y + 17,
+                    who(&slot.writers)
+                );
+            }
+            if !slot.readers.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">r {}</text>",
+                    y + 31,
+                    who(&slot.readers)
+                );
+            }
+        }
+    }
+    s.push_str("</svg>\n");
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draw::test_touch::touch;
+    use crate::run::access_map::{Touch, TouchedVariable};
+
+    fn map(workgroup_memory: bool, touches: Vec<Touch>) -> AccessMap {
+        AccessMap {
+            grid: [1, 1, 1],
+            block: [4, 1, 1],
+            variables: vec![TouchedVariable {
+                name: "tile".into(),
+                workgroup_memory,
+                shape: vec![4],
+                starts_unwritten: true,
+                touches,
+            }],
+            left_out: 0,
+            cuda: false,
+        }
+    }
+
+    /// (case, the map, the rows as "w…/r…" per element, or None)
+    #[test]
+    fn rows_table() {
+        let scan = vec![
+            touch(0, 0, 0, 0, true),
+            touch(1, 1, 0, 0, true),
+            touch(0, 1, 0, 1, false),
+            touch(1, 1, 0, 1, false),
+            touch(1, 1, 0, 2, true),
+        ];
+        let cases: [(&str, AccessMap, Option<Vec<&str>>); 3] = [
+            (
+                "three intervals",
+                map(true, scan.clone()),
+                Some(vec!["w0/|w1/|/|/", "/r1|/r1|/|/", "/|w1/|/|/"]),
+            ),
+            (
+                "storage buffers have no barrier intervals here",
+                map(false, scan),
+                None,
+            ),
+            (
+                "one interval: nothing to divide",
+                map(true, vec![touch(0, 0, 0, 0, true)]),
+                None,
+            ),
+        ];
+        for (name, map, want) in cases {
+            let got = rows(&map).map(|(_, rows)| {
+                rows.iter()
+                    .map(|row| {
+                        row.iter()
+                            .map(|s| {
+                                let w: Vec<String> =
+                                    s.writers.iter().map(|i| format!("w{i}")).collect();
+                                let r: Vec<String> =
+                                    s.readers.iter().map(|i| format!("r{i}")).collect();
+                                format!("{}/{}", w.join(""), r.join(""))
+                            })
+                            .collect::<Vec<_>>()
+                            .join("|")
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let want = want.map(|w| w.into_iter().map(String::from).collect::<Vec<_>>());
+            assert_eq!(got, want, "{name}");
+        }
+        let set = |v: &[u32]| v.iter().copied().collect::<BTreeSet<u32>>();
+        assert_eq!(who(&set(&[3])), "3");
+        assert_eq!(who(&set(&[0, 1, 2, 3])), "0–3");
+        assert_eq!(who(&set(&[0, 2, 4])), "0,2…");
+        assert_eq!(who(&set(&[1, 5])), "1,5");
+    }
+}

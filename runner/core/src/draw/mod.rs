@@ -1,0 +1,14 @@
+//! Pictures of a traced run, drawn as SVG from its [`AccessMap`] alone, so a
+//! terminal, a page and a browser draw the same thing. They show what a run
+//! did; whether it passed is the judge's ([`crate::judge`]).
+//!
+//! - [`diagram`]: who touched which element, for every buffer and workgroup variable;
+//! - [`intervals`]: a block's shared memory one barrier interval at a time.
+//!
+//! [`AccessMap`]: crate::run::access_map::AccessMap
+
+pub mod diagram;
+pub mod intervals;
+
+#[cfg(test)]
+mod test_touch;

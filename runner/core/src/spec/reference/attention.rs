@@ -1,0 +1,90 @@
+//! Attention's reference, softmax(q kᵀ / √dim) v for every head, whole or at
+//! a sample of its rows (one row's scores serve all its columns).
+
+use super::reductions::dot;
+use super::{Inputs, Reference, out, spread};
+use crate::spec::model::Buffer;
+
+/// This family's reference called `name`, if it has one.
+pub(super) fn named(name: &str) -> Option<Reference> {
+    let reference: Reference = match name {
+        "attention" => |i| {
+            let heads = Heads::of(i.buffer("q")?, i.buffer("k")?, i.buffer("v")?)?;
+            out((0..heads.count * heads.seq)
+                .flat_map(|row| heads.row(row))
+                .collect())
+        },
+        _ => return None,
+    };
+    Some(reference)
+}
+
+/// `attention`'s outputs in whole rows, a sample of them costing about
+/// `budget` operations in all (see [`super::sampled`]).
+pub(super) fn sampled(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> {
+    let heads = Heads::of(i.buffer("q")?, i.buffer("k")?, i.buffer("v")?)?;
+    let rows = heads.count * heads.seq;
+    let per_row = (4 * heads.seq * heads.dim) as f64;
+    let count = ((budget / per_row) as usize).clamp(1, rows);
+    Some(
+        spread(rows, count)
+            .flat_map(|row| {
+                let values = heads.row(row);
+                (0..heads.dim).map(move |d| (row * heads.dim + d, values[d]))
+            })
+            .collect(),
+    )
+}
+
+/// The query, key and value tensors of an attention puzzle, each
+/// `[heads, seq, dim]`, flattened; the heads are independent.
+struct Heads<'a> {
+    q: &'a [f64],
+    k: &'a [f64],
+    v: &'a [f64],
+    count: usize,
+    seq: usize,
+    dim: usize,
+}
+
+impl<'a> Heads<'a> {
+    /// None unless all three are initialized and share one 3-D shape.
+    fn of(q: &'a Buffer, k: &'a Buffer, v: &'a Buffer) -> Option<Heads<'a>> {
+        let [count, seq, dim] = q.shape[..] else {
+            return None;
+        };
+        if k.shape != q.shape || v.shape != q.shape || seq * dim == 0 {
+            return None;
+        }
+        Some(Heads {
+            q: q.init.as_deref()?,
+            k: k.init.as_deref()?,
+            v: v.init.as_deref()?,
+            count,
+            seq,
+            dim,
+        })
+    }
+
+    /// Output row `row` (head `row / seq`, query `row % seq`): the softmax of
+    /// its scores q·k / √dim, largest subtracted, weighting the rows of v.
+    fn row(&self, row: usize) -> Vec<f64> {
+        let (seq, dim) = (self.seq, self.dim);
+        let head = row / seq * seq * dim;
+        let query = &self.q[row * dim..][..dim];
+        let scale = 1.0 / (dim as f64).sqrt();
+        let scores: Vec<f64> = (0..seq)
+            .map(|j| dot(query, &self.k[head + j * dim..][..dim]) * scale)
+            .collect();
+        let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = scores.iter().map(|s| libm::exp(s - max)).collect();
+        let total: f64 = weights.iter().sum();
+        let mut out = vec![0.0; dim];
+        for (j, w) in weights.iter().enumerate() {
+            for (o, v) in out.iter_mut().zip(&self.v[head + j * dim..][..dim]) {
+                *o += w / total * v;
+            }
+        }
+        out
+    }
+}

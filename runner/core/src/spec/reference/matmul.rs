@@ -1,0 +1,61 @@
+//! The matrix product's reference, whole or at a sample of its elements
+//! (a bench size's product is too large to compute whole on the CPU).
+
+use super::{Inputs, Reference, dims2, out, spread};
+
+/// This family's reference called `name`, if it has one.
+pub(super) fn named(name: &str) -> Option<Reference> {
+    let reference: Reference = match name {
+        "matmul" => |i| {
+            let (a, b) = (i.buffer("a")?, i.buffer("b")?);
+            out(matmul(
+                &a.init.clone()?,
+                dims2(a)?,
+                &b.init.clone()?,
+                dims2(b)?,
+            )?)
+        },
+        _ => return None,
+    };
+    Some(reference)
+}
+
+/// `matmul`'s outputs at a sample of elements costing about `budget`
+/// operations in all (see [`super::sampled`]).
+pub(super) fn sampled(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> {
+    let (a, b) = (i.buffer("a")?, i.buffer("b")?);
+    let ((m, k), (k2, n)) = (dims2(a)?, dims2(b)?);
+    let (a, b) = (a.init.as_ref()?, b.init.as_ref()?);
+    if k != k2 || m * n == 0 {
+        return None;
+    }
+    let count = ((budget / (2 * k) as f64) as usize).clamp(1, m * n);
+    Some(
+        spread(m * n, count)
+            .map(|flat| {
+                let (row, col) = (flat / n, flat % n);
+                let value = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
+                (flat, value)
+            })
+            .collect(),
+    )
+}
+
+/// out = a · b for row-major a (m×k) and b (k×n); `None` when the inner sizes differ.
+pub(super) fn matmul(
+    a: &[f64],
+    (m, k): (usize, usize),
+    b: &[f64],
+    (k2, n): (usize, usize),
+) -> Option<Vec<f64>> {
+    if k != k2 {
+        return None;
+    }
+    let mut out = vec![0.0; m * n];
+    for row in 0..m {
+        for col in 0..n {
+            out[row * n + col] = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,37 @@
+//! The runner's integration tests, as one binary: each group is a file
+//! beside this one, and `TEST_GROUPS=chapters,negative` runs some of them
+//! (the GPU machine's recordings do).
+//!
+//! - `chapters`: every puzzle, per language, variant and backend;
+//! - `negative`: wrong kernels and impossible launches the checks must reject;
+//! - `hostile`: careless and hostile input through the `runner` command;
+//! - `learner`: the learner's loop (`check`, `hint`, `watch`, `bench --file` …);
+//! - `content`: the book's chapters, tips and skeletons agree;
+//! - `architecture`: the engine's shape, as docs/ARCHITECTURE.md states it;
+//! - `launcher`: `bin/runner` and the command `.ci/setup` installs.
+
+#[path = "support/suite.rs"]
+#[macro_use]
+mod suite;
+
+mod architecture;
+mod chapters;
+mod content;
+mod hostile;
+mod launcher;
+mod learner;
+mod negative;
+
+fn main() {
+    // A job isolated in a child process (a wgpu or CUDA launch) re-enters here.
+    runner::worker::serve_if_child();
+    suite::run(&[
+        ("chapters", chapters::trials),
+        ("negative", |_| negative::trials()),
+        ("hostile", |_| hostile::trials()),
+        ("learner", |_| learner::trials()),
+        ("content", |_| content::trials()),
+        ("architecture", |_| architecture::trials()),
+        ("launcher", |_| launcher::trials()),
+    ])
+}
