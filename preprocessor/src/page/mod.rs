@@ -79,26 +79,12 @@ pub fn process_chapter(
                     )
                 }) {
                     Ok(text) => text,
-                    Err(problem) => {
-                        let problem = format!("{}: {problem}", file.display());
-                        if session.on_failure == OnFailure::Bail {
-                            bail!("{problem}");
-                        }
-                        problems.push(problem.clone());
-                        render::failure(&problem)
-                    }
+                    Err(problem) => failed_block(session, file, problem, &mut problems)?,
                 }
             }
             BlockKind::Precision => match precision::render(&block.body, &session.precision) {
                 Ok(text) => text,
-                Err(problem) => {
-                    let problem = format!("{}: {problem}", file.display());
-                    if session.on_failure == OnFailure::Bail {
-                        bail!("{problem}");
-                    }
-                    problems.push(problem.clone());
-                    render::failure(&problem)
-                }
+                Err(problem) => failed_block(session, file, problem, &mut problems)?,
             },
             BlockKind::Kernel { lang, puzzle } => {
                 let Some(p) = puzzles.iter().find(|p| p.id() == puzzle) else {
@@ -133,4 +119,21 @@ pub fn process_chapter(
         out = format!("{}{out}", render::page_banner(problems.len()));
     }
     Ok((out, problems))
+}
+
+/// A roofline or precision block that could not be drawn: the build stops
+/// (`bail`), or the page says why in the block's place and the build goes on
+/// with the problem listed.
+fn failed_block(
+    session: &Session,
+    file: &Path,
+    problem: impl std::fmt::Display,
+    problems: &mut Vec<String>,
+) -> Result<String> {
+    let problem = format!("{}: {problem}", file.display());
+    if session.on_failure == OnFailure::Bail {
+        bail!("{problem}");
+    }
+    problems.push(problem.clone());
+    Ok(render::failure(&problem))
 }

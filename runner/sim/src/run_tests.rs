@@ -38,7 +38,18 @@ fn main(@builtin(local_invocation_index) i: u32,
 {body}
 }}"
     );
-    let m = module(&src);
+    let config = Config {
+        subgroup_size: size,
+        seed: 5,
+        ..Config::default()
+    };
+    run_source(&src, &config).expect("runs")
+}
+
+/// Runs the entry point `main` of `src` over one workgroup of [`N`], `out`
+/// all NaN and `a[i]` = i as f32.
+fn run_source(src: &str, config: &Config) -> Result<Run, crate::Error> {
+    let m = module(src);
     let launch = Launch {
         entry: "main".into(),
         grid: [1, 1, 1],
@@ -60,12 +71,7 @@ fn main(@builtin(local_invocation_index) i: u32,
             poisoned: false,
         },
     ];
-    let config = Config {
-        subgroup_size: size,
-        seed: 5,
-        ..Config::default()
-    };
-    run(&m, &[launch], &bindings, &TextLines::new(&src), &config).expect("runs")
+    run(&m, &[launch], &bindings, &TextLines::new(src), config)
 }
 
 fn floats(words: &[u32]) -> Vec<f32> {
@@ -510,25 +516,12 @@ fn main(@builtin(local_invocation_index) i: u32) {{
 {body}
 }}"
         );
-        let m = module(&src);
-        let launch = Launch {
-            entry: "main".into(),
-            grid: [1, 1, 1],
-            block: [N, 1, 1],
-        };
-        let bindings = [0, 1].map(|binding| Binding {
-            group: 0,
-            binding,
-            words: vec![0; N as usize],
-            len: N as usize,
-            poisoned: false,
-        });
         let config = Config {
             timeout: std::time::Duration::ZERO,
             ..Config::default()
         };
         let lines = TextLines::new(&src);
-        match run(&m, &[launch], &bindings, &lines, &config) {
+        match run_source(&src, &config) {
             Err(crate::Error::TimedOut {
                 span: Some(span),
                 message,
