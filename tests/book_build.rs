@@ -19,17 +19,17 @@ const CHAPTERS: &[&str] = &[
 /// its report must hold, and whether its kernel as given can be traced for
 /// a diagram (a kernel that never ends cannot).
 const DEBUGGING_CASES: &[(&str, &str, bool)] = &[
-    ("d1_missing_guard", "out-of-bounds index", true),
-    ("d2_missing_columns", "were never written", true),
-    ("d3_race_that_passes", "data race", true),
-    ("d4_halo_off_by_one", "uninitialized read", true),
+    ("d01_missing_guard", "out-of-bounds index", true),
+    ("d02_missing_columns", "were never written", true),
+    ("d03_race_that_passes", "data race", true),
+    ("d04_halo_off_by_one", "uninitialized read", true),
     (
-        "d5_barrier_in_branch",
+        "d05_barrier_in_branch",
         "barrier in non-uniform control flow",
         true,
     ),
-    ("d7_sanitizer_race", "data race", true),
-    ("d8_wait_forever", "did not finish", false),
+    ("d07_sanitizer_race", "data race", true),
+    ("d08_wait_forever", "did not finish", false),
 ];
 
 fn the_book_builds_with_real_results_and_leaves_sources_alone() {

@@ -6,7 +6,7 @@
 //! then replace the blocks in the chapter mdBook hands over (already past the
 //! `links` preprocessor) by byte range, last block first so earlier ranges
 //! stay valid. Nothing is written under `src/`. Math is rendered to MathML
-//! first ([`math`]), so pages need no MathJax.
+//! first ([`mathml`]), so pages need no MathJax.
 //!
 //! Chapters are processed in parallel, one worker per CPU, and every run goes
 //! through the result cache (`runner::run::cache`), so a warm build runs
@@ -17,13 +17,13 @@
 //! the [`memo`] consulted, the [`Session`] made, the chapters shared out to
 //! the workers and the warnings printed. What a page becomes is [`page`]'s.
 
+pub mod build_progress;
 pub mod config;
-pub mod math;
+pub mod mathml;
 pub mod memo;
 pub mod page;
 pub mod playground;
 pub mod precision;
-pub mod progress;
 pub mod render;
 pub mod roofline;
 pub mod session;
@@ -35,7 +35,7 @@ use anyhow::{Context, Result};
 use config::{Config, OnFailure};
 use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
-use puzzle_core::check::execute::Settings;
+use puzzle_core::assess::execute::Settings;
 use runner::perf::baseline;
 use runner::perf::record::{self, store};
 use runner::run::cache::ResultCache;
@@ -152,7 +152,7 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
             let (session, failures, first_error) = (&session, &failures, &first_error);
             scope.spawn(move || {
                 for (content, file) in share {
-                    let result = math::render(content)
+                    let result = mathml::render(content)
                         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
                         .and_then(|with_math| process_chapter(&with_math, &file, session));
                     match result {

@@ -4,6 +4,7 @@
 //! Pure functions of a spec and reports, so fixture tests can check them
 //! without a GPU.
 
+use puzzle_core::backend_contract::access_map::AccessMap;
 use puzzle_core::chapter::extract::BlockKind;
 use puzzle_core::judge::format::{escape_html as escape, format_values};
 use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
@@ -11,7 +12,6 @@ use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::{si, thousands};
-use puzzle_core::run::access_map::AccessMap;
 use puzzle_core::spec::finding::Finding;
 use puzzle_core::spec::model::{Arg, Spec};
 use puzzle_core::spec::raw::AccessBound;
@@ -191,7 +191,7 @@ pub struct Shown<'a> {
 
 /// Where a kernel block's code lives, for its heading.
 pub struct KernelFiles<'a> {
-    /// The book's solution, `kernels/p01_map/add_10.cu`.
+    /// The book's solution, `kernels/fundamentals/p01_map/add_10.cu`.
     pub solution: &'a str,
     /// The learner's copy, `.learner/p01_map/add_10.cu`.
     pub copy: &'a str,
@@ -672,8 +672,10 @@ pub fn withheld(kind: &BlockKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use puzzle_core::run::backend::BackendKind;
-    use puzzle_core::run::outcome::{AccessCount, Execution, GlobalAccess, Outcome, OutputData};
+    use puzzle_core::backend_contract::backend::BackendKind;
+    use puzzle_core::backend_contract::outcome::{
+        AccessCount, Execution, GlobalAccess, Outcome, OutputData,
+    };
     use puzzle_core::spec::raw::AccessBound;
     use puzzle_core::spec::resolve::PuzzleSpec;
 

@@ -2,9 +2,9 @@
 //! loaded once, the recordings, baselines and measured precision the pages
 //! quote, and the count of kernel sections checked so far.
 
+use crate::build_progress::Progress;
 use crate::config::OnFailure;
 use crate::precision;
-use crate::progress::Progress;
 use crate::roofline::roofs::Memo;
 use puzzle_core::chapter::puzzle::{Puzzle, chapter_puzzles};
 use puzzle_core::lang::Lang;

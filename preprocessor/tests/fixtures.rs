@@ -8,10 +8,10 @@
 use libtest_mimic::{Arguments, Trial};
 use mdbook_puzzles::config::OnFailure;
 use mdbook_puzzles::{Session, process_chapter};
-use puzzle_core::check::execute::Settings;
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use runner::book::load::BookFiles;
 use runner::perf::record::schema::{BenchEntry, Entry, Recording, hash, spec_hash};
 use runner::perf::{baseline, bench, calibrate};
@@ -546,7 +546,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             constants: [("SIZE".to_string(), 65536)].into(),
             flops: 65536,
             bytes: None,
-            timing: puzzle_core::run::timing::Timing {
+            timing: puzzle_core::backend_contract::timing::Timing {
                 median_ms: report.timing.median_ms * times,
                 ..report.timing.clone()
             },

@@ -2,11 +2,11 @@
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::{self, Constants};
 use runner::backend::cuda::sanitize::Sanitizer;

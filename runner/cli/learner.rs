@@ -3,12 +3,12 @@
 //! progress file, and the choice of language when the learner names none.
 
 use anyhow::{Context as _, Result, bail};
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::assess::learner::{CheckReport, Verdict};
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::execute::Settings;
-use puzzle_core::check::learner::{CheckReport, Verdict};
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::display_path;
 use runner::book::load::BookFiles;
 use runner::learner::check::check;
@@ -37,6 +37,13 @@ impl Learner {
                 workspace.root.display()
             )
         })?;
+        for (from, to) in &created.moved {
+            eprintln!(
+                "moved your copy {} to {}: the book renamed it (docs/AUTHORING.md, \"Names\")",
+                display_path(from),
+                display_path(to)
+            );
+        }
         if !created.files.is_empty() {
             eprintln!(
                 "created {} file(s) in {}: your copies of the skeletons, to edit (the book's sources stay as they are)",

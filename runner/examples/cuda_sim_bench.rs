@@ -19,13 +19,13 @@
 //! puzzles' stress cases on the interpreter alone and divides the PTX
 //! instructions it interpreted by the time it took.
 
+use puzzle_core::assess::cases::Case;
+use puzzle_core::assess::execute::{self, Settings};
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
-use puzzle_core::check::cases::Case;
-use puzzle_core::check::execute::{self, Settings};
 use puzzle_core::judge::report::Status;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::spec::expr::Constants;
 use runner::backend::cuda::{backend::compile_only_arch, checker, nvrtc};
 use runner::run::runner::Runner;

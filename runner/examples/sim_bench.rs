@@ -16,14 +16,14 @@
 //! budget: at most 20 % more); `sim_bench draw p02` only the puzzles whose
 //! id starts so.
 
+use puzzle_core::assess::cases::{Case, Stage};
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::cases::{Case, Stage};
-use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::Status;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::Constants;
 use runner::run::runner::Runner;
@@ -102,7 +102,7 @@ fn draw(book: &Book, runner: &Runner, only: Option<String>) {
         };
         // As the page: teaching sizes of up to 4,096 elements in all get a
         // diagram (Part III's are larger).
-        let spec = puzzle_core::check::execute::resolve(&puzzle.spec, &Case::teaching(), None)
+        let spec = puzzle_core::assess::execute::resolve(&puzzle.spec, &Case::teaching(), None)
             .expect("the teaching size resolves");
         if spec.elements() > 4096 {
             continue;

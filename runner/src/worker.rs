@@ -9,7 +9,7 @@ use crate::backend::wgpu::device;
 use crate::child::job::{ChildJob, ChildReply, DeviceOutcome};
 use crate::child::{process, wire};
 use crate::perf::bench;
-use puzzle_core::run::backend::BackendError;
+use puzzle_core::backend_contract::backend::BackendError;
 use serde::Serialize;
 use std::io::Write;
 

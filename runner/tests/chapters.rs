@@ -26,16 +26,16 @@
 //!   recordings of every CUDA solution.
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use puzzle_core::assess::cases::{self, Case};
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::cases::{self, Case};
-use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::judge::verify::BufferCheck;
 use puzzle_core::judge::verify::{close, close_within};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::spec::data::Dtype;
 use puzzle_core::spec::finding::Finding;
 use puzzle_core::spec::reference;

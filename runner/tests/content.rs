@@ -78,8 +78,8 @@ fn the_workspace_holds_every_skeleton_in_reading_order() {
         .collect();
     assert_eq!(order.first(), Some(&"p01_map"));
     let at = |id: &str| order.iter().position(|p| *p == id).unwrap();
-    assert!(at("p08_shared") < at("v04_map_2d_view"), "{order:?}");
-    assert!(at("v04_map_2d_view") < at("p09_pooling"), "{order:?}");
+    assert!(at("p08_shared") < at("p04_map_2d_view"), "{order:?}");
+    assert!(at("p04_map_2d_view") < at("p09_pooling"), "{order:?}");
     assert!(at("p13_row_sum") < at("p14_matmul_naive"), "{order:?}");
 }
 
@@ -240,6 +240,37 @@ fn no_chapter_uses_a_concept_before_it_is_taught() {
 }
 
 /// This group's trials, for the suite's `main`.
+/// The naming rule of AUTHORING.md ("Names"): an id is `p` or `d`, two
+/// digits, and a name; a debugging case's page is its id. (Kernel folders and
+/// file names are checked with the drift, by `runner::book::content`.)
+fn names() {
+    let book = book();
+    let mut wrong = Vec::new();
+    for puzzle in &book.puzzles {
+        let id = puzzle.id();
+        let bytes = id.as_bytes();
+        let shaped = bytes.len() > 4
+            && matches!(bytes[0], b'p' | b'd')
+            && bytes[1..3].iter().all(u8::is_ascii_digit)
+            && bytes[3] == b'_'
+            && id[4..]
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !shaped {
+            wrong.push(format!("`{id}` is not a letter, two digits and a name"));
+        }
+        let page = puzzle
+            .chapter
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("");
+        if id.starts_with('d') && page != id {
+            wrong.push(format!("debugging case `{id}` is on page `{page}`"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     crate::panicking_trials!("content":
         the_book_has_no_drift,
@@ -250,5 +281,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         leaked_lines_table,
         no_hint_before_the_last_gives_a_line_of_the_solution,
         no_chapter_uses_a_concept_before_it_is_taught,
+        names,
     )
 }

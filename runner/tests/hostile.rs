@@ -10,8 +10,8 @@
 //! where the adapter is a GPU; the CPU checker (sim) cases always run.
 
 use libtest_mimic::{Failed, Trial};
-use puzzle_core::check::execute::Settings;
-use puzzle_core::run::backend::BackendKind;
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::backend_contract::backend::BackendKind;
 use runner::run::runner::Runner;
 use std::io::Read;
 use std::path::{Path, PathBuf};

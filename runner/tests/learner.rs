@@ -6,12 +6,12 @@
 //! where wgpu finds no adapter.
 
 use libtest_mimic::{Failed, Trial};
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::assess::learner::{CheckReport, Verdict};
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::execute::Settings;
-use puzzle_core::check::learner::{CheckReport, Verdict};
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use runner::learner::workspace::Workspace;
 use runner::run::runner::Runner;
 use std::io::{BufRead, BufReader};
@@ -214,7 +214,7 @@ fn check_cli_text_and_json() -> Result<(), Failed> {
     assert_eq!(json["findings"][0]["count"], 4);
     // Solve it in the learner's file; the book's sources stay untouched.
     let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
-    let kernel_file = root().join("kernels/p03_guard/add_10_guard.wgsl");
+    let kernel_file = root().join("kernels/fundamentals/p03_guard/add_10_guard.wgsl");
     let before = std::fs::read(&kernel_file)?;
     std::fs::write(
         ws.join("p03_guard/add_10_guard.wgsl"),
@@ -683,6 +683,61 @@ fn check_draw_writes_the_diagram_beside_the_file() -> Result<(), Failed> {
 }
 
 /// This group's trials, for the suite's `main`.
+/// A learner's copies under names the book used before (a renamed puzzle,
+/// a renamed kernel file) move to today's names, their text kept, and their
+/// progress follows; every rename in the table names a puzzle of the book.
+fn former_names_keep_the_learners_work() -> Result<(), Failed> {
+    use runner::learner::former_names::{FILES, IDS};
+    use runner::learner::progress::ProgressFile;
+    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    for (old, new) in IDS {
+        assert!(
+            book.find(new).is_ok() && book.find(old).is_err(),
+            "{old} → {new}"
+        );
+    }
+    for (id, _, stem) in FILES {
+        let puzzle = book.find(id).map_err(|e| format!("{e:?}"))?;
+        let names: Vec<String> = puzzle
+            .kernels
+            .values()
+            .map(|k| k.copy_name.clone())
+            .collect();
+        assert!(
+            names.iter().any(|n| n.starts_with(&format!("{stem}."))),
+            "{id}: {names:?}"
+        );
+    }
+    let dir = tempfile::tempdir()?;
+    let ws = Workspace::new(&book, Some(dir.path().to_path_buf()));
+    let old_view = dir.path().join("v04_map_2d_view/add_10_2d_view.cu");
+    let old_file = dir.path().join("p30_chain_fused/chain.wgsl");
+    for old in [&old_view, &old_file] {
+        std::fs::create_dir_all(old.parent().unwrap())?;
+        std::fs::write(old, "// the learner's own work\n")?;
+    }
+    std::fs::write(
+        dir.path().join("progress.json"),
+        r#"{"puzzles": {"v04_map_2d_view": {"langs": {"cuda": "pass"}}}}"#,
+    )?;
+    let created = ws.ensure(&book)?;
+    assert_eq!(created.moved.len(), 2, "{:?}", created.moved);
+    for new in [
+        "p04_map_2d_view/add_10_2d_view.cu",
+        "p30_chain_fused/bias_gelu_scale.wgsl",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(new))?;
+        assert_eq!(text, "// the learner's own work\n", "{new}");
+    }
+    assert!(!old_view.exists() && !old_file.exists());
+    let progress = ProgressFile::in_workspace(dir.path()).load()?;
+    assert!(
+        progress.solved("p04_map_2d_view", Lang::Cuda),
+        "{progress:?}"
+    );
+    Ok(())
+}
+
 pub fn trials() -> Vec<Trial> {
     let wgpu = RUNNER
         .backend(BackendKind::Wgpu)
@@ -731,6 +786,10 @@ pub fn trials() -> Vec<Trial> {
     trials.push(Trial::test(
         "cli::check_draw_writes_the_diagram_beside_the_file",
         check_draw_writes_the_diagram_beside_the_file,
+    ));
+    trials.push(Trial::test(
+        "workspace::former_names_keep_the_learners_work",
+        former_names_keep_the_learners_work,
     ));
     trials.push(Trial::test(
         "cli::cuda_says_what_it_can_do_here",

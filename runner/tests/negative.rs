@@ -19,13 +19,13 @@ mod edits;
 
 use edits::Fixture;
 use libtest_mimic::{Failed, Trial};
+use puzzle_core::assess::cases::{self, Case, Until};
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
-use puzzle_core::check::cases::{self, Case, Until};
-use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::text::SourceText;
 use runner::backend::cuda::sanitize::Sanitizer;
 use runner::run::runner::Runner;
@@ -392,8 +392,8 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
         None,
     ),
     (
-        "v04_map_2d_view_mixed_layouts.cu",
-        "v04_map_2d_view",
+        "p04_map_2d_view_mixed_layouts.cu",
+        "p04_map_2d_view",
         Status::Fail,
         "2 of 4 elements of `out` are wrong: out[0, 1], out[1, 0]",
         None,
@@ -1228,7 +1228,7 @@ fn expect(report: &RunReport, status: Status) -> Result<(), Failed> {
 /// `subgroup_book` fixture passes on the CPU checker with subgroups of 8 and
 /// of 32, and on wgpu (where the adapter has subgroups), with equal outputs.
 fn subgroups(puzzle: &'static str) -> Vec<Trial> {
-    use puzzle_core::check::execute::execute;
+    use puzzle_core::assess::execute::execute;
     use puzzle_core::wgsl::checker::SimBackend;
     let load = move || -> Result<(Book, SourceText), Failed> {
         let book = load(&fixtures().join("subgroup_book")).map_err(|e| format!("{e:?}"))?;
@@ -1307,7 +1307,7 @@ fn subgroup_size_bound(
     passes: &'static [u32],
     fails: &'static [u32],
 ) -> Vec<Trial> {
-    use puzzle_core::check::execute::execute;
+    use puzzle_core::assess::execute::execute;
     use puzzle_core::wgsl::checker::SimBackend;
     let mut trials = Vec::new();
     let cases = passes

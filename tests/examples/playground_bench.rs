@@ -143,7 +143,7 @@ fn main() -> Result<(), String> {
         println!(
             "{:<28} {:>6} {:>8.1} {:>9.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1}",
             puzzle.id(),
-            puzzle_core::check::cases::cases(&puzzle.spec, true).len(),
+            puzzle_core::assess::cases::cases(&puzzle.spec, true).len(),
             cold,
             t,
             teaching[0],

@@ -133,7 +133,7 @@ def write(name, svg):
 
 
 # ---------------------------------------------------------------------------
-# Puzzle 19, step 5 (kernels/p19_sgemm_warptile): the warp-tile map, at the
+# Puzzle 19, step 5 (kernels/performance/p19_sgemm_warptile): the warp-tile map, at the
 # benchmark tiles.
 
 def p19_warptile():
@@ -270,7 +270,7 @@ def p19_warptile():
 
 
 # ---------------------------------------------------------------------------
-# Puzzle 34 (kernels/p34_gemm_mma and the later steps).
+# Puzzle 34 (kernels/tensor/p34_gemm_mma and the later steps).
 
 def mma_c_coords(lane):
     """Accumulator element k (0-3) of `lane`, as gemm_mma's epilogue stores it:
@@ -597,7 +597,7 @@ def p34_tma_ring():
 
 
 # ---------------------------------------------------------------------------
-# Puzzle 36 (kernels/p36_mbarrier_ring, p36_cluster_sum).
+# Puzzle 36 (kernels/tensor/p36_mbarrier_ring, p36_cluster_sum).
 
 def p36_ring_phases():
     """mbarrier_ring with STAGES = 2, TILES = 8, simulated with assumed

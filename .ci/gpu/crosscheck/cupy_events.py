@@ -13,7 +13,7 @@ import cupy as cp
 case, n, includes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 options = ("--std=c++17",) + tuple(f"-I{d}" for d in includes)
 if case == "matmul_tiled":
-    source = open("kernels/p14_matmul_tiled/matmul_tiled.cu").read()
+    source = open("kernels/algorithms/p14_matmul_tiled/matmul_tiled.cu").read()
     kernel = cp.RawKernel(source, "matmul_tiled", options=options)
     out = cp.zeros(n * n, dtype=cp.float32)
     a = cp.full(n * n, 0.25, dtype=cp.float32)

@@ -1,7 +1,7 @@
 // An independent timer for `runner bench`: the same CUDA source, compiled by
 // nvcc instead of NVRTC, launched with the CUDA runtime instead of cudarc, and
 // timed with the runtime's events. Prints the median of 50 samples in ms.
-//   matmul_tiled SIZE    kernels/p14_matmul_tiled/matmul_tiled.cu (TPB 3 tiles)
+//   matmul_tiled SIZE    kernels/algorithms/p14_matmul_tiled/matmul_tiled.cu (TPB 3 tiles)
 //   stream_copy FLOATS   runner/src/calibrate/ceilings.cu
 #include <algorithm>
 #include <cstdio>

@@ -34,14 +34,14 @@ __device__ __forceinline__ unsigned int shared_address(const void* p) {
 __device__ __forceinline__ void copy_async_16(bf16* to, const bf16* from) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(to)), "l"(from));
 }
-#include "../../../kernels/hopper/wgmma.cuh"
+#include "../../../kernels/tensor/hopper/wgmma.cuh"
 
 // Given: copies made by threads (cp.async counts as such) become visible to
 // the tensor cores' reads, which go through the "async proxy".
 __device__ __forceinline__ void fence_for_async_reads() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
-#include "../../../kernels/hopper/wgmma_shapes.cuh"
+#include "../../../kernels/tensor/hopper/wgmma_shapes.cuh"
 
 // Given: Puzzle 36's mbarriers.
 __device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned int count) {

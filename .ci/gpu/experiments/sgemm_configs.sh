@@ -11,7 +11,7 @@ cp -r book.toml src kernels results "$book"/
 #   MINB   __launch_bounds__'s minimum blocks per multiprocessor
 #   GROUP  blocks walk GROUP rows of tiles at a time (1: row by row), so that
 #          the blocks resident together share b's column panels in the L2
-python3 - "$book/src/performance/p19_sgemm_5_warptile.md" "$book/kernels/p19_sgemm_warptile/sgemm_warptile.cu" <<'PY'
+python3 - "$book/src/performance/p19_sgemm_5_warptile.md" "$book/kernels/performance/p19_sgemm_warptile/sgemm_warptile.cu" <<'PY'
 import sys
 spec, kernel = sys.argv[1], sys.argv[2]
 s = open(spec).read()

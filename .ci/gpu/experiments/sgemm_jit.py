@@ -7,7 +7,7 @@ so every sum is exact and the products must match bit for bit.
     python3 .ci/gpu/experiments/sgemm_jit.py
 Other kernels, and sizes that are not multiples of the tiles, by argument:
     SIZES="4096 4100" python3 .ci/gpu/experiments/sgemm_jit.py \
-        kernels/p19_sgemm_thick/sgemm_thick.cu:sgemm_thick:BM=128,BN=128,BK=16,TM=8,TN=16,PAD=4
+        kernels/performance/p19_sgemm_thick/sgemm_thick.cu:sgemm_thick:BM=128,BN=128,BK=16,TM=8,TN=16,PAD=4
 """
 import ctypes, glob, os, re, sys
 import cupy as cp
@@ -54,7 +54,7 @@ def timed(launch):
 
 STEP_5 = dict(BM=128, BN=128, BK=8, TM=8, TN=8)
 DEFAULT_CASES = [
-    ("kernels/p19_sgemm_warptile/sgemm_warptile.cu", "sgemm_warptile", STEP_5),
+    ("kernels/performance/p19_sgemm_warptile/sgemm_warptile.cu", "sgemm_warptile", STEP_5),
     (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(STEP_5, PAD=0)),
     (".ci/gpu/experiments/sgemm_variants.cu", "sgemm", dict(BM=128, BN=128, BK=16, TM=8, TN=16, PAD=4)),
 ]

@@ -6,7 +6,7 @@
 # conflicts, and why warps stalled. Clocks are left alone
 # (--clock-control none), as in the benchmarks.
 #   bash .ci/gpu/experiments/sgemm_profile.sh
-#   KERNEL=kernels/p19_sgemm_thick/sgemm_thick.cu:sgemm_thick:BM=128,BN=128,BK=16,TM=8,TN=16,PAD=4 \
+#   KERNEL=kernels/performance/p19_sgemm_thick/sgemm_thick.cu:sgemm_thick:BM=128,BN=128,BK=16,TM=8,TN=16,PAD=4 \
 #       bash .ci/gpu/experiments/sgemm_profile.sh
 # With SASS=DIR, the stall reasons are sampled per machine instruction instead
 # (sass_stalls.py sums them).
@@ -25,7 +25,7 @@ metrics+=,dram__bytes_read.sum,lts__t_sector_hit_rate.pct
 metrics+=,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum
 # One launch of each after a warm-up: ours through CuPy's NVRTC at the
 # benchmark's constants, then torch.mm with TF32 off (cuBLAS's kernel).
-export KERNEL=${KERNEL:-kernels/p19_sgemm_warptile/sgemm_warptile.cu:sgemm_warptile:BM=128,BN=128,BK=8,TM=8,TN=8}
+export KERNEL=${KERNEL:-kernels/performance/p19_sgemm_warptile/sgemm_warptile.cu:sgemm_warptile:BM=128,BN=128,BK=8,TM=8,TN=8}
 launch=$(cat <<'PY'
 
 import os, re, cupy as cp, torch

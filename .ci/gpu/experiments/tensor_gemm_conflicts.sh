@@ -14,7 +14,7 @@ metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 metrics+=,smsp__inst_executed_op_ldsm.sum
 "$ncu" --kernel-name regex:gemm_mma --metrics "$metrics" python3 - <<'PY'
 import re, cupy as cp
-source = open("kernels/p34_gemm_mma/gemm_mma.cu").read()
+source = open("kernels/tensor/p34_gemm_mma/gemm_mma.cu").read()
 for key, value in dict(BM=128, BN=128, BK=64, WM=64, WN=32).items():
     source = re.sub(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)
 plain = source.replace("return chunk ^ (row % 8);", "return chunk;").replace("gemm_mma(", "gemm_mma_plain(")

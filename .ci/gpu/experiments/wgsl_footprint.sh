@@ -12,7 +12,7 @@ for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 book=$(mktemp -d)
 cp -r book.toml src kernels results "$book"/
-python3 - "$book/kernels/p17_reduce_vec4/reduce_vec4.wgsl" <<'PY'
+python3 - "$book/kernels/performance/p17_reduce_vec4/reduce_vec4.wgsl" <<'PY'
 import sys
 path = sys.argv[1]
 s = open(path).read()

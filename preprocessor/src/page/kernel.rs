@@ -5,13 +5,13 @@
 
 use crate::session::Session;
 use crate::{playground, render};
+use puzzle_core::assess::cases::Case;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::cases::Case;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::diag::display_path;
 use puzzle_core::spec::finding::Finding;
 use runner::perf::record::store;
@@ -225,9 +225,9 @@ fn access_diagram(
     if lang != Lang::Wgsl {
         return None;
     }
-    let spec = puzzle_core::check::execute::resolve(
+    let spec = puzzle_core::assess::execute::resolve(
         &puzzle.spec,
-        &puzzle_core::check::cases::Case::teaching(),
+        &puzzle_core::assess::cases::Case::teaching(),
         session.runner.settings.memory,
     )
     .ok()?;
@@ -252,7 +252,7 @@ fn access_diagram(
         .map(|a| render::diagram(a, what, puzzle.id(), puzzle.spec.raw.global_access.as_ref()))
 }
 
-/// `kernels/p01_map/add_10.cu` rather than an absolute path.
+/// `kernels/fundamentals/p01_map/add_10.cu` rather than an absolute path.
 fn display_relative(path: &Path) -> String {
     let parts: Vec<_> = path.components().collect();
     match parts.iter().rposition(|c| c.as_os_str() == "kernels") {

@@ -4,7 +4,7 @@
 use crate::roofline::rows::{Row, case_text};
 use crate::roofline::table;
 use crate::roofline::verdicts::{verdict, wrong};
-use puzzle_core::run::timing::format_ms;
+use puzzle_core::backend_contract::timing::format_ms;
 use runner::perf::baseline::{Baseline, BaselineCase};
 use runner::perf::roofline_block::BaselineRef;
 use std::fmt::Write;

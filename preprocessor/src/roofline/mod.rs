@@ -415,7 +415,7 @@ fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
             (&["GB/s"], &|sheet| rate(sheet.bandwidth_gb_s)),
             &|sheet, r| {
                 let ms = r.spec.min_bytes() as f64 / (sheet.bandwidth_gb_s * 1e6);
-                puzzle_core::run::timing::format_ms(ms)
+                puzzle_core::backend_contract::timing::format_ms(ms)
             },
         )
     )

@@ -5,8 +5,8 @@
 //! ones on screen.
 
 use crate::roofline::rows::Row;
+use puzzle_core::backend_contract::timing::format_ms;
 use puzzle_core::quantity::si;
-use puzzle_core::run::timing::format_ms;
 use runner::perf::bench::Checked;
 use runner::perf::roofline::{self, Roof};
 

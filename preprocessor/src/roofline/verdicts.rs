@@ -2,7 +2,7 @@
 //! speed-ups of one kernel over another at the sizes both were recorded at.
 
 use crate::roofline::rows::Row;
-use puzzle_core::run::timing::format_ms;
+use puzzle_core::backend_contract::timing::format_ms;
 use puzzle_core::spec::math::Math;
 use runner::perf::bench::Checked;
 use runner::perf::roofline::Roof;

@@ -5,9 +5,9 @@
 use crate::args::{BackendArg, timing_backend};
 use anyhow::{Result, bail};
 use clap::Args;
+use puzzle_core::assess::execute::Settings;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
-use puzzle_core::check::execute::Settings;
-use puzzle_core::run::backend::BackendKind;
 use runner::perf::record::{self, store};
 use runner::perf::{calibrate, roofline};
 use runner::run::runner::Runner;

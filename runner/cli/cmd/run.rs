@@ -5,9 +5,9 @@
 use crate::args::{BackendArg, file_lang, overrides, read_kernel_file, sanitizing};
 use anyhow::{Result, bail};
 use clap::Args;
+use puzzle_core::assess::cases::{self, Case, Until};
+use puzzle_core::assess::execute::Settings;
 use puzzle_core::chapter::book::Book;
-use puzzle_core::check::cases::{self, Case, Until};
-use puzzle_core::check::execute::Settings;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;

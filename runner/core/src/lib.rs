@@ -7,7 +7,7 @@
 //! follow it:
 //!
 //! ```text
-//! chapter.md ─chapter─▶ spec + kernel ─run─▶ outcome ─judge─▶ report ─check─▶ verdict in words
+//! chapter.md ─chapter─▶ spec + kernel ─backend_contract─▶ outcome ─judge─▶ report ─assess─▶ verdict in words
 //!   source: text that knows its lines    (Backend trait; wgsl: the CPU checker)
 //! ```
 //!
@@ -15,21 +15,21 @@
 //! - [`spec`]: a ```puzzle block from YAML to resolved sizes and data, and the CPU references;
 //! - [`kernel`]: the skeleton cut from the solution, and a case's constants written into it;
 //! - [`chapter`]: the blocks of a chapter, its puzzles, the catalogue, `SUMMARY.md`;
-//! - [`run`]: the contract of a backend: its job, its outcome, its timings;
+//! - [`backend_contract`]: the contract of a backend: its job, its outcome, its timings;
 //! - [`judge`]: outputs against expected values, and the report every front end shows;
 //! - [`draw`]: pictures of a traced run (who touched which element, and when);
 //! - [`quantity`]: counts and sizes in words (`16,777,216`, `1.5 KiB`);
-//! - [`check`]: the one path from kernel to report, the teaching and stress sizes, the learner's verdict;
+//! - [`assess`]: the one path from kernel to report, the teaching and stress sizes, the learner's verdict;
 //! - [`wgsl`]: the WGSL front end, and the CPU checker (the `wgsl-sim` interpreter) as a backend.
 
+pub mod assess;
+pub mod backend_contract;
 pub mod chapter;
-pub mod check;
 pub mod draw;
 pub mod judge;
 pub mod kernel;
 pub mod lang;
 pub mod quantity;
-pub mod run;
 pub mod source;
 pub mod spec;
 pub mod wgsl;

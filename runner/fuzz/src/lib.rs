@@ -22,9 +22,9 @@ mod wgsl_gen;
 
 pub use ptx::{ptx_parse, ptx_run};
 
+use puzzle_core::assess::cases::cases;
+use puzzle_core::assess::execute::{self, Settings};
 use puzzle_core::chapter::book::Book;
-use puzzle_core::check::cases::cases;
-use puzzle_core::check::execute::{self, Settings};
 use puzzle_core::kernel::constants;
 use puzzle_core::kernel::cut::{Kernel, Variant};
 use puzzle_core::lang::Lang;

@@ -6,7 +6,7 @@
 //! - [`cuda`]: CUDA C compiled with NVRTC, launched in a child process.
 //!
 //! Their contract (job, outcome, errors) is the core's
-//! ([`puzzle_core::run::backend`]).
+//! ([`puzzle_core::backend_contract::backend`]).
 
 pub mod cuda;
 pub mod open;

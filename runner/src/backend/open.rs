@@ -7,7 +7,7 @@ use crate::backend::cuda::backend::CudaBackend;
 use crate::backend::cuda::checker::CudaCheckerBackend;
 use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::wgpu::backend::WgpuBackend;
-use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
+use puzzle_core::backend_contract::backend::{Backend, BackendError, BackendKind};
 use puzzle_core::wgsl::checker::{DEFAULT_SUBGROUP, SimBackend};
 
 /// Opens a backend of this kind on this machine; CUDA runs under

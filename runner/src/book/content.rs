@@ -6,6 +6,7 @@
 
 use crate::book::load::read_summary;
 use puzzle_core::chapter::book::Book;
+use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::constants as kernel_constants;
 use puzzle_core::source::diag::Located;
 use std::collections::BTreeSet;
@@ -93,26 +94,72 @@ pub fn problems(book: &Book) -> Vec<Located> {
                 }
             }
             // Kernels written inline in a chapter have no folder of their own.
-            let folder = kernel
+            let file = kernel
                 .source
                 .main_file()
-                .filter(|f| f.extension().is_some_and(|e| e == lang.extension()))
-                .and_then(Path::parent)
-                .and_then(Path::file_name);
-            if folder.is_some_and(|f| f != puzzle.id()) {
+                .filter(|f| f.extension().is_some_and(|e| e == lang.extension()));
+            if let Some(wrong) = file.and_then(|f| misplaced(puzzle, f)) {
                 found.push(kernel.source.locate(
                     1,
                     format!(
-                        "the {} kernel of `{}` lives outside kernels/{}/, where AUTHORING.md puts it",
+                        "the {} kernel of `{}` {wrong}, where AUTHORING.md (\"Names\") puts it",
                         lang.label(),
                         puzzle.id(),
-                        puzzle.id()
                     ),
                 ));
             }
         }
     }
     found
+}
+
+/// Where a puzzle's kernel file breaks the naming rule (AUTHORING.md,
+/// "Names"), in words: its folder is `kernels/<part>/<id>/`, `<part>` being
+/// the chapter's folder under `src/`, and its name is the spec's `kernel`,
+/// or for a file of several kernels the id without its number.
+fn misplaced(puzzle: &Puzzle, file: &Path) -> Option<String> {
+    let folder = file.parent();
+    let part = folder.and_then(Path::parent);
+    // A chapter at the top of src/ keeps its kernels at the top of kernels/.
+    let want_part = match name_of(puzzle.chapter.parent()) {
+        Some("src") | None => "kernels",
+        Some(part) => part,
+    };
+    let want_stem = match &puzzle.spec.raw.kernel {
+        Some(kernel) => kernel.as_str(),
+        None => without_number(puzzle.id()),
+    };
+    if name_of(folder) != Some(puzzle.id()) || name_of(part) != Some(want_part) {
+        let want = match want_part {
+            "kernels" => format!("kernels/{}/", puzzle.id()),
+            part => format!("kernels/{part}/{}/", puzzle.id()),
+        };
+        return Some(format!("lives outside {want}"));
+    }
+    let stem = file.file_stem().and_then(|s| s.to_str());
+    (stem != Some(want_stem)).then(|| {
+        format!(
+            "is `{}`, not named `{want_stem}.{}`",
+            name_of(Some(file)).unwrap_or("?"),
+            file.extension().and_then(|e| e.to_str()).unwrap_or("")
+        )
+    })
+}
+
+/// The last part of `path`, as text.
+fn name_of(path: Option<&Path>) -> Option<&str> {
+    path.and_then(Path::file_name).and_then(|n| n.to_str())
+}
+
+/// `p30_chain_unfused` without its letter and number: `chain_unfused`.
+fn without_number(id: &str) -> &str {
+    let mut chars = id
+        .char_indices()
+        .skip_while(|(_, c)| c.is_ascii_alphabetic());
+    match chars.find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, '_')) => &id[at + 1..],
+        _ => id,
+    }
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -126,6 +173,18 @@ mod tests {
 
     /// (what is broken, how, phrase of the problem it must cause)
     type Case = (&'static str, fn(&Path), &'static str);
+
+    #[test]
+    fn ids_without_their_number_table() {
+        for (id, want) in [
+            ("p30_chain_unfused", "chain_unfused"),
+            ("d04_halo_off_by_one", "halo_off_by_one"),
+            ("p1", "p1"),
+            ("fx", "fx"),
+        ] {
+            assert_eq!(without_number(id), want, "{id}");
+        }
+    }
 
     #[test]
     fn each_kind_of_drift_is_found() {
@@ -161,6 +220,32 @@ mod tests {
                     std::fs::write(c, text).unwrap();
                 },
                 "has no `hints`",
+            ),
+            (
+                "a kernel file not named after its kernel",
+                |d| {
+                    let c = d.join("src/one.md");
+                    let text = std::fs::read_to_string(&c)
+                        .unwrap()
+                        .replace("/k.cu", "/other.cu");
+                    std::fs::write(c, text).unwrap();
+                    std::fs::rename(d.join("kernels/p1/k.cu"), d.join("kernels/p1/other.cu"))
+                        .unwrap();
+                },
+                "is `other.cu`, not named `k.cu`",
+            ),
+            (
+                "a kernel in another puzzle's folder",
+                |d| {
+                    let c = d.join("src/one.md");
+                    let text = std::fs::read_to_string(&c)
+                        .unwrap()
+                        .replace("p1/k.cu", "p2/k.cu");
+                    std::fs::write(c, text).unwrap();
+                    std::fs::create_dir(d.join("kernels/p2")).unwrap();
+                    std::fs::rename(d.join("kernels/p1/k.cu"), d.join("kernels/p2/k.cu")).unwrap();
+                },
+                "lives outside kernels/p1/",
             ),
             (
                 "a kernel's tile size disagrees with the spec's",

@@ -6,9 +6,9 @@
 //! in the order of `spec.buffers()`. What a device read back returns the
 //! same way ([`DeviceRun`], decoded by [`DeviceRun::decode`]).
 
-use puzzle_core::run::backend::{BackendError, BackendKind};
-use puzzle_core::run::outcome::{Execution, GUARD_ELEMENTS, OutputData};
-use puzzle_core::run::timing::Timing;
+use puzzle_core::backend_contract::backend::{BackendError, BackendKind};
+use puzzle_core::backend_contract::outcome::{Execution, GUARD_ELEMENTS, OutputData};
+use puzzle_core::backend_contract::timing::Timing;
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::Constants;

@@ -13,7 +13,7 @@
 
 use crate::child::job::{ChildJob, ChildReply};
 use crate::child::wire;
-use puzzle_core::run::backend::BackendError;
+use puzzle_core::backend_contract::backend::BackendError;
 use serde::de::DeserializeOwned;
 use std::io::Read;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -331,7 +331,7 @@ impl Pool {
 mod tests {
     use super::*;
     use crate::child::job::BenchRequest;
-    use puzzle_core::run::backend::BackendKind;
+    use puzzle_core::backend_contract::backend::BackendKind;
     use std::ffi::OsString;
 
     /// A stand-in child: `sh` writes these replies and then lingers, as a

@@ -2,19 +2,19 @@
 //! (a CUDA copy with the headers it includes written in, read from inside
 //! the book) and checked through the runner, on the backend that runs its
 //! language here (or the one they asked for). The verdict and its words are
-//! the core's ([`puzzle_core::check::learner`]), the same in the browser.
+//! the core's ([`puzzle_core::assess::learner`]), the same in the browser.
 
 use crate::run::runner::Runner;
+use puzzle_core::assess::execute;
+use puzzle_core::assess::input;
+use puzzle_core::assess::learner::{self, CheckReport, Subject};
+use puzzle_core::backend_contract::backend::BackendKind;
+use puzzle_core::backend_contract::outcome::Outcome;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::execute;
-use puzzle_core::check::input;
-use puzzle_core::check::learner::{self, CheckReport, Subject};
 use puzzle_core::judge::report::RunReport;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::BackendKind;
-use puzzle_core::run::outcome::Outcome;
 use puzzle_core::source::include::Files;
 use std::path::Path;
 

@@ -7,8 +7,8 @@
 
 use crate::atomic_file;
 use crate::run::runner::Runner;
+use puzzle_core::assess::input;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::input;
 use puzzle_core::draw::diagram;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::kernel::includes;

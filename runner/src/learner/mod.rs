@@ -12,6 +12,7 @@
 pub mod check;
 pub mod default_lang;
 pub mod draw;
+pub mod former_names;
 pub mod order;
 pub mod progress;
 pub mod render;

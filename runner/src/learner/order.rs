@@ -1,6 +1,6 @@
 //! The order a learner meets the puzzles in: chapters as `SUMMARY.md` lists
 //! them, puzzles as their chapter declares them. (The catalogue itself is
-//! sorted by id, which puts `v04_map_2d_view` after puzzle 14.)
+//! sorted by id, which puts `p04_map_2d_view` after puzzle 14.)
 
 use crate::book::load::read_summary;
 use puzzle_core::chapter::book::Book;

@@ -10,6 +10,7 @@
 //! overwritten (it is moved aside, and the change says so), and one the
 //! learner made read-only is left alone (the change is refused, in words).
 
+use crate::learner::former_names;
 use puzzle_core::lang::Lang;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -48,6 +49,18 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// The same progress with puzzles the book has renamed under their new
+    /// ids ([`former_names`]); where both names are present, the new one's
+    /// entry is kept.
+    fn under_current_names(mut self) -> Progress {
+        for (old, new) in former_names::IDS {
+            if let Some(entry) = self.puzzles.remove(*old) {
+                self.puzzles.entry((*new).to_string()).or_insert(entry);
+            }
+        }
+        self
+    }
+
     pub fn mark(&self, puzzle: &str, lang: Lang) -> Option<Mark> {
         self.puzzles.get(puzzle)?.langs.get(&lang).copied()
     }
@@ -141,10 +154,12 @@ impl ProgressFile {
     /// not valid progress is an error that says what to do.
     pub fn load(&self) -> Result<Progress, ProgressError> {
         match std::fs::read_to_string(&self.path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|source| ProgressError::Damaged {
-                path: self.path.clone(),
-                source,
-            }),
+            Ok(text) => serde_json::from_str(&text)
+                .map(Progress::under_current_names)
+                .map_err(|source| ProgressError::Damaged {
+                    path: self.path.clone(),
+                    source,
+                }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Progress::default()),
             Err(source) => Err(ProgressError::Unreadable {
                 path: self.path.clone(),

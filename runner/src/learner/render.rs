@@ -7,8 +7,8 @@
 //! colour-blind readers see them too.
 
 use anstyle::{AnsiColor, Style};
-use puzzle_core::check::cases::Stage;
-use puzzle_core::check::learner::{CheckReport, Element, Finding, Output, Run, Verdict, What};
+use puzzle_core::assess::cases::Stage;
+use puzzle_core::assess::learner::{CheckReport, Element, Finding, Output, Run, Verdict, What};
 use puzzle_core::judge::format::format_value;
 use puzzle_core::judge::report::printed_block;
 use puzzle_core::source::diag::display_path;
@@ -305,10 +305,10 @@ fn values(output: &Output) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use puzzle_core::check::learner::SCHEMA;
+    use puzzle_core::assess::learner::SCHEMA;
+    use puzzle_core::backend_contract::backend::BackendKind;
     use puzzle_core::judge::report::Status;
     use puzzle_core::lang::Lang;
-    use puzzle_core::run::backend::BackendKind;
 
     fn output(shape: Vec<usize>, got: Vec<Option<f64>>, expected: Vec<f64>) -> Output {
         let wrong = (0..got.len())

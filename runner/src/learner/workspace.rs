@@ -5,6 +5,7 @@
 //! Copies are created when missing and never overwritten, except by an
 //! explicit reset; the book's own sources are only ever read.
 
+use crate::learner::former_names;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
@@ -25,6 +26,9 @@ pub struct Workspace {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Created {
     pub files: Vec<PathBuf>,
+    /// The learner's copies found under a name the book used before, moved
+    /// to today's (from, to): see [`former_names`].
+    pub moved: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Workspace {
@@ -51,6 +55,16 @@ impl Workspace {
                     continue;
                 }
                 std::fs::create_dir_all(path.parent().unwrap_or(&self.root))?;
+                let name = file_name(puzzle, lang);
+                let former = former_names::former_copies(puzzle.id(), &name)
+                    .into_iter()
+                    .map(|relative| self.root.join(relative))
+                    .find(|old| old.is_file());
+                if let Some(old) = former {
+                    std::fs::rename(&old, &path)?;
+                    created.moved.push((old, path));
+                    continue;
+                }
                 std::fs::write(&path, kernel.skeleton().text)?;
                 created.files.push(path);
             }

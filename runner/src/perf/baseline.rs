@@ -9,7 +9,7 @@
 //! the page is typed in: without a file, the page says that none is recorded.
 
 use crate::perf::record::store::load_json_files;
-use puzzle_core::run::timing::Timing;
+use puzzle_core::backend_contract::timing::Timing;
 use puzzle_core::spec::expr::Constants;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

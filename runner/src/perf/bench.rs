@@ -12,16 +12,16 @@ use crate::book::load;
 use crate::child::job::BenchRequest;
 use crate::perf::calibrate::Ceilings;
 use crate::perf::roofline::{self, Placement};
-use crate::run::memory;
+use crate::run::memory_budget;
+use puzzle_core::assess::execute::{Settings, execute};
+use puzzle_core::backend_contract::backend::{Backend, BackendError, DeviceInfo};
+use puzzle_core::backend_contract::timing::{Timing, format_ms};
 use puzzle_core::chapter::book::NoSuchPuzzle;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::execute::{Settings, execute};
 use puzzle_core::judge::report::Status;
 use puzzle_core::judge::verify;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::quantity::thousands;
-use puzzle_core::run::backend::{Backend, BackendError, DeviceInfo};
-use puzzle_core::run::timing::{Timing, format_ms};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::Constants;
@@ -116,7 +116,7 @@ pub fn bench(
     let lang = backend.kind().lang();
     let kernel = puzzle.require_kernel(lang)?;
     // A size this machine cannot hold is refused before anything is allocated.
-    if let Some(memory) = memory::budget() {
+    if let Some(memory) = memory_budget::budget() {
         puzzle.spec.fits(&options.overrides, memory)?;
     }
     let mut spec = puzzle.spec.resolve_random(&options.overrides)?;

@@ -13,13 +13,13 @@
 //! of a CPU, which the label says.
 
 use crate::perf::date::today;
-use puzzle_core::check::execute::{Settings, execute};
+use puzzle_core::assess::execute::{Settings, execute};
+use puzzle_core::backend_contract::backend::{Backend, BackendError};
+use puzzle_core::backend_contract::outcome::GUARD_ELEMENTS;
+use puzzle_core::backend_contract::timing::Timing;
 use puzzle_core::judge::report::Status;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::{Backend, BackendError};
-use puzzle_core::run::outcome::GUARD_ELEMENTS;
-use puzzle_core::run::timing::Timing;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::data::Dtype;
 use puzzle_core::spec::math::Math;

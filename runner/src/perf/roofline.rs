@@ -242,7 +242,7 @@ pub fn datasheet_for(device_name: &str) -> Option<&'static Datasheet> {
 mod tests {
     use super::*;
     use crate::perf::calibrate::Measured;
-    use puzzle_core::run::timing::{Clock, Timing};
+    use puzzle_core::backend_contract::timing::{Clock, Timing};
     use puzzle_core::spec::data::Dtype;
     use puzzle_core::spec::model::{Arg, Buffer};
 

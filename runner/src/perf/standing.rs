@@ -7,7 +7,7 @@ use crate::perf::baseline::Baseline;
 use crate::perf::bench::{BenchReport, Checked};
 use crate::perf::roofline::Roof;
 use crate::perf::targets::{Goal, PageTarget};
-use puzzle_core::run::timing::format_ms;
+use puzzle_core::backend_contract::timing::format_ms;
 use serde::Serialize;
 
 /// The learner's kernel against the solution and the pages' targets.
@@ -186,8 +186,8 @@ mod tests {
     use super::*;
     use crate::perf::baseline::BaselineCase;
     use crate::perf::roofline::{Binding, Placement};
-    use puzzle_core::run::backend::{BackendKind, DeviceInfo};
-    use puzzle_core::run::timing::{Clock, Timing};
+    use puzzle_core::backend_contract::backend::{BackendKind, DeviceInfo};
+    use puzzle_core::backend_contract::timing::{Clock, Timing};
     use puzzle_core::spec::expr::Constants;
     use std::path::PathBuf;
 

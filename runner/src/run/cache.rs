@@ -12,9 +12,9 @@
 //! folder, then a rename), so parallel builds never see half an entry; an
 //! entry that does not parse is ignored and recomputed.
 
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::judge::report::RunReport;
 use puzzle_core::kernel::cut::Variant;
-use puzzle_core::run::backend::BackendKind;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::Constants;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! The engine's runner: opens each backend once, on first use, and makes
-//! every run through the core's one path ([`puzzle_core::check::execute`]),
+//! every run through the core's one path ([`puzzle_core::assess::execute`]),
 //! looking results up in the result cache first when it has one.
 //!
 //! The CLI, the chapter tests, the negative fixtures, the learner's loop and
@@ -9,15 +9,15 @@
 use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::open;
 use crate::run::cache::{ResultCache, RunKey};
-use crate::run::memory;
+use crate::run::memory_budget;
+use puzzle_core::assess::cases::{self, Case, Until};
+use puzzle_core::assess::execute::{self, Settings};
+use puzzle_core::backend_contract::backend::{Backend, BackendError, BackendKind};
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::cases::{self, Case, Until};
-use puzzle_core::check::execute::{self, Settings};
 use puzzle_core::judge::abridge::LISTED;
 use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::{Backend, BackendError, BackendKind};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::finding::Finding;
@@ -96,7 +96,7 @@ impl AdapterFacts {
 
 impl Runner {
     pub fn new(mut settings: Settings) -> Runner {
-        settings.memory = settings.memory.or_else(memory::budget);
+        settings.memory = settings.memory.or_else(memory_budget::budget);
         let backends = BackendKind::ALL
             .iter()
             .map(|&k| (k, OnceLock::new()))

@@ -4,7 +4,7 @@
 
 use crate::gpu::{GpuRun, Plan, browser_device};
 use crate::playground::{Playground, TIMEOUT};
-use puzzle_core::run::timing::{Clock, Timing};
+use puzzle_core::backend_contract::timing::{Clock, Timing};
 use puzzle_core::wgsl::checker::SimBackend;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;

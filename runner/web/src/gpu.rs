@@ -13,18 +13,18 @@
 //! which the page always runs first, sees the bad index.
 
 use crate::playground::{MEMORY, Playground, TIMEOUT, settings};
-use puzzle_core::check::cases::{self, Case};
-use puzzle_core::check::execute;
-use puzzle_core::check::input::{self, BadInput};
-use puzzle_core::check::learner::{self, CheckReport, Subject};
+use puzzle_core::assess::cases::{self, Case};
+use puzzle_core::assess::execute;
+use puzzle_core::assess::input::{self, BadInput};
+use puzzle_core::assess::learner::{self, CheckReport, Subject};
+use puzzle_core::backend_contract::backend::{
+    Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
+};
+use puzzle_core::backend_contract::outcome::{Execution, Outcome, OutputData, device_bytes};
+use puzzle_core::backend_contract::timing::{Clock, Timing};
 use puzzle_core::kernel::constants;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::{
-    Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
-};
-use puzzle_core::run::outcome::{Execution, Outcome, OutputData, device_bytes};
-use puzzle_core::run::timing::{Clock, Timing};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::model::{Arg, Spec};
@@ -283,7 +283,7 @@ impl Backend for Replayed<'_> {
 mod tests {
     use super::*;
     use crate::playground::tests::{bundle, solution};
-    use puzzle_core::check::learner::Verdict;
+    use puzzle_core::assess::learner::Verdict;
     use puzzle_core::wgsl::checker::SimBackend;
 
     /// A GPU that runs the plan as the CPU checker would: the checker's

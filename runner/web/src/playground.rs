@@ -1,19 +1,19 @@
 //! A puzzle read from the bundle its page carries, and the CPU checker's
 //! verdict on a reader's kernel: the teaching size, then every stress size,
-//! through the core's one path ([`puzzle_core::check::learner::check`]),
+//! through the core's one path ([`puzzle_core::assess::learner::check`]),
 //! as `runner check --backend sim` gives it.
 
+use puzzle_core::assess::cases;
+use puzzle_core::assess::execute::{self, Settings};
+use puzzle_core::assess::input::{self, BadInput};
+use puzzle_core::assess::learner::{self, CheckReport, Subject};
+use puzzle_core::backend_contract::backend::{Backend, BackendKind};
 use puzzle_core::chapter::bundle::Bundle;
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::cases;
-use puzzle_core::check::execute::{self, Settings};
-use puzzle_core::check::input::{self, BadInput};
-use puzzle_core::check::learner::{self, CheckReport, Subject};
 use puzzle_core::draw::diagram;
 use puzzle_core::kernel::cut::{Kernel, Variant};
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::thousands;
-use puzzle_core::run::backend::{Backend, BackendKind};
 use puzzle_core::source::diag::Located;
 use puzzle_core::wgsl::checker::SimBackend;
 use serde::Serialize;
@@ -264,7 +264,7 @@ pub fn settings(timeout: Duration) -> Settings {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use puzzle_core::check::learner::Verdict;
+    use puzzle_core::assess::learner::Verdict;
     use puzzle_core::source::include::MemoryFiles;
     use std::collections::BTreeMap;
     use std::path::PathBuf;

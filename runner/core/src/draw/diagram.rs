@@ -16,9 +16,9 @@
 //! Colours are the theme's text colour (`currentColor`) at several
 //! opacities, and one red and one orange that read on light and dark pages.
 
+use crate::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
 use crate::judge::format::escape_html;
 use crate::quantity::plural;
-use crate::run::access_map::{AccessMap, Touch, TouchedVariable};
 use crate::spec::raw::AccessBound;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

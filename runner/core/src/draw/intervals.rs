@@ -8,7 +8,7 @@
 //! Drawn from [`AccessMap`] alone, like the whole-run diagram, and in the
 //! same ink: the theme's text colour, reads and writes as two tints.
 
-use crate::run::access_map::{AccessMap, TouchedVariable};
+use crate::backend_contract::access_map::{AccessMap, TouchedVariable};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -187,8 +187,8 @@ pub fn svg(map: &AccessMap) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend_contract::access_map::{Touch, TouchedVariable};
     use crate::draw::test_touch::touch;
-    use crate::run::access_map::{Touch, TouchedVariable};
 
     fn map(workgroup_memory: bool, touches: Vec<Touch>) -> AccessMap {
         AccessMap {

@@ -5,7 +5,7 @@
 //! - [`diagram`]: who touched which element, for every buffer and workgroup variable;
 //! - [`intervals`]: a block's shared memory one barrier interval at a time.
 //!
-//! [`AccessMap`]: crate::run::access_map::AccessMap
+//! [`AccessMap`]: crate::backend_contract::access_map::AccessMap
 
 pub mod diagram;
 pub mod intervals;

@@ -1,6 +1,6 @@
 //! The one touch record both pictures' tests build their traces from.
 
-use crate::run::access_map::Touch;
+use crate::backend_contract::access_map::Touch;
 
 /// A plain, non-atomic access in launch 0, inside the variable, the first
 /// element of its access, at line 1: the fields a test varies are the ones

@@ -2,7 +2,7 @@
 //!
 //! - [`verify`]: outputs against expected values, element by element
 //!   (unwritten, wrong, written out of bounds), in sentences a learner can act on;
-//! - [`finding`]: which kinds of mistake ([`crate::spec::finding::Finding`]) a report shows;
+//! - [`detect`]: which kinds of mistake ([`crate::spec::finding::Finding`]) a report shows;
 //! - [`report`]: one run's [`report::RunReport`], built once from a backend's outcome;
 //! - [`abridge`]: a check cut to what a page shows (recordings, the book's cache);
 //! - [`format`]: numbers as the pages and the terminal print them.
@@ -11,7 +11,7 @@
 //! show a run, they do not judge it.
 
 pub mod abridge;
-pub mod finding;
+pub mod detect;
 pub mod format;
 pub mod report;
 pub mod verify;

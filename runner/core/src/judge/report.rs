@@ -1,13 +1,13 @@
 //! The result of checking one kernel: what every front end (CLI, tests,
 //! preprocessor, JSON) shows, built once from a backend's outcome.
 
+use crate::backend_contract::access_map::AccessMap;
+use crate::backend_contract::backend::{BackendError, BackendKind, DeviceInfo};
+use crate::backend_contract::outcome::{AccessCount, GlobalAccess, Outcome};
+use crate::backend_contract::timing::Timing;
 use crate::judge::verify::{self, BufferCheck};
 use crate::kernel::cut::Variant;
 use crate::lang::Lang;
-use crate::run::access_map::AccessMap;
-use crate::run::backend::{BackendError, BackendKind, DeviceInfo};
-use crate::run::outcome::{AccessCount, GlobalAccess, Outcome};
-use crate::run::timing::Timing;
 use crate::source::diag::Located;
 use crate::spec::model::Spec;
 use crate::spec::raw::AccessBound;
@@ -418,7 +418,7 @@ mod tests {
             )
         );
     }
-    use crate::run::outcome::AccessSite;
+    use crate::backend_contract::outcome::AccessSite;
 
     /// An access count whose first n-th accesses were made by threads 0, 1, 2, …, on lines 10, 11, 12, ….
     fn count(max: u32, by: u32) -> AccessCount {

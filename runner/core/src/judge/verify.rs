@@ -4,8 +4,8 @@
 //! as unwritten rather than compared; a write into a buffer's guard band is
 //! reported as out of bounds, by buffer and index.
 
+use crate::backend_contract::outcome::OutputData;
 use crate::judge::format::{format_head_tail, format_value, format_values_short};
-use crate::run::outcome::OutputData;
 use crate::spec::data::Dtype;
 use crate::spec::model::{Buffer, Spec};
 use serde::{Deserialize, Serialize};

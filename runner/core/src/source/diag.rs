@@ -1,7 +1,7 @@
 //! Located messages: an error or compiler diagnostic tied to a file and line.
 //!
 //! Authors and learners fix problems in their editor, so every message a user
-//! can act on says where: `kernels/p01_map/add_10.wgsl:7: expected ';'`.
+//! can act on says where: `kernels/fundamentals/p01_map/add_10.wgsl:7: expected ';'`.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -2,7 +2,7 @@
 //!
 //! A kernel reaches the compiler after `{{#include}}` expansion and after the
 //! learner's region is cut out, so its line 7 may be line 12 of
-//! `kernels/p08_shared/add_10_shared.cu`. Every diagnostic is mapped back
+//! `kernels/fundamentals/p08_shared/add_10_shared.cu`. Every diagnostic is mapped back
 //! through this table before a user sees it.
 
 use crate::source::diag::Located;

@@ -1,6 +1,6 @@
 //! The kinds of mistake a run can show, as data: a debugging case's spec
 //! states the one its kernel as given must show (`bug: race`), and
-//! `judge::finding` reads them off a run's report.
+//! `judge::detect` reads them off a run's report.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

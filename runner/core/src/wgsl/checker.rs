@@ -4,7 +4,7 @@
 //! This file is the adapter between a puzzle and the interpreter. The kernel
 //! goes through the same WGSL front end as on the wgpu backend
 //! ([`super::front`]); the spec's buffers become words with the same poison
-//! and guard bands ([`crate::run::outcome::device_bytes`]), so
+//! and guard bands ([`crate::backend_contract::outcome::device_bytes`]), so
 //! [`crate::judge`] judges a sim run like a wgpu run.
 //! What only a simulator can see (data races, out-of-bounds indices, reads
 //! of workgroup memory nobody wrote, barriers or subgroup operations not
@@ -13,11 +13,11 @@
 //! of global-memory reads and writes come back as [`Execution::access`].
 
 use super::front;
-use crate::run::access_map::{AccessMap, Touch, TouchedVariable};
-use crate::run::backend::{
+use crate::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
+use crate::backend_contract::backend::{
     Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
 };
-use crate::run::outcome::{
+use crate::backend_contract::outcome::{
     AccessCount, AccessSite, Execution, GlobalAccess, Outcome, OutputData, device_bytes,
 };
 use crate::source::diag::Located;

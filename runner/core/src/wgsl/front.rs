@@ -5,7 +5,7 @@
 //! the spec before anything runs. A spec with 16-bit buffers, which WGSL
 //! cannot bind, is refused first ([`check_bindable`]).
 
-use crate::run::backend::BackendError;
+use crate::backend_contract::backend::BackendError;
 use crate::source::diag::Located;
 use crate::source::text::SourceText;
 use crate::spec::data::Dtype;

@@ -4,7 +4,7 @@
 //! divergent barriers, global-memory access counts).
 //!
 //! - [`front`]: parse, validate, and check entry points and bindings against the spec;
-//! - [`checker`]: the checker as a [`crate::run::backend::Backend`].
+//! - [`checker`]: the checker as a [`crate::backend_contract::backend::Backend`].
 
 pub mod checker;
 pub mod front;

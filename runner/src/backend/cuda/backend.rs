@@ -13,10 +13,10 @@ use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::cuda::{gpu, nvrtc};
 use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs, without_data};
 use crate::child::process::{self, Answer, Pool};
-use puzzle_core::run::backend::{
+use puzzle_core::backend_contract::backend::{
     Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
 };
-use puzzle_core::run::outcome::{Outcome, device_bytes};
+use puzzle_core::backend_contract::outcome::{Outcome, device_bytes};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::model::Arg;

@@ -16,9 +16,9 @@
 
 use crate::backend::cuda::backend::{compile_only_arch, prepare};
 use crate::backend::cuda::nvrtc;
-use puzzle_core::run::access_map::{AccessMap, Touch, TouchedVariable};
-use puzzle_core::run::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
-use puzzle_core::run::outcome::{
+use puzzle_core::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
+use puzzle_core::backend_contract::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
+use puzzle_core::backend_contract::outcome::{
     AccessCount, AccessSite, Execution, GUARD_ELEMENTS, GlobalAccess, Outcome, OutputData,
     device_bytes,
 };

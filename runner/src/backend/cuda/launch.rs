@@ -13,9 +13,9 @@ use crate::backend::cuda::tensor_map::{self, TensorMapParam};
 use crate::child::job::{CudaLaunch, DeviceOutcome, DeviceRun, ReadBack};
 use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use puzzle_core::run::backend::BackendError;
-use puzzle_core::run::outcome::GUARD_ELEMENTS;
-use puzzle_core::run::timing::{Clock, Timing};
+use puzzle_core::backend_contract::backend::BackendError;
+use puzzle_core::backend_contract::outcome::GUARD_ELEMENTS;
+use puzzle_core::backend_contract::timing::{Clock, Timing};
 use puzzle_core::spec::model::{Arg, Buffer};
 
 /// Runs a compiled kernel on GPU 0. Called in the isolated child process.

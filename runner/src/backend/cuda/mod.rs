@@ -5,7 +5,7 @@
 //! - [`nvrtc`]: finding, loading and calling the compiler;
 //! - [`ptx`]: what the compiled code says, checked before any launch;
 //! - [`gpu`]: the GPU at hand, probed without launching;
-//! - [`backend`]: the [`puzzle_core::run::backend::Backend`] the engine opens;
+//! - [`backend`]: the [`puzzle_core::backend_contract::backend::Backend`] the engine opens;
 //! - [`checker`]: the same kernels on the CPU, through `ptx-sim` (no GPU needed);
 //! - [`launch`]: the child's side: the kernel on the GPU;
 //! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words;

@@ -11,7 +11,7 @@
 
 use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs};
 use crate::child::process::{Answer, Worker};
-use puzzle_core::run::backend::BackendError;
+use puzzle_core::backend_contract::backend::BackendError;
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
 use std::ffi::OsString;

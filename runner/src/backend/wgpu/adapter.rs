@@ -3,8 +3,10 @@
 //! engine probes it to label results and size benchmarks; the child that
 //! runs kernels opens a device on it.
 
-use puzzle_core::run::backend::{BackendError, BackendKind, DeviceInfo, check_launch_basics};
-use puzzle_core::run::outcome::GUARD_ELEMENTS;
+use puzzle_core::backend_contract::backend::{
+    BackendError, BackendKind, DeviceInfo, check_launch_basics,
+};
+use puzzle_core::backend_contract::outcome::GUARD_ELEMENTS;
 use puzzle_core::spec::model::Spec;
 
 /// An adapter, what it is, and what it allows.

@@ -8,8 +8,8 @@ use crate::backend::wgpu::adapter::{self, Adapter};
 use crate::backend::wgpu::device;
 use crate::child::job::{ChildJob, DeviceOutcome, Runs, WgpuRun, without_data};
 use crate::child::process::{self, Answer, Pool};
-use puzzle_core::run::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
-use puzzle_core::run::outcome::{Outcome, device_bytes};
+use puzzle_core::backend_contract::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
+use puzzle_core::backend_contract::outcome::{Outcome, device_bytes};
 use puzzle_core::spec::model::{Arg, Spec};
 use puzzle_core::wgsl::front;
 

@@ -8,9 +8,9 @@
 use crate::backend::wgpu::adapter::{self, Adapter};
 use crate::child::job::{DeviceOutcome, DeviceRun, ReadBack, Runs, WgpuRun};
 use naga::AddressSpace;
-use puzzle_core::run::backend::BackendError;
-use puzzle_core::run::outcome::GUARD_ELEMENTS;
-use puzzle_core::run::timing::{Clock, Timing};
+use puzzle_core::backend_contract::backend::BackendError;
+use puzzle_core::backend_contract::outcome::GUARD_ELEMENTS;
+use puzzle_core::backend_contract::timing::{Clock, Timing};
 use puzzle_core::source::diag::Located;
 use puzzle_core::spec::model::{Arg, Launch, Spec};
 use puzzle_core::wgsl::front::{self, Declared};
@@ -47,7 +47,7 @@ fn gpu() -> Result<&'static Gpu, BackendError> {
         let (device, queue) =
             pollster::block_on(adapter.request_device(&descriptor)).map_err(|e| {
                 BackendError::Unavailable {
-                    backend: puzzle_core::run::backend::BackendKind::Wgpu,
+                    backend: puzzle_core::backend_contract::backend::BackendKind::Wgpu,
                     reason: format!("the adapter refused a device: {e}"),
                 }
             })?;

@@ -6,11 +6,11 @@
 
 use crate::perf::bench::BenchReport;
 use crate::perf::calibrate::Ceilings;
+use puzzle_core::backend_contract::backend::DeviceInfo;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::judge::report::RunReport;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::DeviceInfo;
 use puzzle_core::spec::expr::Constants;
 use serde::{Deserialize, Serialize};
 
@@ -77,15 +77,19 @@ pub fn hash(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex().to_string()
 }
 
-/// The hash a recording keeps of a spec: its YAML without the `hints` list.
-/// Hints change no result, so regrading them leaves every recording current.
+/// The hash a recording keeps of a spec: its YAML without what changes no
+/// result. Hints are advice; the `id` and `title` are names. Renaming a
+/// puzzle (AUTHORING.md, "Names") or regrading its hints leaves every
+/// recording current; the recordings name the puzzle in their `puzzle`
+/// fields, which a rename rewrites.
 pub fn spec_hash(spec_text: &str) -> String {
-    hash(&without_hints(spec_text))
+    hash(&without_names_and_hints(spec_text))
 }
 
-/// The spec's YAML with its top-level `hints:` key and everything under it
-/// (indented lines, `- ` items at the margin, blank lines) left out.
-fn without_hints(spec_text: &str) -> String {
+/// The spec's YAML without its top-level `id:` and `title:` lines, and
+/// without its top-level `hints:` key and everything under it (indented
+/// lines, `- ` items at the margin, blank lines).
+fn without_names_and_hints(spec_text: &str) -> String {
     let mut kept = String::with_capacity(spec_text.len());
     let mut in_hints = false;
     for line in spec_text.split_inclusive('\n') {
@@ -93,7 +97,8 @@ fn without_hints(spec_text: &str) -> String {
         if at_margin {
             in_hints = line.starts_with("hints:");
         }
-        if !in_hints {
+        let a_name = at_margin && (line.starts_with("id:") || line.starts_with("title:"));
+        if !in_hints && !a_name {
             kept.push_str(line);
         }
     }
@@ -125,34 +130,40 @@ pub fn file_stem(device: &DeviceInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use puzzle_core::run::backend::BackendKind;
+    use puzzle_core::backend_contract::backend::BackendKind;
 
     /// (case, spec text, the text that is hashed)
     #[test]
-    fn hints_are_not_hashed_table() {
+    fn names_and_hints_are_not_hashed_table() {
         let cases = [
-            ("no hints", "id: a\nkernel: k\n", "id: a\nkernel: k\n"),
+            ("no hints", "id: a\nkernel: k\n", "kernel: k\n"),
             (
                 "indented items, a key after",
                 "id: a\nhints:\n  - one\n  - two\nstress: []\n",
-                "id: a\nstress: []\n",
+                "stress: []\n",
             ),
             (
                 "items at the margin, last key",
-                "id: a\nhints:\n- one\n\n- two\n",
-                "id: a\n",
+                "kernel: k\nhints:\n- one\n\n- two\n",
+                "kernel: k\n",
             ),
-            ("a flow list", "hints: [one, two]\nid: a\n", "id: a\n"),
+            ("a flow list", "hints: [one, two]\nk: a\n", "k: a\n"),
             (
                 "a key that only starts alike stays",
-                "hints_seen: 1\nid: a\n",
-                "hints_seen: 1\nid: a\n",
+                "hints_seen: 1\nidle: a\ntitles: b\n",
+                "hints_seen: 1\nidle: a\ntitles: b\n",
+            ),
+            (
+                "a title, and an id under another key",
+                "title: T\nbuffers:\n  id: { len: 1 }\n",
+                "buffers:\n  id: { len: 1 }\n",
             ),
         ];
         for (name, text, want) in cases {
-            assert_eq!(without_hints(text), want, "{name}");
+            assert_eq!(without_names_and_hints(text), want, "{name}");
         }
-        assert_ne!(spec_hash("id: a\n"), spec_hash("id: b\n"));
+        assert_eq!(spec_hash("id: a\nk: 1\n"), spec_hash("id: b\nk: 1\n"));
+        assert_ne!(spec_hash("k: 1\n"), spec_hash("k: 2\n"));
     }
 
     #[test]

@@ -8,10 +8,10 @@ use crate::perf::bench::BenchReport;
 use crate::perf::calibrate::Ceilings;
 use crate::perf::date::today;
 use crate::perf::record::schema::{BenchEntry, Recorded, Recording, entry_hashes, file_stem};
+use puzzle_core::backend_contract::backend::DeviceInfo;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::DeviceInfo;
 use puzzle_core::spec::expr::Constants;
 use std::path::{Path, PathBuf};
 

@@ -14,14 +14,14 @@ use crate::perf::record::schema::{BenchEntry, Entry, Recording, entry_hashes, fi
 use crate::perf::record::store::{self, StoreError};
 use crate::perf::roofline;
 use crate::run::runner::Runner;
+use puzzle_core::assess::cases::Case;
+use puzzle_core::backend_contract::backend::{BackendError, BackendKind};
 use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::chapter::puzzle::Puzzle;
-use puzzle_core::check::cases::Case;
 use puzzle_core::judge::abridge::LISTED;
 use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use puzzle_core::run::backend::{BackendError, BackendKind};
 use puzzle_core::source::diag::Located;
 use puzzle_core::spec::expr::Constants;
 use std::fmt;

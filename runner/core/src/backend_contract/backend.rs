@@ -7,8 +7,8 @@
 //! install. Verification happens afterwards, in [`crate::judge`], the same
 //! way for every backend.
 
+use crate::backend_contract::outcome::Outcome;
 use crate::lang::Lang;
-use crate::run::outcome::Outcome;
 use crate::source::text::SourceText;
 use crate::spec::model::Spec;
 use serde::{Deserialize, Serialize};

@@ -6,8 +6,8 @@
 //! guard bands of its own canary) are laid out here, once, beside the
 //! decoding of what comes back, so every backend poisons and guards alike.
 
-use crate::run::access_map::AccessMap;
-use crate::run::timing::Timing;
+use crate::backend_contract::access_map::AccessMap;
+use crate::backend_contract::timing::Timing;
 use crate::source::diag::Located;
 use crate::spec::model::Buffer;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
-//! Checking a kernel: the one path from a kernel to its report, the sizes it
-//! is checked at, and the learner's verdict in words.
+//! Assessing a kernel: the one path from a kernel to its report, the sizes it
+//! is run at, and the learner's verdict in words (the learner's check).
 //!
 //! - [`execute`]: one run, judged (every front end's runs go through it);
 //! - [`cases`]: the teaching size, then the stress sizes, in order;

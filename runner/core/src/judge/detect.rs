@@ -57,11 +57,11 @@ impl RunReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend_contract::backend::BackendKind;
     use crate::judge::report::Status;
     use crate::judge::verify::BufferCheck;
     use crate::kernel::cut::Variant;
     use crate::lang::Lang;
-    use crate::run::backend::BackendKind;
     use crate::source::diag::Located;
 
     fn report(check: BufferCheck, diagnostics: &[&str]) -> RunReport {

@@ -1,4 +1,4 @@
-//! Running a kernel: the contract every backend keeps.
+//! The contract every backend keeps: what running a kernel is given and returns.
 //!
 //! - [`backend`]: the [`backend::Backend`] trait, the [`backend::Job`] it is
 //!   given, and how it fails;

@@ -3,14 +3,14 @@
 //! benchmarks, calibration and the browser) goes through [`execute`], so
 //! none of them can disagree about what a run is or how it is judged.
 
+use crate::assess::cases::Case;
+use crate::backend_contract::backend::{Backend, Job};
+use crate::backend_contract::outcome::Outcome;
 use crate::chapter::puzzle::Puzzle;
-use crate::check::cases::Case;
 use crate::judge::report::{RunReport, Status};
 use crate::kernel::constants;
 use crate::kernel::cut::Variant;
 use crate::kernel::includes::MAX_SOURCE_BYTES;
-use crate::run::backend::{Backend, Job};
-use crate::run::outcome::Outcome;
 use crate::source::diag::Located;
 use crate::source::text::SourceText;
 use crate::spec::model::Spec;

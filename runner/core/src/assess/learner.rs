@@ -7,14 +7,14 @@
 //! it is built here from the engine's own reports, so it does not change
 //! when they do.
 
+use crate::assess::cases::{self, Case, Stage, Until};
+use crate::assess::input::BadInput;
+use crate::backend_contract::backend::{BackendError, BackendKind};
 use crate::chapter::puzzle::Puzzle;
-use crate::check::cases::{self, Case, Stage, Until};
-use crate::check::input::BadInput;
 use crate::judge::report::{RunReport, Status};
 use crate::judge::verify::BufferCheck;
 use crate::lang::Lang;
 use crate::quantity::thousands;
-use crate::run::backend::{BackendError, BackendKind};
 use crate::source::diag::{Located, display_path};
 use crate::source::text::SourceText;
 use crate::spec::data::Values;
@@ -664,8 +664,8 @@ fn stress_only_advice(puzzle: &Puzzle, sizes: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend_contract::outcome::Outcome;
     use crate::kernel::cut::Variant;
-    use crate::run::outcome::Outcome;
     use std::time::Duration;
 
     /// A report of a run that ended with `outcome`, for the judge.
