@@ -126,6 +126,13 @@ pub fn puzzle_block(spec: &Spec, hints: &[String], first_on_page: bool) -> Strin
                 format!("{} [{}], {role}{values}", b.dtype.name(), shape.join(" × "))
             }
             Arg::Scalar { dtype, value, .. } => format!("{} = {value}", dtype.name()),
+            Arg::Peers { of, .. } => {
+                let names: Vec<String> = of
+                    .iter()
+                    .map(|&a| format!("`{}`", spec.args[a].name()))
+                    .collect();
+                format!("the addresses of {} (one per GPU)", names.join(", "))
+            }
         };
         let _ = writeln!(md, "| arg {i}: `{}` | {what} |", arg.name());
     }

@@ -28,7 +28,7 @@
 use libtest_mimic::{Arguments, Failed, Trial};
 use puzzle_core::assess::cases::{self, Case};
 use puzzle_core::assess::execute::Settings;
-use puzzle_core::backend_contract::backend::BackendKind;
+use puzzle_core::backend_contract::backend::{Backend, BackendKind};
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::judge::report::{RunReport, Status};
@@ -195,11 +195,16 @@ pub fn trials(args: &Arguments) -> Vec<Trial> {
                     continue;
                 }
                 match RUNNER.backend(kind) {
-                    Ok(b) => match b.compile_only() {
+                    Ok(b) => match b
+                        .compile_only()
+                        .map(str::to_string)
+                        .or_else(|| too_few_gpus(b, puzzle, &case))
+                    {
                         None => trials.push(trial(&book, puzzle, name, kind, variant, &case)),
                         // Compiled here; the run itself is made on the CUDA
                         // checker, or skipped, by name and reason.
                         Some(reason) => {
+                            let reason = reason.as_str();
                             let compile = format!("{name}::compile");
                             trials.push(trial(&book, puzzle, compile, kind, variant, &case));
                             let run = format!("{name}::run");
@@ -315,6 +320,17 @@ fn beyond_checker(puzzle: &Puzzle, case: &Case) -> Option<String> {
             "{threads} invocations; the suite runs sim stress cases up to {SIM_MAX_INVOCATIONS}"
         )
     })
+}
+
+/// Why `case` of `puzzle` cannot run on backend `b`, which runs kernels on
+/// fewer GPUs than the case's `gpus` (the run is then compiled there and
+/// made on the CUDA checker, which simulates every rank).
+fn too_few_gpus(b: &dyn Backend, puzzle: &Puzzle, case: &Case) -> Option<String> {
+    let spec = match &case.overrides {
+        Some(overrides) => puzzle.spec.sized(overrides).ok()?,
+        None => puzzle.spec.resolve(&Default::default()).ok()?,
+    };
+    runner::backend::cuda::backend::too_few_gpus(spec.gpus as usize, b.gpus())
 }
 
 /// A trial on the CUDA checker, made once it is known whether the checker

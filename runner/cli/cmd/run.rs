@@ -72,8 +72,15 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
         timeout: Duration::from_secs(args.timeout),
         ..Settings::default()
     });
-    // `sim` with a .cu file is CUDA's checker.
-    let mut backend = args.backend.map(|b| b.kind(file_lang));
+    // The language to run: the file's, or the puzzle's only one (Part VI
+    // and VII are CUDA C alone), or else WGSL.
+    let only_lang = match puzzle.kernels.keys().collect::<Vec<_>>()[..] {
+        [&only] => Some(only),
+        _ => None,
+    };
+    let lang_wanted = file_lang.or(only_lang);
+    // `sim` with a .cu file (or a CUDA-only puzzle) is CUDA's checker.
+    let mut backend = args.backend.map(|b| b.kind(lang_wanted));
     if args.sanitize {
         let sanitizer;
         (_, backend, sanitizer) = sanitizing((file_lang, backend))?;
@@ -82,7 +89,7 @@ pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
     let kind = match backend {
         Some(b) => b,
         // WGSL falls back to the CPU checker where no GPU adapter exists.
-        None => runner.default_backend(file_lang.unwrap_or(Lang::Wgsl)),
+        None => runner.default_backend(lang_wanted.unwrap_or(Lang::Wgsl)),
     };
     let lang = kind.lang();
     if let Some(file_lang) = file_lang.filter(|&l| l != lang) {

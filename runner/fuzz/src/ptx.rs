@@ -111,6 +111,7 @@ pub fn ptx_run(data: &[u8]) {
         block: [40, 1, 1],
         dynamic_shared_bytes: 256,
         args,
+        rank: 0,
     };
     let config = Config {
         timeout: TIMEOUT,

@@ -15,6 +15,8 @@ pub struct Thread {
     pub block: [u32; 3],
     /// Which launch (0-based) of the run.
     pub launch: usize,
+    /// The GPU it ran on, in a run of several ranks (`None` in a run of one).
+    pub rank: Option<u32>,
 }
 
 /// An access, by who made it and at which source line (0: unknown).

@@ -110,16 +110,51 @@ pub fn run_thread(
             }
             Op::Nanosleep => {
                 t.pc += 1;
-                return Ok(Stop::Slice);
+                // With several ranks a poll that finds nothing new yields
+                // (below), so a poll with a sleep in its loop still ends.
+                if !w.ranked {
+                    return Ok(Stop::Slice);
+                }
+                continue;
             }
             _ => {
+                // A poll of a flag, in a run of several ranks: one that
+                // finds the thread just as at its last poll yields.
+                let poll = w.ranked && i.op == Op::Ld;
+                let addr = if poll { poll_address(t, i, w) } else { None };
                 if !step(t, i, w, shared) {
                     return Err((i.text.clone(), i.line as usize));
+                }
+                if let Some(a) = addr
+                    && polled_again(t, i, a)
+                {
+                    t.pc += 1;
+                    return Ok(Stop::Spin);
                 }
             }
         }
         t.pc += 1;
     }
+}
+
+/// The global address an acquire, relaxed or volatile load reads: a poll.
+#[cold]
+fn poll_address(t: &ThreadState, i: &Inst, w: &World) -> Option<u64> {
+    if !i.flag(flag::ACQUIRE | flag::RELAXED | flag::VOLATILE) {
+        return None;
+    }
+    let a = w.address(t, &i.operands[1], i.space)?;
+    matches!(memory::place(a), memory::Place::Global(..)).then_some(a)
+}
+
+/// Whether the poll at `a` found the thread as at its last poll.
+#[cold]
+fn polled_again(t: &mut ThreadState, i: &Inst, a: u64) -> bool {
+    let Some(Operand::Reg(r)) = i.operands.first() else {
+        return false;
+    };
+    let value = t.regs[*r as usize];
+    t.polled(t.pc, a, value)
 }
 
 /// A register's or an immediate's bits (the operands of the fast path).
@@ -196,6 +231,7 @@ fn fast(t: &mut ThreadState, i: &Inst) -> bool {
 }
 
 /// Executes one instruction that needs no other thread; false where it is not implemented.
+#[inline(always)]
 fn step(
     t: &mut ThreadState,
     i: &Inst,
@@ -261,7 +297,7 @@ fn step(
             let acquire = !store && i.flag(flag::ACQUIRE);
             let release = store && i.flag(flag::RELEASE);
             if release {
-                w.release(t, addr);
+                w.published.release(t, addr, i.scope);
             }
             for (n, r) in regs.iter().enumerate() {
                 let a = addr + n as u64 * width;
@@ -294,7 +330,7 @@ fn step(
                 }
             }
             if acquire {
-                w.acquire(t, addr);
+                w.published.acquire(t, addr, i.scope);
             }
         }
         Op::Atom | Op::Red => return crate::exec_mem::atomic(t, i, w, shared),
@@ -321,8 +357,22 @@ fn step(
             };
             write(t, &o[0], out);
         }
+        Op::Isspacep => {
+            use crate::parse_inst::Space;
+            let a = read(t, w, &o[1], Ty::U64);
+            let inside = match memory::place(a) {
+                memory::Place::Global(..) => matches!(i.space, Space::Global | Space::Const),
+                memory::Place::Shared(..) => {
+                    matches!(i.space, Space::Shared | Space::SharedCluster)
+                }
+                memory::Place::Local(_) => i.space == Space::Local,
+                memory::Place::Param(_) => i.space == Space::Param,
+                memory::Place::Nowhere => false,
+            };
+            write(t, &o[0], u64::from(inside));
+        }
         Op::Membar | Op::Fence => {
-            t.fenced = true;
+            t.fenced = Some(i.scope);
         }
         Op::Prefetch => {}
         Op::Printf => {
@@ -479,7 +529,10 @@ mod tests {
                         warp_epoch: 0,
                         released: 0,
                         knows: Default::default(),
-                        fenced: false,
+                        fenced: None,
+                        last_poll: None,
+                        rank: 0,
+                        block_id: 0,
                         stop: None,
                     };
                     let masked: Vec<u64> = inst.operands[1..]

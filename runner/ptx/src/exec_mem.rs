@@ -1,7 +1,8 @@
 //! What the threads of a launch share ([`World`]: global memory, the
-//! parameters, the checks and their reports, what releases published) and
-//! what a block's threads share ([`BlockMemory`]: shared memory and its
-//! mbarriers), with the loads, stores and atomics that go through them.
+//! parameters (each rank's), the checks and their reports, what releases
+//! published) and what a block's threads share ([`BlockMemory`]: shared
+//! memory and its mbarriers), with the loads, stores and atomics that go
+//! through them.
 //! Every access is checked here: its address against its region and guard
 //! bands, its bytes against the race rule, a read of shared memory or of a
 //! poisoned output against what was written, and global accesses counted.
@@ -9,12 +10,12 @@
 use crate::access::Counter;
 use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now};
 use crate::memory::{self, Place, Region};
+use crate::order::Publications;
 use crate::parse_inst::{Inst, Op, Operand, Space, Sreg, Ty, flag};
-use crate::thread::{ThreadState, describe};
+use crate::thread::{Origin, ThreadState, describe, numbered};
 use crate::trace::{Touch, VariableTrace};
 use crate::value;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Bytes of `printf` output a run keeps; the rest is counted, not kept.
 pub const MAX_PRINTED: usize = 1 << 20;
@@ -80,19 +81,27 @@ impl Mbarrier {
 /// What every thread of a launch shares.
 pub struct World<'l> {
     pub globals: Vec<Region>,
-    pub params: Vec<u8>,
+    /// The parameters' bytes, by rank (one in a run of one rank).
+    pub params: Vec<Vec<u8>>,
     /// Symbol addresses: parameters, module variables, shared variables.
     pub symbols: HashMap<String, u64>,
     pub hazards: Hazards,
     pub counter: Counter,
     pub lines: &'l dyn LineMap,
     /// What releases published, by the address they released to.
-    pub published: HashMap<u64, Knowledge>,
+    pub published: Publications,
     pub grid: [u32; 3],
     pub block_dim: [u32; 3],
     pub cluster: [u32; 3],
     pub dynamic_shared: u32,
     pub launch: usize,
+    /// A run of several ranks ([`crate::ranks`]): its step (0 otherwise),
+    /// where its launches' threads start (empty otherwise), and how often a
+    /// store changed memory (counted only there, for polls that spin).
+    pub ranked: bool,
+    pub step: u16,
+    pub origins: Vec<Origin>,
+    pub changes: u64,
     pub instructions: u64,
     /// Touches kept for the diagrams, by global region (then shared at the end).
     pub trace: Option<Vec<VariableTrace>>,
@@ -123,7 +132,7 @@ impl World<'_> {
         let (bytes, off) = match memory::place(addr) {
             Place::Global(n, off) => (&self.globals.get(n)?.bytes[..], off),
             Place::Local(off) => (&t.local[..], off),
-            Place::Param(off) => (&self.params[..], off),
+            Place::Param(off) => (&self.params.get(t.rank as usize)?[..], off),
             _ => return None,
         };
         let off = off as usize;
@@ -168,28 +177,6 @@ impl World<'_> {
         })
     }
 
-    /// A release by `t` to `addr`: what `t` knows is published there.
-    pub fn release(&mut self, t: &mut ThreadState, addr: u64) {
-        let entry = self.published.entry(addr).or_default();
-        entry.merge(&t.knows);
-        let r = entry.threads.entry(t.index).or_insert(0);
-        *r = (*r).max(t.released + 1);
-        let block = t.thread.block;
-        let linear = block[0] + self.grid[0] * (block[1] + self.grid[1] * block[2]);
-        let e = entry.blocks.entry(linear).or_insert(0);
-        *e = (*e).max(t.epoch);
-        t.released += 1;
-    }
-
-    /// An acquire by `t` of `addr`: it takes over what was published there.
-    pub fn acquire(&mut self, t: &mut ThreadState, addr: u64) {
-        if let Some(k) = self.published.get(&addr)
-            && !k.is_empty()
-        {
-            Arc::make_mut(&mut t.knows).merge(k);
-        }
-    }
-
     pub fn load(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access) -> u64 {
         self.touch(t, b, a, None)
     }
@@ -224,10 +211,11 @@ impl World<'_> {
             }
             Place::Param(off) => {
                 let off = off as usize;
-                if store.is_some() || off + width > self.params.len() {
+                let params = &self.params[t.rank as usize];
+                if store.is_some() || off + width > params.len() {
                     return 0;
                 }
-                return memory::load_le(&self.params[off..off + width]);
+                return memory::load_le(&params[off..off + width]);
             }
             Place::Nowhere => {
                 self.out_of_bounds(
@@ -339,6 +327,8 @@ impl World<'_> {
                     warp_epoch: t.warp_epoch,
                     released: t.released,
                     bytes,
+                    rank: t.rank as u8,
+                    step: self.step,
                     line: a.line,
                 };
                 let Some(shadow) = region.shadow.get_mut(word) else {
@@ -369,7 +359,11 @@ impl World<'_> {
         }
         let result = match store {
             Some(v) => {
-                region.bytes[off..off + width].copy_from_slice(&v.to_le_bytes()[..width]);
+                let new = &v.to_le_bytes()[..width];
+                if self.ranked && region.bytes[off..off + width] != *new {
+                    self.changes += 1;
+                }
+                region.bytes[off..off + width].copy_from_slice(new);
                 0
             }
             None => memory::load_le(&region.bytes[off..off + width]),
@@ -417,7 +411,10 @@ impl World<'_> {
             let line = self.lines.line(a.line);
             if !self.hazards.known(Kind::Race, line) {
                 let verb = |w: bool| if w { "writes" } else { "reads" };
-                let why = if other.block != block_linear {
+                let why = if u32::from(other.rank) != t.rank {
+                    let missed = self.published.missed(t.rank, u32::from(other.rank));
+                    crate::order::across_ranks(missed).to_string()
+                } else if other.block != block_linear {
                     "threads of different blocks are never ordered within one launch (__syncthreads() \
                      waits for its own block only) unless a release and an acquire order them: split \
                      the work into two launches, or use atomics"
@@ -445,19 +442,10 @@ impl World<'_> {
         result
     }
 
-    /// A thread's words in messages, from its index in the launch.
+    /// A thread's words in messages, from its index in the launch (or,
+    /// in a run of several ranks, in the run).
     pub fn thread_name(&self, index: u32) -> String {
-        let per = self.threads_per_block().max(1);
-        let (block, local) = (index / per, index % per);
-        let d = self.block_dim;
-        let g = self.grid;
-        let l = [local % d[0], (local / d[0]) % d[1], local / (d[0] * d[1])];
-        let b = [block % g[0], (block / g[0]) % g[1], block / (g[0] * g[1])];
-        describe(&crate::access::Thread {
-            local: l,
-            block: b,
-            ..Default::default()
-        })
+        describe(&numbered(index, &self.origins, self.grid, self.block_dim))
     }
 
     fn out_of_bounds(&mut self, t: &ThreadState, a: Access, what: String) {
@@ -536,11 +524,16 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     };
     let ty = i.ty;
     let width = ty.bytes();
-    let release = i.flag(flag::RELEASE) || t.fenced;
-    let acquire = i.flag(flag::ACQUIRE) || t.fenced;
-    t.fenced = false;
+    let release = i.flag(flag::RELEASE) || t.fenced.is_some();
+    let acquire = i.flag(flag::ACQUIRE) || t.fenced.is_some();
+    // A fence makes a relaxed atomic release and acquire at the narrower
+    // of the two scopes.
+    let scope = match t.fenced.take() {
+        Some(f) if !i.flag(flag::RELEASE | flag::ACQUIRE) => f.min(i.scope),
+        _ => i.scope,
+    };
     if release {
-        w.release(t, addr);
+        w.published.release(t, addr, scope);
     }
     let load = Access {
         addr,
@@ -592,7 +585,7 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
         write(t, &o[0], old);
     }
     if acquire {
-        w.acquire(t, addr);
+        w.published.acquire(t, addr, scope);
     }
     true
 }

@@ -28,6 +28,14 @@
 //!
 //! Blocks of one launch are ordered by nothing else, and launches are
 //! ordered one after another.
+//!
+//! In a run of several ranks (GPUs), each rank's launches of one step run
+//! at the same time as the other ranks', so one more thing orders accesses,
+//! and one thing less: a rank's own earlier steps come before its later
+//! ones (one stream's order), and another rank's come only through a
+//! release at system scope that an acquire at system scope saw (a release
+//! by rank r in step s publishes rank r's steps before s). Nothing orders
+//! the steps of different ranks otherwise.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -125,11 +133,13 @@ impl Hazards {
 /// What a thread knows has happened before its next access, beyond its own
 /// block's barriers and its warp's syncs: for threads elsewhere, the count
 /// of releases after which their accesses are ordered; for blocks, the
-/// barrier epoch before which all their accesses are.
+/// barrier epoch before which all their accesses are; for ranks, the step
+/// before which all their accesses are.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Knowledge {
     pub threads: BTreeMap<u32, u32>,
     pub blocks: BTreeMap<u32, u32>,
+    pub ranks: BTreeMap<u32, u32>,
 }
 
 impl Knowledge {
@@ -143,10 +153,14 @@ impl Knowledge {
             let x = self.blocks.entry(b).or_insert(0);
             *x = (*x).max(e);
         }
+        for (&r, &s) in &other.ranks {
+            let x = self.ranks.entry(r).or_insert(0);
+            *x = (*x).max(s);
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.threads.is_empty() && self.blocks.is_empty()
+        self.threads.is_empty() && self.blocks.is_empty() && self.ranks.is_empty()
     }
 }
 
@@ -166,6 +180,10 @@ pub struct Access {
     pub released: u32,
     /// Which bytes of the word (bit i: byte i).
     pub bytes: u8,
+    /// The rank (GPU) and the step of the run of several ranks it was made
+    /// in (0 and 0 in a run of one).
+    pub rank: u8,
+    pub step: u16,
     pub line: usize,
 }
 
@@ -177,6 +195,7 @@ pub struct Now<'k> {
 
 impl Now<'_> {
     /// Whether `earlier`, made before in the simulation, is ordered before this access.
+    #[inline(always)]
     fn after(&self, earlier: &Access) -> bool {
         let now = &self.access;
         earlier.thread == now.thread
@@ -194,6 +213,19 @@ impl Now<'_> {
                 .blocks
                 .get(&earlier.block)
                 .is_some_and(|&e| earlier.epoch < e)
+            || (earlier.step < now.step && self.after_step(earlier))
+    }
+
+    /// Whether `earlier`, made in an earlier step, is ordered before this
+    /// access: by its rank's stream, or by a flag its rank released later.
+    #[inline(never)]
+    fn after_step(&self, earlier: &Access) -> bool {
+        earlier.rank == self.access.rank
+            || self
+                .knows
+                .ranks
+                .get(&u32::from(earlier.rank))
+                .is_some_and(|&s| u32::from(earlier.step) < s)
     }
 }
 
@@ -220,6 +252,11 @@ impl Shadow {
         let a = now.access;
         self.reads
             .retain(|r| r.block != a.block || r.epoch >= a.epoch || r.bytes & !a.bytes != 0);
+        if a.step > 0 {
+            // Reads of its rank's earlier steps are covered by this one.
+            self.reads
+                .retain(|r| r.rank != a.rank || r.step >= a.step || r.bytes & !a.bytes != 0);
+        }
         let known = self.reads.iter().any(|r| r.thread == a.thread);
         if !known && self.reads.len() < READS_KEPT {
             self.reads.push(a);
@@ -271,7 +308,19 @@ mod tests {
             warp_epoch: epoch,
             released: 0,
             bytes: 0xF,
+            rank: 0,
+            step: 0,
             line: 0,
+        }
+    }
+
+    /// An access by thread `thread` of block `block` (unique in the run),
+    /// on `rank`, in `step`.
+    fn on(thread: u32, block: u32, rank: u8, step: u16) -> Access {
+        Access {
+            rank,
+            step,
+            ..at(thread, block, 0)
         }
     }
 
@@ -406,5 +455,104 @@ mod tests {
             });
             assert_eq!(got.is_some(), races, "{name}");
         }
+    }
+
+    /// Steps of several ranks: a rank's own earlier steps come first; another
+    /// rank's only through what an acquire took over (the steps before the
+    /// one its release was made in); nothing else orders them. Reads kept
+    /// from earlier steps of the reader's rank give way to its later ones.
+    #[test]
+    fn ranks_and_steps_table() {
+        let none = Knowledge::default();
+        let from_rank_1 = |step: u32| Knowledge {
+            ranks: BTreeMap::from([(1, step)]),
+            ..Knowledge::default()
+        };
+        let (in_step_1, in_step_2) = (from_rank_1(1), from_rank_1(2));
+        let cases: [(&str, Access, Access, &Knowledge, bool); 7] = [
+            (
+                "another rank, same step",
+                on(0, 0, 1, 1),
+                on(9, 5, 0, 1),
+                &none,
+                true,
+            ),
+            (
+                "another rank, earlier step",
+                on(0, 0, 1, 0),
+                on(9, 5, 0, 1),
+                &none,
+                true,
+            ),
+            (
+                "own rank, earlier step",
+                on(0, 0, 0, 0),
+                on(9, 5, 0, 1),
+                &none,
+                false,
+            ),
+            (
+                "own rank, same step",
+                on(0, 0, 0, 1),
+                on(9, 5, 0, 1),
+                &none,
+                true,
+            ),
+            (
+                "flag of a later step",
+                on(0, 0, 1, 1),
+                on(9, 5, 0, 2),
+                &in_step_2,
+                false,
+            ),
+            (
+                "flag of the same step",
+                on(0, 0, 1, 1),
+                on(9, 5, 0, 1),
+                &in_step_1,
+                true,
+            ),
+            (
+                "flag of another rank",
+                on(0, 0, 2, 0),
+                on(9, 5, 0, 2),
+                &in_step_2,
+                true,
+            ),
+        ];
+        for (name, first, second, knows, races) in cases {
+            let mut shadow = Shadow::default();
+            shadow.write(&Now {
+                access: first,
+                knows: &none,
+            });
+            let got = shadow.read(&Now {
+                access: second,
+                knows,
+            });
+            assert_eq!(got.is_some(), races, "{name}");
+        }
+        // Four readers of rank 0 in step 0, then rank 1's in step 1 unordered
+        // with them, then rank 0's writer in step 2: the read of rank 1 races.
+        let mut shadow = Shadow::default();
+        for t in 0..4 {
+            shadow.read(&Now {
+                access: on(t, t, 0, 0),
+                knows: &none,
+            });
+        }
+        shadow.read(&Now {
+            access: on(0, 0, 0, 1),
+            knows: &none,
+        });
+        shadow.read(&Now {
+            access: on(20, 20, 1, 1),
+            knows: &none,
+        });
+        let got = shadow.write(&Now {
+            access: on(30, 30, 0, 2),
+            knows: &none,
+        });
+        assert!(got.is_some_and(|(a, _)| a.rank == 1), "{got:?}");
     }
 }

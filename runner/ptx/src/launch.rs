@@ -7,7 +7,12 @@ use crate::hazard::Hazard;
 use std::time::Duration;
 
 /// One launch of an entry point.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A launch whose `rank` is more than 0 runs together with the launches
+/// before it, back to the last one of rank 0: one step, every rank's
+/// blocks at once, so that a rank may wait for a flag a peer sets. A run
+/// whose launches are all of rank 0 runs them one after another.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Launch {
     /// The `.entry` name (`extern "C"` kernels keep their C name).
     pub entry: String,
@@ -19,6 +24,8 @@ pub struct Launch {
     pub dynamic_shared_bytes: u32,
     /// The kernel's parameters, in order.
     pub args: Vec<Param>,
+    /// The GPU it runs on, 0 to 255 (0 in a run of one GPU).
+    pub rank: u32,
 }
 
 /// One kernel parameter.
@@ -31,6 +38,10 @@ pub enum Param {
     /// A `__grid_constant__ CUtensorMap` describing buffer `buffer`, as the
     /// engine would encode it: the checker reads its own description of it.
     TensorMap(TensorMap),
+    /// A table of pointers passed by value (`struct { float* rank[8]; }`,
+    /// NVRTC's `.param .align 8 .b8 name[64]`): the start of each buffer
+    /// listed, 8 bytes each, then zeros to the parameter's size.
+    Pointers(Vec<usize>),
 }
 
 /// A TMA tensor map, as the checker understands one: a row-major tensor

@@ -24,13 +24,17 @@
 //! - [`value`]: integer and float arithmetic as PTX types say;
 //! - [`warp`]: shuffles, votes and warp syncs; [`matrix`]: ldmatrix, mma, WMMA;
 //! - [`memory`]: global, shared, local and parameter memory, by address;
-//! - [`schedule`]: blocks, warps and the seeded order of threads;
+//! - [`schedule`]: a run, its launches one after another; [`ranks`]: a run
+//!   of several ranks (GPUs), each step's ranks at once;
+//!   [`cohort`]: threads that run together (a block, a cluster), barriers;
 //!   [`timeout`]: where the threads were when the time ran out;
 //! - [`hazard`]: the race rule (happens-before) and the reports;
+//!   [`order`]: what releases published, and the acquires that take it over;
 //! - [`access`]: counts of global-memory reads and writes;
 //! - [`trace`]: who touched which element, for the diagrams.
 
 pub mod access;
+pub mod cohort;
 pub mod exec;
 pub mod exec_async;
 pub mod exec_mem;
@@ -38,10 +42,12 @@ pub mod hazard;
 pub mod launch;
 pub mod matrix;
 pub mod memory;
+pub mod order;
 pub mod parse;
 pub mod parse_call;
 pub mod parse_inst;
 pub mod printf;
+pub mod ranks;
 pub mod schedule;
 pub mod support;
 pub mod thread;
@@ -50,6 +56,8 @@ pub mod trace;
 pub mod value;
 pub mod warp;
 
+#[cfg(test)]
+mod ranks_tests;
 #[cfg(test)]
 mod run_tests;
 

@@ -3,7 +3,7 @@
 //! through the `.param` variables of a `{ // callseq }` block.
 
 use crate::launch::DecodeError;
-use crate::parse_inst::{Inst, Op, Operand, Round, Space, Ty};
+use crate::parse_inst::{Inst, Op, Operand, Round, Scope, Space, Ty};
 use std::collections::HashMap;
 
 /// `call.uni (retval0), vprintf, (param0, param1)`: the one function a
@@ -50,6 +50,7 @@ pub fn call(text: &str, line: u32, params: &HashMap<String, Operand>) -> Result<
         ty: Ty::B64,
         ty2: Ty::None,
         space: Space::Generic,
+        scope: Scope::Gpu,
         vec: 1,
         round: Round::Default,
         cmp: None,

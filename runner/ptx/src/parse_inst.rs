@@ -59,6 +59,7 @@ pub enum Op {
     Prmt,
     Copysign,
     Testp,
+    Isspacep,
     Membar,
     Fence,
     CpAsync,
@@ -169,6 +170,18 @@ pub enum Space {
     Local,
     Param,
     Const,
+}
+
+/// Which threads a memory order or fence speaks for, narrowest first
+/// (`membar.gl` is `.gpu`; `.gpu` where none is written, as for atomics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Scope {
+    Cta,
+    Cluster,
+    #[default]
+    Gpu,
+    /// Every thread of the system: other GPUs' (ranks') included.
+    Sys,
 }
 
 /// Rounding of float results and conversions.
@@ -299,6 +312,7 @@ pub struct Inst {
     pub ty: Ty,
     pub ty2: Ty,
     pub space: Space,
+    pub scope: Scope,
     /// `.v2`, `.v4`: values per access (1 otherwise).
     pub vec: u8,
     pub round: Round,
@@ -567,6 +581,7 @@ pub fn decode(
         "prmt" => Op::Prmt,
         "copysign" => Op::Copysign,
         "testp" => Op::Testp,
+        "isspacep" => Op::Isspacep,
         "membar" => Op::Membar,
         "fence" => Op::Fence,
         "cp" => Op::CpAsync,
@@ -590,6 +605,7 @@ pub fn decode(
         ty: Ty::None,
         ty2: Ty::None,
         space: Space::Generic,
+        scope: Scope::Gpu,
         vec: 1,
         round: Round::Default,
         cmp: None,
@@ -610,6 +626,10 @@ pub fn decode(
             "local" => inst.space = Space::Local,
             "param" => inst.space = Space::Param,
             "const" => inst.space = Space::Const,
+            "cta" => inst.scope = Scope::Cta,
+            "cluster" => inst.scope = Scope::Cluster,
+            "gpu" | "gl" => inst.scope = Scope::Gpu,
+            "sys" => inst.scope = Scope::Sys,
             "v2" => inst.vec = 2,
             "v4" => inst.vec = 4,
             "v8" => inst.vec = 8,
@@ -733,5 +753,78 @@ mod tests {
         assert_eq!((i.op, i.space), (Op::Mbarrier, Space::Shared));
         let i = dec("mbarrier.arrive.shared::cta.b64 _, [%r1]");
         assert_eq!(i.operands[0], Operand::Sink);
+    }
+
+    /// Scopes as NVRTC writes them (libcu++'s inline asm has no space after
+    /// the comma), and fences' scopes.
+    #[test]
+    fn scopes_table() {
+        let cases = [
+            (
+                "ld.acquire.sys.b32 %r66,[%rd18]",
+                Op::Ld,
+                flag::ACQUIRE,
+                Scope::Sys,
+            ),
+            (
+                "st.release.sys.b32 [%rd16],%r4",
+                Op::St,
+                flag::RELEASE,
+                Scope::Sys,
+            ),
+            (
+                "st.release.gpu.b32 [%rd16],%r4",
+                Op::St,
+                flag::RELEASE,
+                Scope::Gpu,
+            ),
+            (
+                "ld.acquire.cluster.b32 %r1,[%rd1]",
+                Op::Ld,
+                flag::ACQUIRE,
+                Scope::Cluster,
+            ),
+            (
+                "atom.add.relaxed.sys.u32 %r4,[%rd6],%r5",
+                Op::Atom,
+                flag::RELAXED,
+                Scope::Sys,
+            ),
+            (
+                "atom.global.sys.add.u32 %r1, [%rd1], 1",
+                Op::Atom,
+                0,
+                Scope::Sys,
+            ),
+            (
+                "atom.global.add.u32 %r1, [%rd1], 1",
+                Op::Atom,
+                0,
+                Scope::Gpu,
+            ),
+            (
+                "ld.volatile.global.u32 %r6, [%rd1+16]",
+                Op::Ld,
+                flag::VOLATILE,
+                Scope::Gpu,
+            ),
+            ("membar.sys", Op::Membar, 0, Scope::Sys),
+            ("membar.gl", Op::Membar, 0, Scope::Gpu),
+            ("membar.cta", Op::Membar, 0, Scope::Cta),
+            (
+                "fence.acq_rel.sys",
+                Op::Fence,
+                flag::ACQUIRE | flag::RELEASE,
+                Scope::Sys,
+            ),
+        ];
+        for (text, op, flags, scope) in cases {
+            let i = dec(text);
+            assert_eq!((i.op, i.flags, i.scope), (op, flags, scope), "{text}");
+            if op == Op::Ld || op == Op::St {
+                let at = usize::from(op == Op::Ld);
+                assert!(matches!(&i.operands[at], Operand::Mem(..)), "{text}");
+            }
+        }
     }
 }

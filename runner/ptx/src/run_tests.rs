@@ -44,6 +44,7 @@ fn run(
         block: [block, 1, 1],
         dynamic_shared_bytes: 0,
         args,
+        rank: 0,
     };
     crate::run(&module, &[launch], &buffers, &SameLines, &Config::default()).expect("runs")
 }

@@ -40,6 +40,7 @@ pub fn supports(i: &Inst) -> bool {
         | Op::Cos
         | Op::Tanh
         | Op::Testp
+        | Op::Isspacep
         | Op::Ldmatrix
         | Op::Red => 2,
         Op::Cvt => 2,

@@ -1,9 +1,11 @@
 //! A thread as the interpreter keeps it (registers, pc, its place in the
-//! grid, its counts, what it knows of other threads' accesses) and why it
-//! stopped running; its words in messages.
+//! grid and among the ranks, its counts, what it knows of other threads'
+//! accesses, its last poll of a flag) and why it stopped running; its words
+//! in messages.
 
 use crate::access::Thread;
 use crate::hazard::Knowledge;
+use crate::parse_inst::Scope;
 use std::sync::Arc;
 
 /// Why a thread stopped.
@@ -22,6 +24,10 @@ pub enum Stop {
     },
     /// Waiting on an mbarrier phase that has not completed.
     Wait,
+    /// Polled a flag in global memory and found it as it was at its last
+    /// poll, with nothing else changed: it may go on once memory changes
+    /// (only in runs of several ranks, see `ThreadState::polled`).
+    Spin,
     /// At a cluster barrier.
     Cluster,
     Done,
@@ -36,8 +42,14 @@ pub struct ThreadState {
     pub tid: [u32; 3],
     /// Within the block: `tid.x + tid.y·ntid.x + …`.
     pub linear: u32,
-    /// Within the launch: unique across blocks.
+    /// Within the launch: unique across blocks (in a run of several ranks,
+    /// unique across the whole run).
     pub index: u32,
+    /// The GPU it runs on (0 in a run of one).
+    pub rank: u32,
+    /// Its block for the race rule: the block's linear index in its launch
+    /// (in a run of several ranks, unique across the whole run).
+    pub block_id: u32,
     pub thread: Thread,
     pub reads: u32,
     pub writes: u32,
@@ -45,8 +57,12 @@ pub struct ThreadState {
     pub warp_epoch: u32,
     pub released: u32,
     pub knows: Arc<Knowledge>,
-    /// A fence since its last atomic: the next atomic releases and acquires.
-    pub fenced: bool,
+    /// A fence (of this scope) since its last atomic: the next atomic
+    /// releases and acquires.
+    pub fenced: Option<Scope>,
+    /// Its last poll of global memory: (pc, address, value, a digest of its
+    /// registers and local memory).
+    pub last_poll: Option<(usize, u64, u64, u64)>,
     pub stop: Option<Stop>,
 }
 
@@ -57,11 +73,62 @@ impl ThreadState {
     pub fn warp(&self) -> u32 {
         self.linear / 32
     }
+
+    /// A load of `value` at global `addr` by the instruction at `pc` that
+    /// may be a poll (acquire, relaxed or volatile): true where the thread
+    /// polled there before and is just as it was then (registers and local
+    /// memory), so it will go round again forever unless memory changes.
+    pub fn polled(&mut self, pc: usize, addr: u64, value: u64) -> bool {
+        // FNV-1a over the registers and local bytes.
+        let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+        let bytes = self.regs.iter().flat_map(|r| r.to_le_bytes());
+        for b in bytes.chain(self.local.iter().copied()) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+        let poll = Some((pc, addr, value, h));
+        let again = self.last_poll == poll;
+        self.last_poll = poll;
+        again
+    }
 }
 
-/// Thread `t`'s place, for messages: "thread (3, 0, 0) of block (1, 0, 0)".
+/// Where a launch's threads and blocks start in a run of several ranks'
+/// numbering, and its geometry: a thread's index back to its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    pub thread: u32,
+    pub block: u32,
+    pub rank: u32,
+    pub grid: [u32; 3],
+    pub block_dim: [u32; 3],
+}
+
+/// The thread whose index (in its launch, or in a run of several ranks
+/// whose launches start at `origins`) is `index`, in a launch of `grid`
+/// blocks of `block_dim` where there are no origins.
+pub fn numbered(index: u32, origins: &[Origin], grid: [u32; 3], block_dim: [u32; 3]) -> Thread {
+    let from = origins.iter().rev().find(|o| o.thread <= index);
+    let (index, g, d) = match from {
+        Some(o) => (index - o.thread, o.grid, o.block_dim),
+        None => (index, grid, block_dim),
+    };
+    let per = d.iter().product::<u32>().max(1);
+    let (block, local) = (index / per, index % per);
+    Thread {
+        local: [local % d[0], (local / d[0]) % d[1], local / (d[0] * d[1])],
+        block: [block % g[0], (block / g[0]) % g[1], block / (g[0] * g[1])],
+        rank: from.map(|o| o.rank),
+        ..Default::default()
+    }
+}
+
+/// Thread `t`'s place, for messages: "thread (3, 0, 0) of block (1, 0, 0)",
+/// and "… on rank 1" in a run of several ranks.
 pub fn describe(thread: &Thread) -> String {
     let [x, y, z] = thread.local;
     let [bx, by, bz] = thread.block;
-    format!("thread ({x}, {y}, {z}) of block ({bx}, {by}, {bz})")
+    match thread.rank {
+        None => format!("thread ({x}, {y}, {z}) of block ({bx}, {by}, {bz})"),
+        Some(r) => format!("thread ({x}, {y}, {z}) of block ({bx}, {by}, {bz}) on rank {r}"),
+    }
 }

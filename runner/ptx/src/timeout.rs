@@ -22,7 +22,9 @@ pub fn timed_out(kernel: &Kernel, blocks: &[Vec<ThreadState>], lines: &dyn LineM
         let line = kernel.body.get(t.pc).map_or(0, |i| i.line as usize);
         let waiting = matches!(
             t.stop,
-            Some(Stop::Barrier { .. } | Stop::Warp { .. } | Stop::Wait | Stop::Cluster)
+            Some(
+                Stop::Barrier { .. } | Stop::Warp { .. } | Stop::Wait | Stop::Cluster | Stop::Spin
+            )
         );
         at.entry((waiting, line))
             .or_insert_with(|| (0, describe(&t.thread)))

@@ -153,7 +153,7 @@ fn active_masks(kernel: &Kernel, threads: &mut [ThreadState]) -> bool {
         let lanes = &mut threads[lo..hi];
         let settled = lanes
             .iter()
-            .all(|t| !matches!(t.stop, None | Some(Stop::Slice) | Some(Stop::Wait)));
+            .all(|t| !matches!(t.stop, None | Some(Stop::Slice | Stop::Wait | Stop::Spin)));
         if !settled || !lanes.iter().any(at_activemask) {
             continue;
         }

@@ -166,6 +166,7 @@ fn buffer(name: &str, len: usize, init: Option<f64>) -> Arg {
         // Nothing is judged: these kernels are instruments, not puzzles.
         scratch: true,
         tensor_map: None,
+        rank: None,
     })
 }
 
@@ -181,10 +182,13 @@ fn spec(kernel: &str, grid: u32, block: u32, args: Vec<Arg>, launch_args: Vec<us
             block: [block, 1, 1],
             dynamic_shared_bytes: 0,
             args: launch_args,
+            rank: 0,
         }],
         args,
         flops: None,
         math: Default::default(),
+        gpus: 1,
+        bus_bytes: None,
     }
 }
 

@@ -276,6 +276,7 @@ mod tests {
                 expect: None,
                 scratch: false,
                 tensor_map: None,
+                rank: None,
             })
         };
         Spec {
@@ -287,6 +288,8 @@ mod tests {
             args: vec![buffer("out", None), buffer("a", Some(vec![0.0; n]))],
             flops,
             math: Default::default(),
+            gpus: 1,
+            bus_bytes: None,
         }
     }
 

@@ -147,6 +147,8 @@ impl Playground {
                     bytes.resize(16, 0); // uniform bindings are 16-byte aligned
                     ("uniform", bytes)
                 }
+                // Refused by `compile` above: WebGPU drives one GPU.
+                Arg::Peers { .. } => continue,
             };
             bindings.push(PlanBinding {
                 name: arg.name().to_string(),

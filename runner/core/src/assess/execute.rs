@@ -71,7 +71,7 @@ pub fn execute(
 ) -> RunReport {
     let kind = backend.kind();
     let lang = kind.lang();
-    let device = Some(backend.device().clone());
+    let device = Some(backend.device().with_gpus(spec.gpus));
     // A compiler can take minutes over a huge source (naga's compaction is
     // quadratic): refused before it starts, at the line past the limit.
     if source.text.len() > MAX_SOURCE_BYTES {

@@ -82,6 +82,28 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// The same device, `gpus` of it: "2 × NVIDIA H100 80GB HBM3" for a run
+    /// across two (its recordings then go to a file of their own); itself
+    /// for one.
+    pub fn with_gpus(&self, gpus: u32) -> DeviceInfo {
+        match gpus {
+            0 | 1 => self.clone(),
+            n => DeviceInfo {
+                name: format!("{n} × {}", self.name),
+                ..self.clone()
+            },
+        }
+    }
+
+    /// How many GPUs a device named by [`DeviceInfo::with_gpus`] is: 2 for
+    /// "2 × NVIDIA H100 80GB HBM3", 1 for any other name.
+    pub fn gpus(&self) -> u32 {
+        self.name
+            .split_once(" × ")
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or(1)
+    }
+
     /// "wgpu · llvmpipe (LLVM 15.0.6, 256 bits) (CPU, Vulkan)".
     pub fn label(&self) -> String {
         format!(
@@ -179,6 +201,12 @@ pub trait Backend: Send + Sync {
     fn runs_kernels(&self) -> bool {
         self.compile_only().is_none()
     }
+    /// How many GPUs one run may take here: those that reach each other's
+    /// memory (a spec's `gpus`). The CPU checkers simulate as many as a
+    /// spec may ask for.
+    fn gpus(&self) -> usize {
+        1
+    }
     /// The last-level cache the kernels' data passes through, where known.
     fn last_level_cache_bytes(&self) -> Option<u64> {
         None
@@ -206,6 +234,41 @@ pub fn check_launch_basics(spec: &Spec) -> Result<(), BackendError> {
                 launch.threads_per_block()
             )));
         }
+        if launch.rank >= spec.gpus.max(1) {
+            return Err(BackendError::Launch(format!(
+                "`{}` is launched on rank {}, but the spec runs on {} GPU{} (ranks 0 to {})",
+                launch.kernel,
+                launch.rank,
+                spec.gpus,
+                if spec.gpus == 1 { "" } else { "s" },
+                spec.gpus.max(1) - 1
+            )));
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_of_several_gpus_table() {
+        let one = DeviceInfo {
+            backend: BackendKind::Cuda,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            kind: "GPU".into(),
+            api: String::new(),
+            driver: String::new(),
+        };
+        for (gpus, name) in [
+            (1, "NVIDIA H100 80GB HBM3"),
+            (2, "2 × NVIDIA H100 80GB HBM3"),
+            (8, "8 × NVIDIA H100 80GB HBM3"),
+        ] {
+            let device = one.with_gpus(gpus);
+            assert_eq!(device.name, name);
+            assert_eq!(device.gpus(), gpus, "{name}");
+        }
+    }
 }

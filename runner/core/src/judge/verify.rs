@@ -453,6 +453,7 @@ mod tests {
             expect: None,
             scratch: false,
             tensor_map: None,
+            rank: None,
         };
         Spec {
             id: "t".into(),
@@ -463,6 +464,8 @@ mod tests {
             args: vec![crate::spec::model::Arg::Buffer(out)],
             flops: None,
             math: Default::default(),
+            gpus: 1,
+            bus_bytes: None,
         }
     }
 
@@ -552,6 +555,7 @@ mod tests {
             expect: Some(expect),
             scratch: false,
             tensor_map: None,
+            rank: None,
         }
     }
 

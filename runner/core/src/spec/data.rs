@@ -265,6 +265,18 @@ pub enum ValuesError {
     Length { listed: usize, len: usize },
     #[error("cannot be `reference`: only expected values come from the CPU reference")]
     Reference,
+    /// A per-rank list ([`Values::PerRank`]) whose length is not the spec's `gpus`.
+    #[error("lists {listed} entries, one per rank, but the spec runs on {ranks} GPUs")]
+    PerRank { listed: usize, ranks: u32 },
+    /// A per-rank list in a spec on one GPU.
+    #[error("has one entry per rank, which needs `gpus:`")]
+    PerRankWithoutGpus,
+    /// A per-rank list inside a per-rank list, or numbers beside entries.
+    #[error(
+        "is neither a list of numbers (every rank's the same) nor one entry per rank, each a \
+         list of numbers or a word such as `arange`"
+    )]
+    PerRankMixed,
 }
 
 /// How a buffer's contents are written in a spec (`init:` and `expect:`).
@@ -288,6 +300,9 @@ pub enum Values {
     RandomIndex(u64, String),
     /// Expected values only: whatever the puzzle's CPU reference computes.
     Reference,
+    /// One entry per rank, in a spec on several GPUs (`gpus:`), e.g.
+    /// `[arange, ones]`: rank r's contents are entry r ([`Values::for_rank`]).
+    PerRank(Vec<Values>),
 }
 
 impl Values {
@@ -341,12 +356,44 @@ impl Values {
 
     /// What a stress or benchmark run puts in this input: random values
     /// seeded by `seed`, moved by the same offset as these.
+    /// A per-rank list takes its first entry's kind (every rank is reseeded).
     pub fn reseeded(&self, seed: u64) -> Values {
         match self {
             Values::RandomAbove(_, offset) => Values::RandomAbove(seed, *offset),
             Values::RandomIndex(_, bound) => Values::RandomIndex(seed, bound.clone()),
+            // `zeros` is a start, not data: counters and flags (Puzzle 38's
+            // rounds) begin at zero on every run, or their protocol breaks.
+            Values::Fill(zero) if *zero == 0.0 => Values::Fill(0.0),
+            Values::PerRank(list) => list
+                .first()
+                .map_or(Values::Random(seed), |v| v.reseeded(seed)),
             _ => Values::Random(seed),
         }
+    }
+
+    /// Rank `rank`'s contents in a spec on `ranks` GPUs: a per-rank list
+    /// gives its entry (it must list one per rank); where `vary` (a buffer
+    /// of each rank's own, not the same on every rank), `random S` gives
+    /// rank r the seed S + r, so that the ranks' inputs differ without a
+    /// list; anything else is every rank's as written.
+    pub fn for_rank(&self, rank: u32, ranks: u32, vary: bool) -> Result<Values, ValuesError> {
+        let moved = |seed: &u64| seed.wrapping_add(rank.into());
+        Ok(match self {
+            Values::PerRank(list) => list
+                .get(rank as usize)
+                .filter(|_| list.len() == ranks as usize)
+                .cloned()
+                .ok_or(ValuesError::PerRank {
+                    listed: list.len(),
+                    ranks,
+                })?,
+            Values::Random(seed) if vary => Values::Random(moved(seed)),
+            Values::RandomAbove(seed, offset) if vary => Values::RandomAbove(moved(seed), *offset),
+            Values::RandomIndex(seed, bound) if vary => {
+                Values::RandomIndex(moved(seed), bound.clone())
+            }
+            other => other.clone(),
+        })
     }
 
     /// `random SEED below BOUND` with BOUND worked out by `eval` (which knows
@@ -354,6 +401,13 @@ impl Values {
     pub fn with_bound(
         &self,
         eval: impl Fn(&str) -> Result<i64, ExprError>,
+    ) -> Result<Values, ValuesError> {
+        self.bound_by(&eval)
+    }
+
+    fn bound_by(
+        &self,
+        eval: &dyn Fn(&str) -> Result<i64, ExprError>,
     ) -> Result<Values, ValuesError> {
         match self {
             Values::RandomIndex(seed, bound) => {
@@ -367,6 +421,11 @@ impl Values {
                 }
                 Ok(Values::RandomIndex(*seed, n.to_string()))
             }
+            Values::PerRank(list) => list
+                .iter()
+                .map(|v| v.bound_by(eval))
+                .collect::<Result<_, _>>()
+                .map(Values::PerRank),
             other => Ok(other.clone()),
         }
     }
@@ -407,6 +466,7 @@ impl Values {
                     .collect())
             }
             Values::Reference => Err(ValuesError::Reference),
+            Values::PerRank(_) => Err(ValuesError::PerRankWithoutGpus),
         }
     }
 }
@@ -422,15 +482,68 @@ impl<'de> Deserialize<'de> for Values {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Values, E> {
                 Values::parse_word(v).map_err(E::custom)
             }
+            /// Numbers make a list (every rank's the same); lists and words
+            /// make a per-rank list (one entry per rank).
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
             ) -> Result<Values, A::Error> {
-                let mut list = Vec::new();
-                while let Some(v) = seq.next_element::<f64>()? {
-                    list.push(v);
+                let mut numbers = Vec::new();
+                let mut entries = Vec::new();
+                while let Some(element) = seq.next_element::<Element>()? {
+                    match element {
+                        Element::Number(v) => numbers.push(v),
+                        Element::Values(Values::PerRank(_)) => {
+                            return Err(serde::de::Error::custom(ValuesError::PerRankMixed));
+                        }
+                        Element::Values(v) => entries.push(v),
+                    }
                 }
-                Ok(Values::List(list))
+                match (numbers.is_empty(), entries.is_empty()) {
+                    (_, true) => Ok(Values::List(numbers)),
+                    (true, false) => Ok(Values::PerRank(entries)),
+                    (false, false) => Err(serde::de::Error::custom(ValuesError::PerRankMixed)),
+                }
+            }
+        }
+        de.deserialize_any(Visitor)
+    }
+}
+
+/// One element of a list of values: a number, or (in a per-rank list) a
+/// rank's own entry, a list or a word.
+enum Element {
+    Number(f64),
+    Values(Values),
+}
+
+impl<'de> Deserialize<'de> for Element {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Element;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a number, or a rank's entry: a list of numbers or a word such as arange",
+                )
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Element, E> {
+                Ok(Element::Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Element, E> {
+                Ok(Element::Number(v as f64))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Element, E> {
+                Ok(Element::Number(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Element, E> {
+                Values::parse_word(v)
+                    .map(Element::Values)
+                    .map_err(E::custom)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Element, A::Error> {
+                Values::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Element::Values)
             }
         }
         de.deserialize_any(Visitor)
@@ -528,6 +641,51 @@ mod tests {
                 .is_err()
         );
         assert!(Values::parse_word("random 1 below").is_err());
+    }
+
+    /// Rank r's contents: a per-rank list's entry, `random S` moved to S + r
+    /// where the ranks' copies vary, the rest as written.
+    #[test]
+    fn for_rank_table() {
+        let per_rank = Values::PerRank(vec![Values::Arange, Values::Fill(1.0)]);
+        // (values, rank, ranks, vary, what rank gets)
+        let cases = [
+            (per_rank.clone(), 1, 2, true, Ok(Values::Fill(1.0))),
+            (per_rank.clone(), 0, 2, false, Ok(Values::Arange)),
+            (
+                per_rank.clone(),
+                0,
+                3,
+                true,
+                Err("lists 2 entries, one per rank, but the spec runs on 3 GPUs"),
+            ),
+            (Values::Random(3), 2, 4, true, Ok(Values::Random(5))),
+            (Values::Random(3), 2, 4, false, Ok(Values::Random(3))),
+            (
+                Values::RandomAbove(3, 9.0),
+                1,
+                2,
+                true,
+                Ok(Values::RandomAbove(4, 9.0)),
+            ),
+            (Values::Arange, 1, 2, true, Ok(Values::Arange)),
+        ];
+        for (values, rank, ranks, vary, want) in cases {
+            let got = values
+                .for_rank(rank, ranks, vary)
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(String::from), "{values:?} rank {rank}");
+        }
+        assert_eq!(
+            per_rank.materialize(4).unwrap_err().to_string(),
+            "has one entry per rank, which needs `gpus:`"
+        );
+        assert_eq!(per_rank.reseeded(7), Values::Random(7));
+        let bounded = Values::PerRank(vec![Values::RandomIndex(1, "V".into()), Values::Arange]);
+        assert_eq!(
+            bounded.with_bound(|_| Ok(5)).unwrap(),
+            Values::PerRank(vec![Values::RandomIndex(1, "5".into()), Values::Arange])
+        );
     }
 
     const ALL: [Dtype; 5] = [Dtype::F32, Dtype::I32, Dtype::U32, Dtype::Bf16, Dtype::F16];

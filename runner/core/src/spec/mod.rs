@@ -8,6 +8,7 @@
 //! - [`finding`]: the kinds of mistake a run can show (a debugging case's `bug:`);
 //! - [`math`]: which units a spec's arithmetic runs on (FP32, the tensor cores);
 //! - [`model`]: the resolved spec (every size a number);
+//! - `ranks`: a spec on several GPUs (`gpus:`) laid out as one, a buffer a rank;
 //! - [`reference`]: CPU references, the expected outputs at any size;
 //! - [`resolve`]: from the one to the other, every error at its line.
 
@@ -16,9 +17,12 @@ pub mod expr;
 pub mod finding;
 pub mod math;
 pub mod model;
+mod ranks;
 pub mod raw;
 pub mod reference;
 pub mod resolve;
 
+#[cfg(test)]
+mod ranks_tests;
 #[cfg(test)]
 mod tests;

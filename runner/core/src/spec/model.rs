@@ -21,6 +21,11 @@ pub struct Buffer {
     /// CUDA only: passed as a TMA tensor map rather than a pointer.
     #[serde(default)]
     pub tensor_map: Option<TensorMap>,
+    /// The GPU that holds it, in a spec that runs on several (`gpus:`): rank
+    /// r's copy of a per-GPU buffer (named `a@r`, see [`rank_name`]), or a
+    /// buffer placed on one GPU for all. `None` on one GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
 }
 
 /// A buffer as the Tensor Memory Accelerator copies it: tiles of `tile`
@@ -128,13 +133,21 @@ pub enum Arg {
         dtype: Dtype,
         value: f64,
     },
+    /// The device addresses of one per-GPU buffer on every rank, passed by
+    /// value as a table of [`MAX_GPUS`] pointers (`struct { float* rank[8]; }`
+    /// in CUDA C; entries past the spec's `gpus` are null). `of[r]` is the
+    /// index in [`Spec::args`] of rank r's buffer.
+    Peers {
+        name: String,
+        of: Vec<usize>,
+    },
 }
 
 impl Arg {
     pub fn name(&self) -> &str {
         match self {
             Arg::Buffer(b) => &b.name,
-            Arg::Scalar { name, .. } => name,
+            Arg::Scalar { name, .. } | Arg::Peers { name, .. } => name,
         }
     }
 }
@@ -150,6 +163,11 @@ pub struct Launch {
     pub dynamic_shared_bytes: u32,
     /// The kernel's parameters, in order, as indices into [`Spec::args`].
     pub args: Vec<usize>,
+    /// The GPU it runs on (0 on one GPU). A spec on several GPUs lists each
+    /// step once per rank, ranks in order: the launches of one step run at
+    /// the same time, one on each GPU, and may wait for each other.
+    #[serde(default)]
+    pub rank: u32,
 }
 
 impl Launch {
@@ -186,6 +204,29 @@ pub struct Spec {
     /// What those operations run on: the FP32 cores or the tensor cores.
     #[serde(default)]
     pub math: Math,
+    /// How many GPUs the run takes (`gpus:`): 1 unless the spec says more.
+    #[serde(default = "one_gpu", skip_serializing_if = "is_one_gpu")]
+    pub gpus: u32,
+    /// Bytes a collective moves by the bus-bandwidth convention of
+    /// nccl-tests (`bus_bytes:`), so its GB/s compare with NCCL's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus_bytes: Option<u64>,
+}
+
+/// The most GPUs a spec may run on: the size of a peer table ([`Arg::Peers`]).
+pub const MAX_GPUS: u32 = 8;
+
+fn one_gpu() -> u32 {
+    1
+}
+
+fn is_one_gpu(gpus: &u32) -> bool {
+    *gpus == 1
+}
+
+/// Rank r's copy of a per-GPU buffer `name`: `out@1`.
+pub fn rank_name(name: &str, rank: u32) -> String {
+    format!("{name}@{rank}")
 }
 
 impl Spec {
@@ -221,7 +262,7 @@ impl Spec {
     pub fn buffers(&self) -> impl Iterator<Item = &Buffer> {
         self.args.iter().filter_map(|a| match a {
             Arg::Buffer(b) => Some(b),
-            Arg::Scalar { .. } => None,
+            Arg::Scalar { .. } | Arg::Peers { .. } => None,
         })
     }
 

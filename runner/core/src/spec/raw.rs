@@ -95,6 +95,54 @@ pub struct RawBuffer {
     /// (`const __grid_constant__ CUtensorMap`) instead of a pointer.
     #[serde(default)]
     pub tensor_map: Option<RawTensorMap>,
+    /// Which GPUs hold it, in a spec on several (`gpus:`); see [`Place`].
+    #[serde(default)]
+    pub place: Place,
+}
+
+/// Where a buffer of a spec on several GPUs lives (`place:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Place {
+    /// `each` (the default): one per rank, `a@0`, `a@1`, …, each with its own
+    /// contents (`random S` gives rank r the seed S + r).
+    #[default]
+    Each,
+    /// `copy`: one per rank, all with rank 0's contents.
+    Copy,
+    /// `place: R`: one buffer, on GPU R, that every rank's launch is passed.
+    Gpu(u32),
+}
+
+impl<'de> Deserialize<'de> for Place {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Place;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("`each` (the default), `copy`, or a GPU's number")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Place, E> {
+                u32::try_from(v)
+                    .map(Place::Gpu)
+                    .map_err(|_| E::custom(format!("`place: {v}` is no GPU's number")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Place, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("`place: {v}` is no GPU's number")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Place, E> {
+                match v {
+                    "each" => Ok(Place::Each),
+                    "copy" => Ok(Place::Copy),
+                    _ => Err(E::custom(format!(
+                        "`place: {v}`: write `each` (the default), `copy`, or a GPU's number"
+                    ))),
+                }
+            }
+        }
+        de.deserialize_any(Visitor)
+    }
 }
 
 /// How the Tensor Memory Accelerator sees a buffer, e.g.
@@ -196,6 +244,22 @@ pub struct RawSpec {
     /// of the fix with `AS GIVEN` (see `kernel::cut`).
     #[serde(default)]
     pub bug: Option<Finding>,
+    /// How many GPUs the puzzle runs on at once, 2 to [`MAX_GPUS`], as an
+    /// expression over the constants (`gpus: RANKS`); one GPU when absent.
+    /// Every buffer is then one per GPU (see [`Place`]), and launches run
+    /// once per rank.
+    ///
+    /// [`MAX_GPUS`]: crate::spec::model::MAX_GPUS
+    #[serde(default)]
+    pub gpus: Option<Spanned<Size>>,
+    /// Peer tables, `{ a_all: a }`: an argument holding the addresses of
+    /// buffer `a` on every rank (`gpus:` only).
+    #[serde(default)]
+    pub peers: BTreeMap<String, Spanned<String>>,
+    /// Bytes a collective moves by nccl-tests' bus-bandwidth convention, as an
+    /// expression over the constants (`gpus:` only).
+    #[serde(default)]
+    pub bus_bytes: Option<Spanned<Size>>,
 }
 
 /// A bound on global-memory (storage buffer) traffic per thread, as the

@@ -8,6 +8,7 @@ use crate::source::diag::Located;
 use crate::spec::data::Values;
 use crate::spec::expr::{self, Constants};
 use crate::spec::model::{Arg, Buffer, Launch, Spec, TensorMap};
+use crate::spec::ranks::{self, Entry, Kind, Layout, Pick};
 use crate::spec::raw::{RawBuffer, RawSpec, RawStep, ScalarValue, Size};
 use crate::spec::reference;
 use serde::Serialize;
@@ -155,8 +156,10 @@ impl PuzzleSpec {
             return Ok(());
         }
         let largest = spec.buffers().max_by_key(|b| b.len());
+        // Rank r's copy `a@r` is written as `a`.
+        let written = |name: &str| name.split_once('@').map_or(name, |(n, _)| n).to_string();
         let line = largest
-            .and_then(|b| self.raw.buffers.get(&b.name))
+            .and_then(|b| self.raw.buffers.get(&written(&b.name)))
             .map_or(0, |b| b.referenced.line());
         let name = largest.map_or("?", |b| b.name.as_str());
         let elements = largest.map_or(0, |b| b.len() as u64);
@@ -299,58 +302,48 @@ impl PuzzleSpec {
             }
         }
 
-        let args_line = raw.args.referenced.line();
-        let mut args = Vec::new();
-        for name in &raw.args.value {
-            if args.iter().any(|a: &Arg| a.name() == name) {
-                return Err(self
-                    .origin
-                    .at(args_line, format!("`{name}` appears twice in `args`")));
-            }
-            if let Some(buffer) = raw.buffers.get(name) {
-                // Stress inputs are random, seeded by position: an index mistake cannot hide behind arange.
-                let fill = match contents {
-                    Contents::Random => Fill::Random(args.len() as u64 + 1),
-                    Contents::Written => Fill::Written,
-                    Contents::Empty => Fill::Empty,
-                };
-                let buffer = self.resolve_buffer(name, buffer, &eval, &constants, fill)?;
-                args.push(Arg::Buffer(buffer));
-            } else if let Some(scalar) = raw.scalars.get(name) {
-                let line = scalar.referenced.line();
-                let value = match &scalar.value.value {
-                    ScalarValue::Number(v) => *v,
-                    ScalarValue::Expr(e) => eval(&Size(e.clone()), line, name)? as f64,
-                };
-                scalar
-                    .value
-                    .dtype
-                    .holds(value)
-                    .map_err(|why| self.origin.at(line, format!("scalar `{name}` {why}")))?;
-                args.push(Arg::Scalar {
-                    name: name.clone(),
-                    dtype: scalar.value.dtype,
-                    value,
-                });
-            } else {
-                return Err(self.origin.at(
-                    args_line,
-                    format!("`args` names `{name}`, which is neither a buffer nor a scalar"),
-                ));
-            }
-        }
-        let unused = raw.buffers.iter().map(|(n, b)| (n, b.referenced.line()));
-        let unused = unused.chain(raw.scalars.iter().map(|(n, s)| (n, s.referenced.line())));
-        for (name, line) in unused {
-            if !raw.args.value.contains(name) {
-                return Err(self.origin.at(
-                    line,
-                    format!("`{name}` is declared but not listed in `args`"),
-                ));
-            }
+        // Several GPUs: the arguments of every rank, flattened (see `ranks`).
+        let at = |(line, message): ranks::Mistake| self.origin.at(line, message);
+        let gpus = ranks::gpus(raw, &constants).map_err(at)?;
+        let bus_bytes = ranks::bus_bytes(raw, &constants).map_err(at)?;
+        let layout = Layout::new(raw, gpus).map_err(at)?;
+        let mut args: Vec<Arg> = Vec::new();
+        for entry in &layout.entries {
+            let arg = match &entry.kind {
+                Kind::Buffer {
+                    copy_of: Some(first),
+                    ..
+                } if let Some(Arg::Buffer(first)) = args.get(*first) => Arg::Buffer(Buffer {
+                    name: entry.flat.clone(),
+                    rank: entry.rank,
+                    ..first.clone()
+                }),
+                Kind::Buffer { pick, .. } => {
+                    // Stress inputs are random, seeded by position: an index mistake cannot hide behind arange.
+                    let fill = match contents {
+                        Contents::Random => Fill::Random(args.len() as u64 + 1),
+                        Contents::Written => Fill::Written,
+                        Contents::Empty => Fill::Empty,
+                    };
+                    let raw_buffer = &raw.buffers[entry.name];
+                    let buffer = self
+                        .resolve_buffer(entry.name, raw_buffer, &eval, &constants, fill, *pick)?;
+                    Arg::Buffer(Buffer {
+                        name: entry.flat.clone(),
+                        rank: entry.rank,
+                        ..buffer
+                    })
+                }
+                Kind::Scalar => self.resolve_scalar(entry, &constants)?,
+                Kind::Peers(of) => Arg::Peers {
+                    name: entry.flat.clone(),
+                    of: of.clone(),
+                },
+            };
+            args.push(arg);
         }
 
-        let all_args: Vec<usize> = (0..args.len()).collect();
+        let all_args: Vec<usize> = (0..raw.args.value.len()).collect();
         let launches = match (&raw.steps, &raw.kernel, &raw.grid, &raw.block) {
             (None, Some(kernel), Some(grid), Some(block)) => vec![Launch {
                 kernel: kernel.clone(),
@@ -358,9 +351,10 @@ impl PuzzleSpec {
                 block: dims(block, "block")?,
                 dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
                 args: all_args,
+                rank: 0,
             }],
             (Some(steps), None, None, None) if raw.dynamic_shared_bytes.is_none() => {
-                self.resolve_steps(steps, &args, &dims, &shared_bytes)?
+                self.resolve_steps(steps, &raw.args.value, &dims, &shared_bytes)?
             }
             (Some(steps), ..) => {
                 return Err(self.origin.at(
@@ -376,6 +370,7 @@ impl PuzzleSpec {
                 ));
             }
         };
+        let launches = ranks::per_rank(launches, &layout.slots, gpus);
         Ok(Spec {
             id: raw.id.clone(),
             title: raw.title.clone(),
@@ -385,16 +380,48 @@ impl PuzzleSpec {
             args,
             flops,
             math: raw.math,
+            gpus,
+            bus_bytes,
         })
     }
 
-    /// The launches of a multi-kernel puzzle. Each step's args must be names
-    /// from the spec's `args`, and every arg must be used by some step: a
-    /// buffer that no kernel touches is a spec that does not line up.
+    /// One scalar argument (rank r's, with `RANK` = r, where the entry has a rank).
+    fn resolve_scalar(&self, entry: &Entry, constants: &Constants) -> Result<Arg, Located> {
+        let name = entry.name;
+        let scalar = &self.raw.scalars[name];
+        let line = scalar.referenced.line();
+        let value = match &scalar.value.value {
+            ScalarValue::Number(v) => *v,
+            ScalarValue::Expr(e) => {
+                let mut constants = constants.clone();
+                if let Some(rank) = entry.rank {
+                    constants.insert(ranks::RANK.to_string(), rank.into());
+                }
+                expr::eval(e, &constants)
+                    .map_err(|e| self.origin.at(line, format!("{name}: {e}")))?
+                    as f64
+            }
+        };
+        scalar
+            .value
+            .dtype
+            .holds(value)
+            .map_err(|why| self.origin.at(line, format!("scalar `{name}` {why}")))?;
+        Ok(Arg::Scalar {
+            name: entry.flat.clone(),
+            dtype: scalar.value.dtype,
+            value,
+        })
+    }
+
+    /// The launches of a multi-kernel puzzle, their args as indices into the
+    /// spec's `args` as written. Each step's args must be names from the
+    /// spec's `args`, and every arg must be used by some step: a buffer that
+    /// no kernel touches is a spec that does not line up.
     fn resolve_steps(
         &self,
         steps: &Spanned<Vec<Spanned<RawStep>>>,
-        args: &[Arg],
+        args: &[String],
         dims: &dyn Fn(&Spanned<Vec<Size>>, &str) -> Result<[u32; 3], Located>,
         shared_bytes: &dyn Fn(&Option<Spanned<Size>>) -> Result<u32, Located>,
     ) -> Result<Vec<Launch>, Located> {
@@ -412,13 +439,13 @@ impl PuzzleSpec {
                 Some(names) => {
                     let mut indices = Vec::new();
                     for name in &names.value {
-                        let index = args.iter().position(|a| a.name() == name).ok_or_else(|| {
+                        let index = args.iter().position(|a| a == name).ok_or_else(|| {
                             self.origin.at(
                                 names.referenced.line(),
                                 format!(
                                     "step `{}` passes `{name}`, which is not in the spec's `args` ({})",
                                     raw.kernel,
-                                    args.iter().map(Arg::name).collect::<Vec<_>>().join(", ")
+                                    args.join(", ")
                                 ),
                             )
                         })?;
@@ -442,12 +469,13 @@ impl PuzzleSpec {
                 block: dims(&raw.block, "block")?,
                 dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
                 args: indices,
+                rank: 0,
             });
         }
         if let Some(i) = used.iter().position(|u| !u) {
             return Err(self.origin.at(
                 steps.referenced.line(),
-                format!("no step passes `{}` to its kernel", args[i].name()),
+                format!("no step passes `{}` to its kernel", args[i]),
             ));
         }
         Ok(launches)
@@ -460,6 +488,7 @@ impl PuzzleSpec {
         eval: &dyn Fn(&Size, u64, &str) -> Result<i64, Located>,
         constants: &Constants,
         fill: Fill,
+        pick: Option<Pick>,
     ) -> Result<Buffer, Located> {
         let line = buffer.referenced.line();
         let b = &buffer.value;
@@ -504,6 +533,13 @@ impl PuzzleSpec {
                 .and_then(|values| values.materialize(len))
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
+        // One rank's contents, in a spec on several GPUs.
+        let for_rank = |values: &Values, line: u64, what: &str| match pick {
+            None => Ok(values.clone()),
+            Some(p) => values
+                .for_rank(p.rank, p.ranks, p.vary)
+                .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}"))),
+        };
         if b.scratch && (b.output || b.init.is_some()) {
             return Err(self.origin.at(
                 line,
@@ -531,7 +567,10 @@ impl PuzzleSpec {
                 Some(materialize(&values.reseeded(seed), line, "init")?),
                 None,
             ),
-            (false, Some(values)) => (Some(materialize(values, line, "init")?), None),
+            (false, Some(values)) => {
+                let values = for_rank(values, line, "init")?;
+                (Some(materialize(&values, line, "init")?), None)
+            }
             // Stress runs take expected values from the CPU reference afterwards.
             (true, None) if fill != Fill::Written => (None, None),
             (true, None) => {
@@ -539,18 +578,13 @@ impl PuzzleSpec {
                     self.origin
                         .at(line, format!("output `{name}` has no `expect` entry"))
                 })?;
-                if expect.value == Values::Reference {
+                let line = expect.referenced.line();
+                let values = for_rank(&expect.value, line, "expect")?;
+                if values == Values::Reference {
                     // Filled in by `fill_from_reference` once every input is known.
                     (None, None)
                 } else {
-                    (
-                        None,
-                        Some(materialize(
-                            &expect.value,
-                            expect.referenced.line(),
-                            "expect",
-                        )?),
-                    )
+                    (None, Some(materialize(&values, line, "expect")?))
                 }
             }
         };
@@ -586,6 +620,7 @@ impl PuzzleSpec {
             expect,
             scratch: b.scratch,
             tensor_map,
+            rank: None,
         })
     }
 }

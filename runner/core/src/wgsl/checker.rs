@@ -203,6 +203,9 @@ fn bindings(spec: &Spec) -> Vec<Binding> {
                 // Outputs and scratch buffers start poisoned (`init` is None).
                 Arg::Buffer(b) => (device_bytes(b, tag, false), b.len(), b.init.is_none()),
                 Arg::Scalar { dtype, value, .. } => (dtype.encode(&[*value]), 1, false),
+                // WGSL drives one GPU: a spec on several never reaches it
+                // (its front end refuses a peer table first).
+                Arg::Peers { .. } => (Vec::new(), 0, false),
             };
             Binding {
                 group: 0,
@@ -367,6 +370,7 @@ mod tests {
                 init,
                 scratch: false,
                 tensor_map: None,
+                rank: None,
             })
         };
         Spec {
@@ -380,6 +384,7 @@ mod tests {
                 block: [block, 1, 1],
                 dynamic_shared_bytes: 0,
                 args: vec![0, 1, 2],
+                rank: 0,
             }],
             args: vec![
                 buffer("out", None),
@@ -392,6 +397,8 @@ mod tests {
             ],
             flops: None,
             math: Default::default(),
+            gpus: 1,
+            bus_bytes: None,
         }
     }
 

@@ -207,6 +207,12 @@ fn reflect_bindings(
         let (arg_name, dtype) = match arg {
             Arg::Buffer(b) => (&b.name, b.dtype),
             Arg::Scalar { name, dtype, .. } => (name, *dtype),
+            Arg::Peers { name: table, .. } => {
+                return Err(at(format!(
+                    "`{name}` (binding {}) would be `{table}`, a table of other GPUs' addresses; WebGPU drives one GPU and has no peer memory",
+                    binding.binding
+                )));
+            }
         };
         if let Some(scalar) = element_scalar(module, var.ty)
             && !matches_dtype(scalar, dtype)
@@ -241,6 +247,8 @@ fn reflect_bindings(
                     binding.binding, binding.binding
                 )));
             }
+            // Refused above, where the types are compared.
+            (Arg::Peers { .. }, _) => {}
         }
         declared.insert(binding.binding, kind);
     }

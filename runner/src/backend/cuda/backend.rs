@@ -10,7 +10,7 @@ use crate::backend::cuda::ptx::{
     MAX_STATIC_SHARED, check_params, signature_line, static_shared_bytes,
 };
 use crate::backend::cuda::sanitize::Sanitizer;
-use crate::backend::cuda::{gpu, nvrtc};
+use crate::backend::cuda::{devices, gpu, nvrtc};
 use crate::child::job::{ChildJob, CudaLaunch, DeviceOutcome, Runs, without_data};
 use crate::child::process::{self, Answer, Pool};
 use puzzle_core::backend_contract::backend::{
@@ -57,6 +57,9 @@ pub struct CudaBackend {
     no_device: Option<String>,
     /// The GPU's L2 cache, in bytes (benchmarks size their buffer rotation by it).
     l2_bytes: Option<u64>,
+    /// How many GPUs, from GPU 0, reach each other's memory: the most a
+    /// spec's `gpus` may ask for here ([`devices::peer_group`]).
+    peer_gpus: usize,
     /// The children that launch kernels on the GPU.
     workers: Pool,
     /// compute-sanitizer, run over every launch that finished (`--sanitize`).
@@ -92,6 +95,7 @@ impl CudaBackend {
                     arch,
                     no_device: None,
                     l2_bytes: gpu.l2_bytes,
+                    peer_gpus: devices::peer_group(),
                     // One child: a GPU runs one kernel at a time anyway.
                     workers: Pool::new(1),
                     sanitizer: None,
@@ -111,6 +115,7 @@ impl CudaBackend {
                     arch,
                     no_device: Some(reason.to_string()),
                     l2_bytes: None,
+                    peer_gpus: 0,
                     workers: Pool::new(1),
                     sanitizer: None,
                 })
@@ -189,12 +194,22 @@ impl Backend for CudaBackend {
         self.no_device.as_deref()
     }
 
+    fn gpus(&self) -> usize {
+        self.peer_gpus
+    }
+
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
         let ptx = match prepare(job, self.arch)? {
             Ok(ptx) => ptx,
             Err(outcome) => return Ok(outcome),
         };
         if let Some(reason) = &self.no_device {
+            return Ok(Outcome::CompiledOnly(format!(
+                "compiled for {} with NVRTC; not run: {reason}",
+                self.arch
+            )));
+        }
+        if let Some(reason) = too_few_gpus(job.spec.gpus as usize, self.peer_gpus) {
             return Ok(Outcome::CompiledOnly(format!(
                 "compiled for {} with NVRTC; not run: {reason}",
                 self.arch
@@ -226,7 +241,7 @@ impl Backend for CudaBackend {
             .enumerate()
             .filter_map(|(tag, arg)| match arg {
                 Arg::Buffer(b) => Some(device_bytes(b, tag as u32, true)),
-                Arg::Scalar { .. } => None,
+                Arg::Scalar { .. } | Arg::Peers { .. } => None,
             })
             .collect();
         let (outcome, blobs, hazards, printed) = if process::is_child() {
@@ -242,6 +257,9 @@ impl Backend for CudaBackend {
                 .map_err(|e| e.into_backend_error())?;
             let (outcome, blobs) = (answer.reply?, answer.blobs);
             let hazards = match (&self.sanitizer, &outcome) {
+                // compute-sanitizer watches one GPU's memory: a run across
+                // several is checked by the CPU checker, which sees every rank.
+                (Some(_), _) if job.spec.gpus > 1 => Vec::new(),
                 (Some(sanitizer), DeviceOutcome::Ran(_)) => {
                     sanitizer.check(&request, &attachments, job.source, job.timeout)?
                 }
@@ -261,9 +279,50 @@ impl Backend for CudaBackend {
     }
 }
 
+/// Why a run on `wanted` GPUs cannot be made where `reachable` GPUs reach
+/// each other's memory, in one sentence; `None` when it can.
+pub fn too_few_gpus(wanted: usize, reachable: usize) -> Option<String> {
+    (wanted > reachable.max(1)).then(|| {
+        let have = match reachable {
+            0 | 1 => "this machine has 1".to_string(),
+            n => format!("only {n} here do"),
+        };
+        format!("this run takes {wanted} GPUs that reach each other's memory, and {have}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn too_few_gpus_table() {
+        let cases = [
+            (1, 0, None),
+            (1, 1, None),
+            (2, 2, None),
+            (2, 8, None),
+            (
+                2,
+                1,
+                Some(
+                    "this run takes 2 GPUs that reach each other's memory, and this machine has 1",
+                ),
+            ),
+            (
+                8,
+                4,
+                Some("this run takes 8 GPUs that reach each other's memory, and only 4 here do"),
+            ),
+        ];
+        for (wanted, reachable, want) in cases {
+            assert_eq!(
+                too_few_gpus(wanted, reachable).as_deref(),
+                want,
+                "{wanted} of {reachable}"
+            );
+        }
+    }
 
     #[test]
     fn hopper_gets_its_architecture_specific_target() {

@@ -24,7 +24,7 @@ use puzzle_core::backend_contract::outcome::{
 };
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
-use puzzle_core::spec::model::{Arg, Spec};
+use puzzle_core::spec::model::{Arg, MAX_GPUS, Spec};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -116,6 +116,11 @@ impl Backend for CudaCheckerBackend {
 
     fn subgroup_size(&self) -> Option<u32> {
         Some(32)
+    }
+
+    /// Every rank of a run is simulated, so any `gpus` a spec may ask for.
+    fn gpus(&self) -> usize {
+        MAX_GPUS as usize
     }
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
@@ -280,8 +285,12 @@ pub fn launches(spec: &Spec) -> Vec<ptx_sim::Launch> {
                     Arg::Scalar { dtype, value, .. } => {
                         ptx_sim::Param::Value(dtype.encode(&[*value]))
                     }
+                    Arg::Peers { of, .. } => ptx_sim::Param::Pointers(
+                        of.iter().map(|&b| buffer_index(spec, b)).collect(),
+                    ),
                 })
                 .collect(),
+            rank: l.rank,
         })
         .collect()
 }
@@ -302,7 +311,7 @@ pub fn buffers(spec: &Spec) -> Vec<ptx_sim::Buffer> {
                 // Outputs and scratch buffers start poisoned (`init` is None).
                 poisoned: b.init.is_none(),
             }),
-            Arg::Scalar { .. } => None,
+            Arg::Scalar { .. } | Arg::Peers { .. } => None,
         })
         .collect()
 }
@@ -317,7 +326,7 @@ fn read_back(spec: &Spec, run: &ptx_sim::Run) -> Result<Vec<OutputData>, Backend
         .enumerate()
         .filter_map(|(tag, arg)| match arg {
             Arg::Buffer(b) => Some((tag, b)),
-            Arg::Scalar { .. } => None,
+            Arg::Scalar { .. } | Arg::Peers { .. } => None,
         });
     for (index, ((tag, b), bytes)) in buffers.zip(&run.buffers).enumerate() {
         let band = GUARD_ELEMENTS * b.dtype.size();

@@ -1,24 +1,33 @@
-//! A compiled kernel on GPU 0, in the child process that runs it: buffers
+//! A compiled kernel on its GPUs, in the child process that runs it: buffers
 //! holding exactly the bytes the engine sent (each between canary bands,
 //! 2 or 4 bytes an element as its type has it), every
 //! launch of the run in order, CUDA events around each run, the checked
 //! run's outputs read back before the timed ones. Each run is announced
 //! before it is made, so the engine gives every launch its own deadline.
+//!
+//! A spec on several GPUs (`gpus:`) runs rank r's launches and buffers on
+//! GPU r ([`Devices`]), each rank's launches in order on its own stream, so
+//! the launches of one step run at the same time and may wait for each
+//! other. A run's time is GPU 0's, from an event every other GPU waits on
+//! before its first launch to one recorded after GPU 0 has waited for every
+//! other GPU's last: the whole step, across devices, on one clock.
 
 // Launching a kernel through cudarc needs it.
 #![allow(unsafe_code)]
 
+use crate::backend::cuda::devices::Devices;
 use crate::backend::cuda::ptx::MAX_STATIC_SHARED;
 use crate::backend::cuda::tensor_map::{self, TensorMapParam};
 use crate::child::job::{CudaLaunch, DeviceOutcome, DeviceRun, ReadBack};
-use cudarc::driver::{CudaContext, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use puzzle_core::backend_contract::backend::BackendError;
 use puzzle_core::backend_contract::outcome::GUARD_ELEMENTS;
 use puzzle_core::backend_contract::timing::{Clock, Timing};
-use puzzle_core::spec::model::{Arg, Buffer};
+use puzzle_core::spec::model::{Arg, Buffer, MAX_GPUS};
 
-/// Runs a compiled kernel on GPU 0. Called in the isolated child process.
+/// Runs a compiled kernel on GPU 0, or on GPUs 0..n for a spec on n.
+/// Called in the isolated child process.
 pub fn execute(
     job: &CudaLaunch,
     inputs: Vec<Vec<u8>>,
@@ -27,14 +36,30 @@ pub fn execute(
     let runs = job.runs;
     let device = |e: cudarc::driver::DriverError| BackendError::Device(describe_driver_error(&e));
     let spec = &job.spec;
-    let ctx = CudaContext::new(0).map_err(device)?;
-    let stream = ctx.default_stream();
-    let module = ctx
-        .load_module(Ptx::from_src(job.ptx.clone()))
+    let devices = Devices::open(spec.gpus.max(1) as usize)?;
+    let streams = &devices.streams;
+    let stream_of = |rank: Option<u32>| -> Result<_, BackendError> {
+        let rank = rank.unwrap_or(0) as usize;
+        streams.get(rank).ok_or_else(|| {
+            BackendError::Launch(format!(
+                "rank {rank} is past the run's {} GPU(s)",
+                devices.count()
+            ))
+        })
+    };
+    let modules = devices
+        .contexts
+        .iter()
+        .map(|ctx| ctx.load_module(Ptx::from_src(job.ptx.clone())))
+        .collect::<Result<Vec<_>, _>>()
         .map_err(device)?;
     let mut functions = Vec::new();
     for launch in &spec.launches {
-        let function = module.load_function(&launch.kernel).map_err(device)?;
+        stream_of(Some(launch.rank))?;
+        let ctx = &devices.contexts[launch.rank as usize];
+        let function = modules[launch.rank as usize]
+            .load_function(&launch.kernel)
+            .map_err(device)?;
         let dynamic = launch.dynamic_shared_bytes;
         if dynamic > 0 {
             use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
@@ -77,13 +102,14 @@ pub fn execute(
     // `Job::buffer_sets`).
     let band = |b: &Buffer| GUARD_ELEMENTS * b.dtype.size();
     // Each argument's bytes: a buffer's, None for a scalar.
-    let mut contents: Vec<Option<&[u8]>> = Vec::new();
+    let mut contents: Vec<Option<(&[u8], Option<u32>)>> = Vec::new();
     let mut next = inputs.iter();
     for arg in &spec.args {
         let Arg::Buffer(b) = arg else {
             contents.push(None);
             continue;
         };
+        stream_of(b.rank)?;
         let bytes = next.next().ok_or_else(|| {
             BackendError::Device(format!("no contents came for buffer `{}`", b.name))
         })?;
@@ -95,18 +121,44 @@ pub fn execute(
                 bytes.len()
             )));
         }
-        contents.push(Some(bytes));
+        contents.push(Some((bytes, b.rank)));
     }
     let mut sets = Vec::new();
     for _ in 0..runs.buffer_sets.max(1) {
-        let slices = contents
-            .iter()
-            .map(|bytes| bytes.map(|bytes| stream.clone_htod(bytes)).transpose())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(device)?;
+        let mut slices = Vec::new();
+        for content in &contents {
+            slices.push(match content {
+                Some((bytes, rank)) => Some(stream_of(*rank)?.clone_htod(*bytes).map_err(device)?),
+                None => None,
+            });
+        }
         sets.push(slices);
     }
     drop(inputs);
+    // Each set's peer tables: a buffer's address on every rank, past its
+    // leading band, null past the run's GPUs (the kernel's table has MAX_GPUS).
+    let mut tables: Vec<Vec<Option<[u64; MAX_GPUS as usize]>>> = Vec::new();
+    for slices in &sets {
+        let mut set = Vec::new();
+        for arg in &spec.args {
+            let Arg::Peers { of, .. } = arg else {
+                set.push(None);
+                continue;
+            };
+            let mut table = [0u64; MAX_GPUS as usize];
+            for (entry, &index) in table.iter_mut().zip(of) {
+                let (Some(slice), Arg::Buffer(b)) = (&slices[index], &spec.args[index]) else {
+                    return Err(BackendError::Launch(format!(
+                        "argument {index} of a peer table is not a buffer"
+                    )));
+                };
+                let (address, _ordered) = slice.device_ptr(stream_of(b.rank)?);
+                *entry = address + band(b) as u64;
+            }
+            set.push(Some(table));
+        }
+        tables.push(set);
+    }
     // Buffers passed as TMA tensor maps: each set's own, encoded before any
     // timing starts (the map holds the buffer's address).
     let mut maps: Vec<Vec<Option<TensorMapParam>>> = Vec::new();
@@ -115,7 +167,7 @@ pub fn execute(
         for (slice, arg) in slices.iter().zip(&spec.args) {
             set.push(match (slice, arg) {
                 (Some(slice), Arg::Buffer(b)) if let Some(map) = &b.tensor_map => {
-                    let (address, _ordered) = slice.device_ptr(&stream);
+                    let (address, _ordered) = slice.device_ptr(stream_of(b.rank)?);
                     let data = address + band(b) as u64;
                     Some(
                         tensor_map::encode(data, b, map)
@@ -140,15 +192,23 @@ pub fn execute(
                 }
                 u32::from_le_bytes(word)
             }
-            Arg::Buffer(_) => 0,
+            Arg::Buffer(_) | Arg::Peers { .. } => 0,
         })
         .collect();
-    // One run is every launch in order on one stream; two events bracket the sequence.
+    // One run is every launch in order on its rank's stream; two events on
+    // GPU 0 bracket the whole, the other GPUs joined in between.
     let timing_event = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let (first, others) = streams
+        .split_first()
+        .expect("Devices::open opens at least one GPU");
     let launch = |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u8>>>,
-                  maps: &[Option<TensorMapParam>]|
+                  maps: &[Option<TensorMapParam>],
+                  tables: &[Option<[u64; MAX_GPUS as usize]>]|
      -> Result<f64, BackendError> {
-        let start = stream.record_event(timing_event).map_err(device)?;
+        let start = first.record_event(timing_event).map_err(device)?;
+        for other in others {
+            other.wait(&start).map_err(device)?;
+        }
         for (launch, function, config) in &functions {
             // Each buffer's data, in bytes, between its bands.
             let mut views: Vec<Option<cudarc::driver::CudaViewMut<u8>>> = slices
@@ -164,10 +224,14 @@ pub fn execute(
                 .collect();
             let mut views: Vec<Option<&mut cudarc::driver::CudaViewMut<u8>>> =
                 views.iter_mut().map(Option::as_mut).collect();
-            let mut builder = stream.launch_builder(function);
+            let mut builder = streams[launch.rank as usize].launch_builder(function);
             for &i in &launch.args {
                 if let Some(map) = &maps[i] {
                     builder.arg(map);
+                    continue;
+                }
+                if let Some(table) = &tables[i] {
+                    builder.arg(table);
                     continue;
                 }
                 match views[i].take() {
@@ -177,19 +241,23 @@ pub fn execute(
             }
             // SAFETY: the parameter list was checked against the spec from the PTX
             // (pointers for buffers, 128-byte tensor maps for those the spec
-            // marks, 32-bit values for scalars); every buffer is
+            // marks, 64-byte tables of pointers for peer tables, 32-bit values
+            // for scalars); every buffer is
             // allocated with the bytes of its spec length (elements times its
             // type's size, checked above) plus a guard band each side, and the
             // kernel's pointer starts after the leading band, so in-bounds
             // accesses stay inside the allocation.
             unsafe { builder.launch(*config) }.map_err(device)?;
         }
-        let end = stream.record_event(timing_event).map_err(device)?;
-        stream.synchronize().map_err(device)?;
+        for other in others {
+            first.join(other).map_err(device)?;
+        }
+        let end = first.record_event(timing_event).map_err(device)?;
+        first.synchronize().map_err(device)?;
         Ok(start.elapsed_ms(&end).map_err(device)? as f64)
     };
     announce(1);
-    launch(&mut sets[0], &maps[0])?;
+    launch(&mut sets[0], &maps[0], &tables[0])?;
 
     // Every buffer's bands are checked (a write before `out[0]` is caught
     // too); only outputs' values are judged, so only they come back whole.
@@ -198,7 +266,7 @@ pub fn execute(
         let (Arg::Buffer(b), Some(slice)) = (arg, slice) else {
             continue;
         };
-        let mut bytes: Vec<u8> = stream.clone_dtoh(slice).map_err(device)?;
+        let mut bytes: Vec<u8> = stream_of(b.rank)?.clone_dtoh(slice).map_err(device)?;
         if !b.is_output() {
             bytes.drain(band(b)..bytes.len() - band(b));
         }
@@ -212,14 +280,15 @@ pub fn execute(
     let count = sets.len();
     for run in 0..runs.warmup {
         announce(1);
-        launch(&mut sets[(run + 1) % count], &maps[(run + 1) % count])?;
+        let set = (run + 1) % count;
+        launch(&mut sets[set], &maps[set], &tables[set])?;
     }
     let (mut samples, mut wall) = (Vec::new(), Vec::new());
     for run in 0..runs.timing_samples {
         announce(1);
         let started = std::time::Instant::now();
         let set = (runs.warmup + run + 1) % count;
-        samples.push(launch(&mut sets[set], &maps[set])?);
+        samples.push(launch(&mut sets[set], &maps[set], &tables[set])?);
         wall.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let timing = Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall));

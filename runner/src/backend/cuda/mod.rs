@@ -7,12 +7,14 @@
 //! - [`gpu`]: the GPU at hand, probed without launching;
 //! - [`backend`]: the [`puzzle_core::backend_contract::backend::Backend`] the engine opens;
 //! - [`checker`]: the same kernels on the CPU, through `ptx-sim` (no GPU needed);
-//! - [`launch`]: the child's side: the kernel on the GPU;
+//! - [`launch`]: the child's side: the kernel on the GPU (or GPUs);
+//! - [`devices`]: the GPUs one run takes, with peer access between them;
 //! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words;
 //! - [`tensor_map`]: TMA tensor maps, encoded for the kernels that take them.
 
 pub mod backend;
 pub mod checker;
+pub mod devices;
 pub mod gpu;
 pub mod launch;
 pub mod nvrtc;

@@ -100,6 +100,17 @@ pub enum ParamError {
         scalar: String,
         cuda_type: &'static str,
     },
+    #[error(
+        "parameter {position} of `{kernel}` should be `{table}`, the addresses of `{buffer}` on \
+         every GPU: a struct of 8 pointers passed by value, like `struct {{ {cuda_type}* rank[8]; }}`"
+    )]
+    WantsPeers {
+        position: usize,
+        kernel: String,
+        table: String,
+        buffer: String,
+        cuda_type: &'static str,
+    },
 }
 
 /// Compares the kernel's parameters (read from the PTX) with the spec's args:
@@ -124,6 +135,7 @@ pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), Param
                 Arg::Buffer(b) if b.tensor_map.is_some() => format!("CUtensorMap {}", b.name),
                 Arg::Buffer(b) => format!("{}* {}", b.dtype.name(), b.name),
                 Arg::Scalar { name, dtype, .. } => format!("{} {name}", dtype.name()),
+                Arg::Peers { name, .. } => format!("Peers {name}"),
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -140,7 +152,24 @@ pub fn check_params(ptx: &str, spec: &Spec, launch: &Launch) -> Result<(), Param
         let is_pointer = param.contains(".u64") || param.contains(".b64") || param.contains(".s64");
         // `const __grid_constant__ CUtensorMap`: 128 opaque bytes, 64-byte aligned.
         let is_tensor_map = param.contains(".align 64") && param.ends_with("[128]");
+        // A table of MAX_GPUS pointers by value: `.param .align 8 .b8 name[64]`.
+        let is_peer_table = param.contains(".align 8") && param.ends_with("[64]");
         match arg {
+            Arg::Peers { name, of } if !is_peer_table => {
+                let buffer = of.first().and_then(|&a| match &spec.args[a] {
+                    Arg::Buffer(b) => Some(b),
+                    _ => None,
+                });
+                return Err(ParamError::WantsPeers {
+                    position: i + 1,
+                    kernel: kernel.clone(),
+                    table: name.clone(),
+                    buffer: buffer.map_or_else(String::new, |b| {
+                        b.name.split('@').next().unwrap_or_default().to_string()
+                    }),
+                    cuda_type: buffer.map_or("float", |b| cuda_type(b.dtype)),
+                });
+            }
             Arg::Buffer(b) if b.tensor_map.is_some() && !is_tensor_map => {
                 return Err(ParamError::WantsTensorMap {
                     position: i + 1,

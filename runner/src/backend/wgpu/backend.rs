@@ -47,7 +47,7 @@ fn contents(spec: &Spec) -> Vec<Vec<u8>> {
         .enumerate()
         .filter_map(|(tag, arg)| match arg {
             Arg::Buffer(b) => Some(device_bytes(b, tag as u32, false)),
-            Arg::Scalar { .. } => None,
+            Arg::Scalar { .. } | Arg::Peers { .. } => None,
         })
         .collect()
 }

@@ -214,6 +214,11 @@ fn contents(
                 bytes.resize(16, 0); // uniform bindings are 16-byte aligned
                 (bytes, wgpu::BufferBindingType::Uniform)
             }
+            Arg::Peers { name, .. } => {
+                return Err(BackendError::Launch(format!(
+                    "`{name}` is a table of other GPUs' addresses; WebGPU drives one GPU"
+                )));
+            }
         };
         contents.push((bytes, ty));
         layout_entries.push(wgpu::BindGroupLayoutEntry {

@@ -24,6 +24,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::Located;
 use puzzle_core::spec::expr::Constants;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -147,53 +148,80 @@ pub fn record(
                 None
             }
         };
-        let path = dir.join(format!("{}.json", file_stem(backend.device())));
-        let (mut entries, benches) = match store::read(&path)? {
-            Some(old) if !only.is_empty() => (
-                old.entries
-                    .into_iter()
-                    .filter(|e| !is_chosen(only, &e.puzzle))
-                    .collect(),
-                old.benches
-                    .into_iter()
-                    .filter(|e| keep_benches || !is_chosen(only, &e.puzzle))
-                    .collect(),
-            ),
-            _ => (Vec::new(), Vec::new()),
-        };
+        // One file per number of GPUs a run takes: a puzzle of Part VII,
+        // run on 2 GPUs, is filed under "2 × <GPU>", beside the one-GPU file.
+        let mut by_gpus: BTreeMap<u32, Vec<&Puzzle>> = BTreeMap::new();
         for puzzle in book.puzzles.iter().filter(chosen) {
-            for variant in [Variant::Solution, Variant::Skeleton] {
-                let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
-                    continue;
-                };
-                let source = puzzle.require_kernel(lang)?.variant(variant);
-                let report = runner.run_on(kind, puzzle, variant, &source, &Case::teaching())?;
-                progress(Progress::Ran {
-                    puzzle: puzzle.id(),
-                    lang,
-                    variant,
-                    status: report.status,
-                });
-                entries.push(Entry {
-                    puzzle: puzzle.id().into(),
-                    lang,
-                    variant,
-                    spec_hash,
-                    source_hash,
-                    report: slim(report),
-                });
-            }
+            let gpus = puzzle.spec.resolve(&Constants::default())?.gpus;
+            by_gpus.entry(gpus).or_default().push(puzzle);
         }
-        let recording = Recording {
-            device: backend.device().clone(),
-            date: today(),
-            runner_version: env!("CARGO_PKG_VERSION").into(),
-            ceilings,
-            entries,
-            benches,
-        };
-        store::write(&path, &recording)?;
-        written.push(path);
+        for (gpus, puzzles) in by_gpus {
+            let device = backend.device().with_gpus(gpus);
+            if gpus as usize > backend.gpus() {
+                let why = format!(
+                    "{} needs {gpus} GPUs that reach each other's memory; {} here",
+                    puzzles
+                        .iter()
+                        .map(|p| p.id())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    match backend.gpus() {
+                        1 => "1 GPU".to_string(),
+                        n => format!("{n} do"),
+                    }
+                );
+                progress(Progress::Skipped { kind, why });
+                continue;
+            }
+            let path = dir.join(format!("{}.json", file_stem(&device)));
+            let (mut entries, benches) = match store::read(&path)? {
+                Some(old) if !only.is_empty() => (
+                    old.entries
+                        .into_iter()
+                        .filter(|e| !is_chosen(only, &e.puzzle))
+                        .collect(),
+                    old.benches
+                        .into_iter()
+                        .filter(|e| keep_benches || !is_chosen(only, &e.puzzle))
+                        .collect(),
+                ),
+                _ => (Vec::new(), Vec::new()),
+            };
+            for puzzle in puzzles {
+                for variant in [Variant::Solution, Variant::Skeleton] {
+                    let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
+                        continue;
+                    };
+                    let source = puzzle.require_kernel(lang)?.variant(variant);
+                    let report =
+                        runner.run_on(kind, puzzle, variant, &source, &Case::teaching())?;
+                    progress(Progress::Ran {
+                        puzzle: puzzle.id(),
+                        lang,
+                        variant,
+                        status: report.status,
+                    });
+                    entries.push(Entry {
+                        puzzle: puzzle.id().into(),
+                        lang,
+                        variant,
+                        spec_hash,
+                        source_hash,
+                        report: slim(report),
+                    });
+                }
+            }
+            let recording = Recording {
+                device,
+                date: today(),
+                runner_version: env!("CARGO_PKG_VERSION").into(),
+                ceilings: ceilings.clone(),
+                entries,
+                benches,
+            };
+            store::write(&path, &recording)?;
+            written.push(path);
+        }
     }
     Ok(written)
 }
@@ -238,7 +266,14 @@ pub fn record_benches(
         let kind = recording.device.backend;
         let lang = kind.lang();
         recording.benches.retain(|e| !is_chosen(only, &e.puzzle));
-        for puzzle in book.puzzles.iter().filter(chosen) {
+        // A file of runs on n GPUs benchmarks the puzzles that take n.
+        let gpus = recording.device.gpus();
+        let takes = |p: &&Puzzle| {
+            p.spec
+                .resolve(&Constants::default())
+                .is_ok_and(|s| s.gpus == gpus)
+        };
+        for puzzle in book.puzzles.iter().filter(chosen).filter(takes) {
             let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, Variant::Solution)
             else {
                 continue;

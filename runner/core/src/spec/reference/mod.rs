@@ -19,9 +19,12 @@
 //!   histogram's bin starts);
 //! - `matmul`: the matrix product, whole or sampled;
 //! - `transformer`: softmax, the norms, GELU, an embedding's lookup;
-//! - `attention`: softmax(q kᵀ / √dim) v per head, whole or sampled.
+//! - `attention`: softmax(q kᵀ / √dim) v per head, whole or sampled;
+//! - `collectives`: specs on several GPUs (all-reduce, a copy from a peer),
+//!   each rank's `out@r` from every rank's `a@r`.
 
 mod attention;
+mod collectives;
 mod elementwise;
 mod matmul;
 mod reductions;
@@ -29,7 +32,7 @@ mod scans;
 mod stencils;
 mod transformer;
 
-use crate::spec::model::{Arg, Buffer, Spec};
+use crate::spec::model::{Arg, Buffer, Spec, rank_name};
 use std::collections::BTreeMap;
 
 pub use transformer::LAYER_NORM_EPS;
@@ -42,7 +45,7 @@ type Outputs = BTreeMap<String, Vec<f64>>;
 type Reference = fn(&Inputs<'_>) -> Option<Outputs>;
 
 /// Each family's reference of a name, if it has one; no name is in two.
-const FAMILIES: [fn(&str) -> Option<Reference>; 7] = [
+const FAMILIES: [fn(&str) -> Option<Reference>; 8] = [
     elementwise::named,
     stencils::named,
     reductions::named,
@@ -50,6 +53,7 @@ const FAMILIES: [fn(&str) -> Option<Reference>; 7] = [
     matmul::named,
     transformer::named,
     attention::named,
+    collectives::named,
 ];
 
 /// Expected outputs by buffer name, or `None` when the puzzle has no reference
@@ -91,6 +95,17 @@ impl<'a> Inputs<'a> {
     /// The initial values of the buffer called `name`, where it has them.
     fn input(&self, name: &str) -> Option<Vec<f64>> {
         self.buffer(name).and_then(|b| b.init.clone())
+    }
+
+    /// The initial values of every rank's copy of buffer `name` (`name@0`,
+    /// `name@1`, …), in a spec on several GPUs.
+    fn ranks(&self, name: &str) -> Option<Vec<Vec<f64>>> {
+        if self.spec.gpus < 2 {
+            return None;
+        }
+        (0..self.spec.gpus)
+            .map(|r| self.input(&rank_name(name, r)))
+            .collect()
     }
 
     /// The value of the scalar called `name`.

@@ -17,6 +17,7 @@ fn buffer(name: &str, shape: &[usize], values: Option<Vec<f64>>) -> Arg {
         expect: None,
         scratch: false,
         tensor_map: None,
+        rank: None,
     })
 }
 
@@ -30,6 +31,8 @@ fn spec(reference: &str, args: Vec<Arg>) -> Spec {
         args,
         flops: None,
         math: Default::default(),
+        gpus: 1,
+        bus_bytes: None,
     }
 }
 
