@@ -81,11 +81,14 @@ pub fn puzzle_block(spec: &Spec, hints: &[String], first_on_page: bool) -> Strin
     let _ = writeln!(md, "<div class=\"puzzle-config\">\n");
     let _ = writeln!(md, "| {} | |\n| --- | --- |", spec.title);
     let several = spec.launches.len() > 1;
-    for (step, launch) in spec.launches.iter().enumerate() {
-        let prefix = if several {
-            format!("step {}: ", step + 1)
-        } else {
-            String::new()
+    // On several GPUs each step is launched once per rank, ranks in order.
+    let ranks = spec.gpus.max(1) as usize;
+    for (index, launch) in spec.launches.iter().enumerate() {
+        let prefix = match (several, ranks) {
+            (false, _) => String::new(),
+            (true, 1) => format!("step {}: ", index + 1),
+            (true, _) if spec.launches.len() == ranks => format!("rank {}: ", launch.rank),
+            (true, _) => format!("step {}, rank {}: ", index / ranks + 1, launch.rank),
         };
         let _ = writeln!(md, "| {prefix}kernel | `{}` |", launch.kernel);
         let _ = writeln!(md, "| {prefix}grid (blocks) | {} |", dims(launch.grid));

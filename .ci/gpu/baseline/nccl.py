@@ -4,7 +4,7 @@ peer copy, for Part VII's kernels to be measured against. Writes
 results/baselines/nccl-<N>-<gpu>.json, its device named "N × <gpu>" as the
 engine names a run on N GPUs.
 
-    NCCL_NVLS_ENABLE=0 torchrun --nproc-per-node=N .ci/gpu/baseline/nccl.py [MIB ...]
+    NCCL_NVLS_ENABLE=0 python3 -m torch.distributed.run --nproc-per-node=N .ci/gpu/baseline/nccl.py [MIB ...]
 
 (default sizes 1, 16, 256 and 1024 MiB of FP32). NVLink SHARP (NVLS) is left
 off, as DEVICE.md says: the engine's kernels move data with loads and stores,

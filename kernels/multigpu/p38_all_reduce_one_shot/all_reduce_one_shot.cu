@@ -21,15 +21,14 @@ extern "C" __global__ void local_grad(float* grad, const float* a, unsigned int 
     }
 }
 
-// Every thread of this block returns only once this block has reached
-// `round` on every GPU. flags.rank[p][q * gridDim.x + b] is where GPU q's
-// block b says, in GPU p's memory, which round it has reached. Thread p
-// (p < ranks) of block b talks to GPU p.
+// Given: every thread of this block returns only once this block has
+// reached `round` on every GPU. flags.rank[p][q * gridDim.x + b] is where
+// GPU q's block b says, in GPU p's memory, which round it has reached.
+// Thread p (p < ranks) of block b talks to GPU p.
 __device__ void meet_peers(Peers<unsigned int> flags, unsigned int rank, unsigned int ranks,
                            unsigned int round) {
     unsigned int peer = threadIdx.x;
     unsigned int slot = blockIdx.x;
-    // BEGIN PUZZLE (roughly 8 lines)
     if (peer < ranks) {
         // Release: everything this GPU wrote before (its step 1 included,
         // by stream order) is visible to whoever acquires this flag.
@@ -39,7 +38,6 @@ __device__ void meet_peers(Peers<unsigned int> flags, unsigned int rank, unsigne
         while (mine.load(cuda::memory_order_acquire) < round) {
         }
     }
-    // END PUZZLE
     __syncthreads();
 }
 
@@ -53,6 +51,7 @@ extern "C" __global__ void all_reduce(float* out, Peers<const float> grad,
         run = ++runs[blockIdx.x];
     }
     __syncthreads();
+    // BEGIN PUZZLE (roughly 10 lines)
     meet_peers(flags, rank, ranks, 2 * run - 1);
     for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < size;
          i += gridDim.x * blockDim.x) {
@@ -63,4 +62,5 @@ extern "C" __global__ void all_reduce(float* out, Peers<const float> grad,
         out[i] = sum;
     }
     meet_peers(flags, rank, ranks, 2 * run);
+    // END PUZZLE
 }

@@ -108,10 +108,20 @@ pub fn render_block(
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
     let mut charted = 0;
+    // Runs on n GPUs are filed under "n × GPU": a block charts the
+    // recordings of as many GPUs as its puzzles take.
+    let gpus = match block.puzzles.first() {
+        Some(id) => book
+            .find(id)?
+            .spec
+            .resolve(&Default::default())
+            .map_or(1, |s| s.gpus),
+        None => 1,
+    };
     for (index, recording) in recordings
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.device.backend.lang() == block.lang)
+        .filter(|(_, r)| r.device.backend.lang() == block.lang && r.device.gpus() == gpus)
     {
         let Some((ceilings, best, fp32, tensor)) = roofs.get(index, recordings, book, baselines)
         else {

@@ -5,6 +5,12 @@
 //!
 //! One GPU is the same path with nothing to enable: its primary context and
 //! default stream, as a single-GPU run has always had.
+//!
+//! Two switches make a GPU's memory another's to use: peer access between
+//! the contexts (for memory from `cuMemAlloc`), and access to the device's
+//! default memory pool (cudarc allocates from it, with `cuMemAllocAsync`,
+//! and a pool's memory is reachable from another GPU only once the pool
+//! says so: without it, the first load from a peer is an illegal address).
 
 // Peer access has no safe wrapper in cudarc: two driver calls.
 #![allow(unsafe_code)]
@@ -32,6 +38,12 @@ pub enum DevicesError {
     Open { ordinal: usize, error: DriverError },
     #[error("cannot let GPU {from} into GPU {to}'s memory: {error:?}")]
     Enable {
+        from: usize,
+        to: usize,
+        error: DriverError,
+    },
+    #[error("cannot let GPU {from} into GPU {to}'s memory pool: {error:?}")]
+    Pool {
         from: usize,
         to: usize,
         error: DriverError,
@@ -109,7 +121,36 @@ fn enable_peers(contexts: &[Arc<CudaContext>]) -> Result<(), DevicesError> {
                 CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
                 error => return Err(enable(DriverError(error))),
             }
+            open_pool(peer, to, from)?;
         }
+    }
+    Ok(())
+}
+
+/// Lets GPU `from` read and write what GPU `to`'s default memory pool
+/// hands out (`ctx` is GPU `to`'s context).
+fn open_pool(ctx: &CudaContext, to: usize, from: usize) -> Result<(), DevicesError> {
+    let pool_error = |error| DevicesError::Pool { from, to, error };
+    ctx.bind_to_thread().map_err(pool_error)?;
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: writes one pool handle; `cu_device` is a valid device of the
+    // loaded driver (its context exists).
+    let got = unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) };
+    if got != CUresult::CUDA_SUCCESS {
+        return Err(pool_error(DriverError(got)));
+    }
+    let access = sys::CUmemAccessDesc {
+        location: sys::CUmemLocation {
+            type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: from as i32,
+        },
+        flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+    };
+    // SAFETY: `pool` is the device's live default pool; one descriptor is
+    // read from a valid pointer.
+    let set = unsafe { sys::cuMemPoolSetAccess(pool, &access, 1) };
+    if set != CUresult::CUDA_SUCCESS {
+        return Err(pool_error(DriverError(set)));
     }
     Ok(())
 }
