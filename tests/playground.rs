@@ -178,7 +178,7 @@ enum Endless {
 struct Reader {
     page: &'static str,
     id: &'static str,
-    /// Its WGSL solution, under `kernels/`.
+    /// Its WGSL solution, under `kernels/` (`<part>/<id>/<file>`).
     kernel: &'static str,
     /// The mistake typed in: a change to the solution.
     mistake: (&'static str, &'static str),
@@ -194,7 +194,7 @@ const READERS: &[Reader] = &[
     Reader {
         page: "fundamentals/p01_map",
         id: "p01_map",
-        kernel: "p01_map/add_10.wgsl",
+        kernel: "fundamentals/p01_map/add_10.wgsl",
         mistake: ("a[i] + 10.0", "a[i] + 1.0"),
         reason: "wrong",
         at_a_line: false,
@@ -203,7 +203,7 @@ const READERS: &[Reader] = &[
     Reader {
         page: "fundamentals/p03_guard",
         id: "p03_guard",
-        kernel: "p03_guard/add_10_guard.wgsl",
+        kernel: "fundamentals/p03_guard/add_10_guard.wgsl",
         mistake: ("if (i < size) {", "if (true) {"),
         reason: "out-of-bounds",
         at_a_line: true,
@@ -212,7 +212,7 @@ const READERS: &[Reader] = &[
     Reader {
         page: "algorithms/p12_scan",
         id: "p12_scan_simple",
-        kernel: "p12_scan_simple/prefix_sum_simple.wgsl",
+        kernel: "algorithms/p12_scan_simple/prefix_sum_simple.wgsl",
         // Read a neighbour's slot and write one's own in the same step.
         mistake: (
             "        // without this barrier a neighbor may already hold this round's sum.\n        workgroupBarrier();\n",
@@ -225,7 +225,7 @@ const READERS: &[Reader] = &[
     Reader {
         page: "performance/p17_reduction",
         id: "p17_reduce_tree",
-        kernel: "p17_reduce_tree/reduce_tree.wgsl",
+        kernel: "performance/p17_reduce_tree/reduce_tree.wgsl",
         mistake: (
             "            tile[t] += tile[t + half];\n        }\n        workgroupBarrier();\n",
             "            tile[t] += tile[t + half];\n        }\n",
@@ -237,7 +237,7 @@ const READERS: &[Reader] = &[
     Reader {
         page: "warps/p21_warp_sum",
         id: "p21_warp_add",
-        kernel: "p21_warp_add/row_sums.wgsl",
+        kernel: "warps/p21_warp_add/row_sums.wgsl",
         mistake: ("j += width", "j += 1u"),
         reason: "wrong",
         at_a_line: false,
@@ -454,7 +454,7 @@ fn webgpu() -> Result<(), Failed> {
         return Err("no adapter: should have been skipped".into());
     };
     open_playground(&tab, id)?;
-    let solution = solution_of("p03_guard/add_10_guard.wgsl")?;
+    let solution = solution_of("fundamentals/p03_guard/add_10_guard.wgsl")?;
     let right = check(&tab, id, &solution)?;
     let gpu = right["gpu"].as_str().unwrap_or_default();
     let verdicts: Vec<&str> = right["verdicts"]
@@ -495,7 +495,7 @@ fn webgpu() -> Result<(), Failed> {
     let _ = tab.close(true);
     // Subgroup operations: run where the adapter offers them through
     // WebGPU, and otherwise a sentence saying so, never an error.
-    let (id, kernel) = ("p21_warp_add", "p21_warp_add/row_sums.wgsl");
+    let (id, kernel) = ("p21_warp_add", "warps/p21_warp_add/row_sums.wgsl");
     let tab = open("warps/p21_warp_sum")?;
     forget(&tab, id)?;
     open_playground(&tab, id)?;

@@ -20,7 +20,7 @@ import cupy as cp
 import torch
 
 torch.backends.cuda.matmul.allow_tf32 = False
-KERNELS = "kernels/"
+KERNELS = "kernels/tensor/"
 # ONLY=gemm_wgmma,gemm_async: only those kernels.
 ONLY = [k for k in os.environ.get("ONLY", "").split(",") if k]
 # (file, kernel, constants): the shapes tried for each step.
