@@ -18,6 +18,7 @@
 //! the workers and the warnings printed. What a page becomes is [`page`]'s.
 
 pub mod build_progress;
+pub mod bus;
 pub mod config;
 pub mod mathml;
 pub mod memo;

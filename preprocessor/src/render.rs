@@ -675,6 +675,7 @@ pub fn withheld(kind: &BlockKind) -> String {
         BlockKind::Kernel { lang, puzzle } => format!("The {} kernel of `{puzzle}`", lang.label()),
         BlockKind::Roofline => "A roofline chart".to_string(),
         BlockKind::Precision => "A table of measured rounding errors".to_string(),
+        BlockKind::Bus => "A chart of bus bandwidth against NCCL's".to_string(),
     };
     format!("\n*{what} is not shown until the problem at the top of this page is fixed.*\n")
 }

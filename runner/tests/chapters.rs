@@ -326,11 +326,10 @@ fn beyond_checker(puzzle: &Puzzle, case: &Case) -> Option<String> {
 /// fewer GPUs than the case's `gpus` (the run is then compiled there and
 /// made on the CUDA checker, which simulates every rank).
 fn too_few_gpus(b: &dyn Backend, puzzle: &Puzzle, case: &Case) -> Option<String> {
-    let spec = match &case.overrides {
-        Some(overrides) => puzzle.spec.sized(overrides).ok()?,
-        None => puzzle.spec.resolve(&Default::default()).ok()?,
-    };
-    runner::backend::cuda::backend::too_few_gpus(spec.gpus as usize, b.gpus())
+    let gpus = puzzle
+        .spec
+        .gpus(case.overrides.as_ref().unwrap_or(&Default::default()));
+    runner::backend::cuda::backend::too_few_gpus(gpus as usize, b.gpus())
 }
 
 /// A trial on the CUDA checker, made once it is known whether the checker

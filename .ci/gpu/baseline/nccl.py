@@ -4,9 +4,10 @@ peer copy, for Part VII's kernels to be measured against. Writes
 results/baselines/nccl-<N>-<gpu>.json, its device named "N × <gpu>" as the
 engine names a run on N GPUs.
 
-    NCCL_NVLS_ENABLE=0 python3 -m torch.distributed.run --nproc-per-node=N .ci/gpu/baseline/nccl.py [MIB ...]
+    NCCL_NVLS_ENABLE=0 python3 -m torch.distributed.run --nproc-per-node=N .ci/gpu/baseline/nccl.py [KIB ...]
 
-(default sizes 1, 16, 256 and 1024 MiB of FP32). NVLink SHARP (NVLS) is left
+(default sizes 64 KiB, 256 KiB, 1, 16, 256 and 1024 MiB of FP32, the sizes
+of Part VII's `bench` cases). NVLink SHARP (NVLS) is left
 off, as DEVICE.md says: the engine's kernels move data with loads and stores,
 and NCCL's number to beat is its own ring or tree over the same links.
 
@@ -37,10 +38,10 @@ def main():
     dist.init_process_group("nccl")
     rank, ranks = dist.get_rank(), dist.get_world_size()
     torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
-    sizes = [int(a) for a in sys.argv[1:]] or [1, 16, 256, 1024]
+    sizes = [int(a) for a in sys.argv[1:]] or [64, 256, 1 << 10, 16 << 10, 256 << 10, 1 << 20]
     cases = []
-    for mib in sizes:
-        floats = mib << 18
+    for kib in sizes:
+        floats = kib << 8
         x = torch.empty(floats, device="cuda")
         exact_sum = ranks * (ranks + 1) / 2
 
@@ -86,7 +87,7 @@ def main():
         path = common.write_report(report, "results/baselines", f"nccl-{ranks}-{gpu}")
         for c in cases:
             gb = c["bytes"] / (c["timing"]["median_ms"] * 1e6)
-            print(f"{c['name']:>10} {c['constants']['SIZE'] * 4 >> 20:>5} MiB  "
+            print(f"{c['name']:>10} {c['constants']['SIZE'] * 4 >> 10:>8} KiB  "
                   f"{c['timing']['median_ms']:.3f} ms  {gb:7.1f} GB/s  error {c['max_relative_error']:.1e}")
         print(f"wrote {path}")
     dist.destroy_process_group()

@@ -29,6 +29,9 @@ __device__ void meet_peers(Peers<unsigned int> flags, unsigned int rank, unsigne
                            unsigned int round) {
     unsigned int peer = threadIdx.x;
     unsigned int slot = blockIdx.x;
+    // Every thread's reads and writes so far come before any flag: the
+    // barrier brings them to the threads that store the flags.
+    __syncthreads();
     if (peer < ranks) {
         // Release: everything this GPU wrote before (its step 1 included,
         // by stream order) is visible to whoever acquires this flag.

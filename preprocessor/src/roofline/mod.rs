@@ -111,11 +111,7 @@ pub fn render_block(
     // Runs on n GPUs are filed under "n × GPU": a block charts the
     // recordings of as many GPUs as its puzzles take.
     let gpus = match block.puzzles.first() {
-        Some(id) => book
-            .find(id)?
-            .spec
-            .resolve(&Default::default())
-            .map_or(1, |s| s.gpus),
+        Some(id) => book.find(id)?.spec.gpus(&Default::default()),
         None => 1,
     };
     for (index, recording) in recordings

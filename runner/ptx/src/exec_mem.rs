@@ -101,6 +101,10 @@ pub struct World<'l> {
     pub ranked: bool,
     pub step: u16,
     pub origins: Vec<Origin>,
+    /// By rank: what that rank's threads knew when its last step ended.
+    /// Its next step's threads start knowing it (one stream's order
+    /// carries what a kernel acquired from peers to the kernels after it).
+    pub carried: Vec<crate::hazard::Knowledge>,
     pub changes: u64,
     pub instructions: u64,
     /// Touches kept for the diagrams, by global region (then shared at the end).

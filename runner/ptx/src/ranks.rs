@@ -11,7 +11,9 @@
 //! blocks are numbered across the whole run, and the race check's memory
 //! and what releases published are kept from step to step, so that
 //! `hazard` can order steps: a rank's own in stream order, another rank's
-//! only through a flag released and acquired at system scope.
+//! only through a flag released and acquired at system scope. The whole
+//! run is made twice ([`RUNS`]), so that what orders one run before the
+//! next is checked as well.
 
 use crate::cohort::{self, Rng};
 use crate::exec_mem::World;
@@ -21,6 +23,7 @@ use crate::parse::Module;
 use crate::thread::Origin;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
+use std::sync::Arc;
 
 /// Runs `launches`, some of rank more than 0, step by step.
 pub fn run_steps(
@@ -34,15 +37,25 @@ pub fn run_steps(
     let steps = steps(launches);
     check(module, launches, &steps)?;
     w.ranked = true;
-    for (s, range) in steps.into_iter().enumerate() {
-        w.step = s as u16;
-        w.published.step = Some(s as u32);
-        if run_step(module, launches, range, w, config, deadline, rng)? {
-            break;
+    for run in 0..RUNS {
+        for (s, range) in steps.iter().enumerate() {
+            let step = run * steps.len() + s;
+            w.step = step as u16;
+            w.published.step = Some(step as u32);
+            if run_step(module, launches, range.clone(), w, config, deadline, rng)? {
+                return Ok(());
+            }
         }
     }
     Ok(())
 }
+
+/// How many times the checker makes a run of several ranks: twice, as a
+/// benchmark repeats it, so that a race between one run and the next is
+/// found too (a fast rank's next run overwriting what a slow peer is still
+/// reading of this one). Each run's outputs are the same, or the second
+/// shows what the first left behind.
+pub const RUNS: usize = 2;
 
 /// The steps: each launch of rank 0 starts one.
 pub fn steps(launches: &[Launch]) -> Vec<Range<usize>> {
@@ -58,9 +71,10 @@ pub fn steps(launches: &[Launch]) -> Vec<Range<usize>> {
 /// more ranks, steps or threads than the checker numbers.
 fn check(module: &Module, launches: &[Launch], steps: &[Range<usize>]) -> Result<(), Error> {
     let refuse = |what: String| Err(Error::Limit(what));
-    if steps.len() > usize::from(u16::MAX) {
+    if steps.len() * RUNS > usize::from(u16::MAX) {
         return refuse(format!(
-            "a run of several ranks in {} steps; the CPU checker numbers at most {} steps",
+            "a run of several ranks in {} steps, made {RUNS} times; the CPU checker numbers \
+             at most {} steps",
             steps.len(),
             u16::MAX
         ));
@@ -126,10 +140,10 @@ fn check(module: &Module, launches: &[Launch], steps: &[Range<usize>]) -> Result
             }
         }
     }
-    if threads > u64::from(u32::MAX) {
+    if threads * RUNS as u64 > u64::from(u32::MAX) {
         return refuse(format!(
-            "a run of several ranks of {threads} threads in all; the CPU checker numbers them \
-             with 32 bits"
+            "a run of several ranks of {threads} threads in all, made {RUNS} times; the CPU \
+             checker numbers them with 32 bits"
         ));
     }
     Ok(())
@@ -212,14 +226,25 @@ fn run_step(
             let at = [b % g[0], (b / g[0]) % g[1], b / (g[0] * g[1])];
             mems.push(cohort::block_memory(&layout, origin.block + b));
             let launch_index = range.start + index;
-            let threads =
+            let mut threads =
                 cohort::block_threads(kernel, l, (at, b), per_block, launch_index, Some(&origin));
+            if let Some(known) = w.carried.get(l.rank as usize).filter(|k| !k.is_empty()) {
+                let known = Arc::new(known.clone());
+                threads
+                    .iter_mut()
+                    .for_each(|t| t.knows = Arc::clone(&known));
+            }
             blocks.push(threads);
         }
     }
     let stopped = cohort::run_cluster(kernel, &mut blocks, w, &mut mems, deadline, config, rng)?;
     for t in blocks.iter().flatten() {
         w.counter.finish(t.thread, t.reads, t.writes);
+        let rank = t.rank as usize;
+        if w.carried.len() <= rank {
+            w.carried.resize(rank + 1, Default::default());
+        }
+        w.carried[rank].merge(&t.knows);
     }
     Ok(stopped)
 }

@@ -133,10 +133,13 @@ fn a_one_shot_all_reduce_sums_at_2_4_and_8_ranks() {
                     "{ranks} ranks, rank {rank}"
                 );
             }
-            // Each block met every rank twice: its count says so.
+            // Each block met every rank twice a run, and the checker made
+            // the run twice (RUNS): its count says so.
+            let met = 2 * crate::ranks::RUNS as u8;
             let count = &r.buffers[4 * ranks as usize - 1][16..16 + 4 * BLOCKS as usize];
-            assert_eq!(count, [2, 0, 0, 0, 2, 0, 0, 0], "{ranks} ranks");
-            assert_eq!(r.access.threads, 2 * u64::from(ranks * BLOCKS * TPB));
+            assert_eq!(count, [met, 0, 0, 0, met, 0, 0, 0], "{ranks} ranks");
+            let threads = 2 * u64::from(ranks * BLOCKS * TPB) * crate::ranks::RUNS as u64;
+            assert_eq!(r.access.threads, threads);
         }
     }
 }

@@ -58,6 +58,7 @@ pub fn run(
         ranked: false,
         step: 0,
         origins: Vec::new(),
+        carried: Vec::new(),
         changes: 0,
         instructions: 0,
         trace: config.trace.then(|| {

@@ -84,11 +84,15 @@ pub fn traffic(spec: &Spec) -> Traffic {
 /// at all when `ceilings` have no roof for its arithmetic.
 pub fn place(spec: &Spec, median_ms: f64, ceilings: Option<&Ceilings>) -> Placement {
     let seconds = median_ms * 1e-3;
-    let min_bytes = spec.min_bytes();
+    // A collective's bytes are those crossing the links between GPUs, by
+    // the bus-bandwidth convention NCCL is measured by.
+    let min_bytes = spec.bus_bytes.unwrap_or_else(|| spec.min_bytes());
     let achieved_gb_s = min_bytes as f64 / seconds / 1e9;
     let achieved_gflop_s = spec.flops.map(|f| f as f64 / seconds / 1e9);
     let traffic = traffic(spec);
-    let binding = ceilings.and_then(|c| {
+    // One GPU's ceilings (its memory, its FLOP/s) bound no transfer between
+    // GPUs: a run on several is measured against NCCL, not placed.
+    let binding = ceilings.filter(|_| spec.gpus <= 1).and_then(|c| {
         let compute = c.compute_roof(spec.math)?;
         let ridge = compute / c.memory_roof(traffic).0;
         let compute_bound = spec.flops.is_some_and(|f| intensity(f, min_bytes) >= ridge);

@@ -5,7 +5,9 @@
 //! would disturb everything else on the page).
 //!
 //! - ```` ```puzzle ```` holds a spec (YAML);
-//! - ```` ```cuda,puzzle=ID ```` and ```` ```wgsl,puzzle=ID ```` hold kernels.
+//! - ```` ```cuda,puzzle=ID ```` and ```` ```wgsl,puzzle=ID ```` hold kernels;
+//! - ```` ```roofline ````, ```` ```precision ```` and ```` ```bus ```` hold
+//!   what the preprocessor draws from the recorded results (YAML).
 
 use crate::lang::Lang;
 use crate::source::diag::{LineIndex, Located};
@@ -24,6 +26,9 @@ pub enum BlockKind {
     Roofline,
     /// Tables of how number formats rounded on the GPU machines (results/precision/).
     Precision,
+    /// A collective's bus bandwidth against message size beside NCCL's, per
+    /// recorded host of several GPUs (drawn by the book's preprocessor).
+    Bus,
 }
 
 /// A fenced block this book cares about.
@@ -83,7 +88,8 @@ pub fn blocks(markdown: &str, file: &Path) -> Result<Vec<Block>, Located> {
 /// the fence's line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum FenceError {
-    /// ```` ```puzzle ````, ```` ```roofline ```` or ```` ```precision ```` with more after it.
+    /// ```` ```puzzle ````, ```` ```roofline ````, ```` ```precision ```` or
+    /// ```` ```bus ```` with more after it.
     #[error("a ```{block} block takes no attributes, found `{extra}`")]
     Attributes { block: String, extra: String },
     #[error("unknown attribute `{0}` on a kernel block (expected `puzzle=ID`)")]
@@ -101,7 +107,7 @@ fn classify(info: &str) -> Result<Option<BlockKind>, FenceError> {
         return Ok(None);
     };
     let attrs: Vec<&str> = words.collect();
-    if first == "puzzle" || first == "roofline" || first == "precision" {
+    if matches!(first, "puzzle" | "roofline" | "precision" | "bus") {
         if let Some(extra) = attrs.first() {
             return Err(FenceError::Attributes {
                 block: first.to_string(),
@@ -111,6 +117,7 @@ fn classify(info: &str) -> Result<Option<BlockKind>, FenceError> {
         return Ok(Some(match first {
             "puzzle" => BlockKind::Puzzle,
             "roofline" => BlockKind::Roofline,
+            "bus" => BlockKind::Bus,
             _ => BlockKind::Precision,
         }));
     }
@@ -188,6 +195,12 @@ mod tests {
             ("roofline", Ok(Some(BlockKind::Roofline))),
             ("precision", Ok(Some(BlockKind::Precision))),
             ("precision gemm", Err("takes no attributes")),
+            ("bus", Ok(Some(BlockKind::Bus))),
+            (
+                "bus,nccl",
+                Err("a ```bus block takes no attributes, found `nccl`"),
+            ),
+            ("busy", Ok(None)),
             (
                 "wgsl puzzle=p1",
                 Ok(Some(BlockKind::Kernel {

@@ -212,6 +212,15 @@ impl PuzzleSpec {
         Ok(spec)
     }
 
+    /// How many GPUs a run at `overrides` takes (1 for a spec without
+    /// `gpus:`, or one whose `gpus` does not evaluate: resolving says why).
+    /// Cheap: it evaluates one expression, not the buffers.
+    pub fn gpus(&self, overrides: &Constants) -> u32 {
+        let mut constants = self.raw.constants.clone();
+        constants.extend(overrides.iter().map(|(k, v)| (k.clone(), *v)));
+        ranks::gpus(&self.raw, &constants).unwrap_or(1)
+    }
+
     /// The benchmark sizes the spec declares, as constant overrides, headline first.
     pub fn bench_cases(&self) -> Vec<Constants> {
         self.raw.bench.iter().map(|b| b.value.clone()).collect()

@@ -24,7 +24,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::Located;
 use puzzle_core::spec::expr::Constants;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -150,10 +150,17 @@ pub fn record(
         };
         // One file per number of GPUs a run takes: a puzzle of Part VII,
         // run on 2 GPUs, is filed under "2 × <GPU>", beside the one-GPU file.
+        // Its teaching runs go where its teaching size puts them; a bench
+        // case on 4 GPUs (`RANKS: 4`) makes a "4 × <GPU>" file for itself.
         let mut by_gpus: BTreeMap<u32, Vec<&Puzzle>> = BTreeMap::new();
         for puzzle in book.puzzles.iter().filter(chosen) {
-            let gpus = puzzle.spec.resolve(&Constants::default())?.gpus;
-            by_gpus.entry(gpus).or_default().push(puzzle);
+            let cases = puzzle.spec.bench_cases();
+            let counts = std::iter::once(Constants::default())
+                .chain(cases)
+                .map(|case| puzzle.spec.gpus(&case));
+            for gpus in counts.collect::<BTreeSet<u32>>() {
+                by_gpus.entry(gpus).or_default().push(puzzle);
+            }
         }
         for (gpus, puzzles) in by_gpus {
             let device = backend.device().with_gpus(gpus);
@@ -187,7 +194,8 @@ pub fn record(
                 ),
                 _ => (Vec::new(), Vec::new()),
             };
-            for puzzle in puzzles {
+            let taught_here = |p: &&&Puzzle| p.spec.gpus(&Constants::default()) == gpus;
+            for puzzle in puzzles.iter().filter(taught_here) {
                 for variant in [Variant::Solution, Variant::Skeleton] {
                     let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, variant) else {
                         continue;
@@ -266,19 +274,15 @@ pub fn record_benches(
         let kind = recording.device.backend;
         let lang = kind.lang();
         recording.benches.retain(|e| !is_chosen(only, &e.puzzle));
-        // A file of runs on n GPUs benchmarks the puzzles that take n.
+        // A file of runs on n GPUs benchmarks the cases that take n.
         let gpus = recording.device.gpus();
-        let takes = |p: &&Puzzle| {
-            p.spec
-                .resolve(&Constants::default())
-                .is_ok_and(|s| s.gpus == gpus)
-        };
-        for puzzle in book.puzzles.iter().filter(chosen).filter(takes) {
+        for puzzle in book.puzzles.iter().filter(chosen) {
             let Some((spec_hash, source_hash)) = entry_hashes(puzzle, lang, Variant::Solution)
             else {
                 continue;
             };
-            for case in puzzle.spec.bench_cases() {
+            let cases = puzzle.spec.bench_cases().into_iter();
+            for case in cases.filter(|case| puzzle.spec.gpus(case) == gpus) {
                 // A recording keeps a failure in words (see `BenchEntry::outcome`).
                 let outcome =
                     bench_in_child(book, puzzle, kind, &case, recording.ceilings.as_ref())
