@@ -22,6 +22,7 @@ pub mod bus;
 pub mod config;
 pub mod mathml;
 pub mod memo;
+pub mod overlap;
 pub mod page;
 pub mod playground;
 pub mod precision;

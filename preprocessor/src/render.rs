@@ -209,6 +209,9 @@ pub struct KernelFiles<'a> {
     /// A debugging case's stated bug: the skeleton is then the kernel as
     /// given, a whole kernel with that bug, not one with a gap.
     pub bug: Option<Finding>,
+    /// A kernel given whole (`GIVEN WHOLE`): measured beside a puzzle, with
+    /// nothing to write.
+    pub whole: bool,
 }
 
 /// Replaces a kernel block: the skeleton with what it prints here (GPU
@@ -234,6 +237,12 @@ pub fn kernel_block(
     // A debugging case gives a whole kernel with one bug; the page must not
     // say which kind, the report below does.
     let (heading, task, before, name) = match files.bug {
+        _ if files.whole => (
+            "given whole",
+            "nothing to write; it is measured beside the puzzle. Your copy is",
+            "What it does:",
+            "kernel",
+        ),
         Some(_) => (
             "the kernel as given",
             "it has one bug. Your copy is",
@@ -262,6 +271,7 @@ pub fn kernel_block(
     // book looks for it where other pages have a `FILL ME IN`).
     let (open, close) = match files.bug {
         Some(_) => ("<div class=\"puzzle-given\">\n\n", "</div>\n\n"),
+        None if files.whole => ("<div class=\"puzzle-given\">\n\n", "</div>\n\n"),
         None => ("", ""),
     };
     let _ = writeln!(md, "{open}```{class}\n{}```\n\n{close}", skeleton.code);
@@ -676,6 +686,7 @@ pub fn withheld(kind: &BlockKind) -> String {
         BlockKind::Roofline => "A roofline chart".to_string(),
         BlockKind::Precision => "A table of measured rounding errors".to_string(),
         BlockKind::Bus => "A chart of bus bandwidth against NCCL's".to_string(),
+        BlockKind::Overlap => "A table of communication overlapped with computation".to_string(),
     };
     format!("\n*{what} is not shown until the problem at the top of this page is fixed.*\n")
 }

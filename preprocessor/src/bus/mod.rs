@@ -308,7 +308,7 @@ fn short_name(id: &str) -> String {
 }
 
 /// A time with three significant digits, in µs below a millisecond: "37.6 µs", "1.23 ms".
-fn time_text(ms: f64) -> String {
+pub(crate) fn time_text(ms: f64) -> String {
     if ms < 1.0 {
         format!("{} µs", rate(ms * 1000.0))
     } else {
@@ -317,7 +317,7 @@ fn time_text(ms: f64) -> String {
 }
 
 /// " ±1.1%": how far apart the samples were, (max − min) over the median.
-fn spread_text(timing: &Timing) -> String {
+pub(crate) fn spread_text(timing: &Timing) -> String {
     let spread = timing.spread_pct();
     if spread >= 10.0 {
         format!(" ±{spread:.0}%")
@@ -327,7 +327,7 @@ fn spread_text(timing: &Timing) -> String {
 }
 
 /// "96 %", "7.5 %": whole above 10.
-fn percent_text(percent: f64) -> String {
+pub(crate) fn percent_text(percent: f64) -> String {
     if percent >= 10.0 {
         format!("{percent:.0} %")
     } else {
@@ -348,7 +348,7 @@ fn figures(timing: &Timing, gb: f64) -> String {
 /// The words a missing or stale benchmark's cell holds: the roofline's,
 /// which CI's build fails on; a stale one also carries the class that
 /// marks stale results on every page. Either may wrap in its nowrap cell.
-fn unusable_text(why: &Unplaced) -> String {
+pub(crate) fn unusable_text(why: &Unplaced) -> String {
     let class = match why {
         Unplaced::Bench(store::BenchUnusable::Stale(_)) => "puzzle-stale",
         _ => "puzzle-unrecorded",

@@ -51,7 +51,10 @@ pub(super) fn section(puzzle: &Puzzle, lang: Lang, session: &Session) -> (String
         });
         return kernel_page(puzzle, lang, session, (given, solution), problem);
     }
+    let whole = puzzle.kernel(lang).is_some_and(|k| k.is_given_whole());
     let problem = match (solution.status, skeleton.status) {
+        // A kernel given whole is its own skeleton: it passes as the solution does.
+        (Status::Pass | Status::Compiled | Status::Unavailable, _) if whole => None,
         (
             Status::Pass | Status::Compiled | Status::Unavailable,
             Status::Fail | Status::Compiled | Status::Unavailable,
@@ -197,6 +200,7 @@ fn kernel_page(
             copy: &copy,
             puzzle: puzzle.id(),
             bug,
+            whole: kernel.is_given_whole(),
         },
         &kernel.hint,
         shown(&skeleton_code, &skeleton, Variant::Skeleton),

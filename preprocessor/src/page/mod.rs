@@ -1,5 +1,5 @@
 //! A chapter's page: each of its blocks (puzzle, kernel, roofline,
-//! precision, bus) replaced by what the build made of it, and the problems found
+//! precision, bus, overlap) replaced by what the build made of it, and the problems found
 //! on the way (under `continue`, shown on the page; under `bail`, an error).
 //! A kernel block's section, its runs and their pictures, is `kernel.rs`'s.
 
@@ -7,7 +7,7 @@ mod kernel;
 
 use crate::config::OnFailure;
 use crate::session::Session;
-use crate::{bus, precision, render, roofline};
+use crate::{bus, overlap, precision, render, roofline};
 use anyhow::{Result, bail};
 use puzzle_core::chapter::extract::{self, BlockKind};
 use std::path::Path;
@@ -88,6 +88,13 @@ pub fn process_chapter(
                 Ok(text) => text,
                 Err(problem) => failed_block(session, file, problem, &mut problems)?,
             },
+            BlockKind::Overlap => match session
+                .book()
+                .and_then(|book| overlap::render(&block.body, book, &session.recordings))
+            {
+                Ok(text) => text,
+                Err(problem) => failed_block(session, file, problem, &mut problems)?,
+            },
             BlockKind::Precision => match precision::render(&block.body, &session.precision) {
                 Ok(text) => text,
                 Err(problem) => failed_block(session, file, problem, &mut problems)?,
@@ -127,7 +134,7 @@ pub fn process_chapter(
     Ok((out, problems))
 }
 
-/// A roofline, bus or precision block that could not be drawn: the build stops
+/// A roofline, bus, overlap or precision block that could not be drawn: the build stops
 /// (`bail`), or the page says why in the block's place and the build goes on
 /// with the problem listed.
 fn failed_block(

@@ -60,7 +60,8 @@ pub fn problems(book: &Book) -> Vec<Located> {
                 puzzle.id()
             )));
         }
-        for (lang, kernel) in &puzzle.kernels {
+        // A kernel given whole (measured beside a puzzle) has nothing to fill in, by design.
+        for (lang, kernel) in puzzle.kernels.iter().filter(|(_, k)| !k.is_given_whole()) {
             let skeleton = kernel.skeleton().text;
             // A debugging case gives a whole kernel; it must still differ from the fix.
             let gap = kernel.is_given_with_bug() || skeleton.contains("FILL ME IN");

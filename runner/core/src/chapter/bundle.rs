@@ -48,7 +48,9 @@ impl Bundle {
         let ours = |kind: &BlockKind, body: &str, line: usize| match kind {
             BlockKind::Puzzle => PuzzleSpec::parse(body, chapter, line).is_ok_and(|s| s.id() == id),
             BlockKind::Kernel { lang: l, puzzle } => *l == lang && puzzle == id,
-            BlockKind::Roofline | BlockKind::Precision | BlockKind::Bus => false,
+            BlockKind::Roofline | BlockKind::Precision | BlockKind::Bus | BlockKind::Overlap => {
+                false
+            }
         };
         let mut packed = String::new();
         let mut at = 0;

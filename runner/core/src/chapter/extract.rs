@@ -6,8 +6,9 @@
 //!
 //! - ```` ```puzzle ```` holds a spec (YAML);
 //! - ```` ```cuda,puzzle=ID ```` and ```` ```wgsl,puzzle=ID ```` hold kernels;
-//! - ```` ```roofline ````, ```` ```precision ```` and ```` ```bus ```` hold
-//!   what the preprocessor draws from the recorded results (YAML).
+//! - ```` ```roofline ````, ```` ```precision ````, ```` ```bus ```` and
+//!   ```` ```overlap ```` hold what the preprocessor draws from the recorded
+//!   results (YAML).
 
 use crate::lang::Lang;
 use crate::source::diag::{LineIndex, Located};
@@ -29,6 +30,10 @@ pub enum BlockKind {
     /// A collective's bus bandwidth against message size beside NCCL's, per
     /// recorded host of several GPUs (drawn by the book's preprocessor).
     Bus,
+    /// Computation and communication timed alone, one after the other and
+    /// overlapped, per recorded host of several GPUs (drawn by the book's
+    /// preprocessor).
+    Overlap,
 }
 
 /// A fenced block this book cares about.
@@ -88,8 +93,8 @@ pub fn blocks(markdown: &str, file: &Path) -> Result<Vec<Block>, Located> {
 /// the fence's line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum FenceError {
-    /// ```` ```puzzle ````, ```` ```roofline ````, ```` ```precision ```` or
-    /// ```` ```bus ```` with more after it.
+    /// ```` ```puzzle ````, ```` ```roofline ````, ```` ```precision ````,
+    /// ```` ```bus ```` or ```` ```overlap ```` with more after it.
     #[error("a ```{block} block takes no attributes, found `{extra}`")]
     Attributes { block: String, extra: String },
     #[error("unknown attribute `{0}` on a kernel block (expected `puzzle=ID`)")]
@@ -107,7 +112,10 @@ fn classify(info: &str) -> Result<Option<BlockKind>, FenceError> {
         return Ok(None);
     };
     let attrs: Vec<&str> = words.collect();
-    if matches!(first, "puzzle" | "roofline" | "precision" | "bus") {
+    if matches!(
+        first,
+        "puzzle" | "roofline" | "precision" | "bus" | "overlap"
+    ) {
         if let Some(extra) = attrs.first() {
             return Err(FenceError::Attributes {
                 block: first.to_string(),
@@ -118,6 +126,7 @@ fn classify(info: &str) -> Result<Option<BlockKind>, FenceError> {
             "puzzle" => BlockKind::Puzzle,
             "roofline" => BlockKind::Roofline,
             "bus" => BlockKind::Bus,
+            "overlap" => BlockKind::Overlap,
             _ => BlockKind::Precision,
         }));
     }
@@ -201,6 +210,13 @@ mod tests {
                 Err("a ```bus block takes no attributes, found `nccl`"),
             ),
             ("busy", Ok(None)),
+            ("overlap", Ok(Some(BlockKind::Overlap))),
+            (
+                "overlap mlp",
+                Err("a ```overlap block takes no attributes, found `mlp`"),
+            ),
+            ("overlapped", Ok(None)),
+            ("cuda,overlap", Ok(None)),
             (
                 "wgsl puzzle=p1",
                 Ok(Some(BlockKind::Kernel {

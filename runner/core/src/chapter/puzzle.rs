@@ -88,8 +88,9 @@ pub fn chapter_puzzles(
                     errors.push(e);
                 }
             },
-            // Rooflines and bus charts name puzzles of any chapter; the preprocessor reads them.
-            BlockKind::Roofline | BlockKind::Precision | BlockKind::Bus => {}
+            // Rooflines, bus charts and overlap tables name puzzles of any chapter; the
+            // preprocessor reads them.
+            BlockKind::Roofline | BlockKind::Precision | BlockKind::Bus | BlockKind::Overlap => {}
             BlockKind::Kernel { lang, puzzle } => {
                 let text = SourceText::new(block.body, file, block.body_line);
                 let expanded = include::expand(&text, base, files).and_then(|source| match lang {

@@ -27,6 +27,16 @@
 //! points at the bug. Its lines are numbered as the learner's copy numbers
 //! them, under the file's name alone, because that copy and the page show
 //! exactly this text, never the file with both versions.
+//!
+//! A kernel measured beside a puzzle rather than written (Puzzle 40's
+//! layer without its communication, say) has no region at all, and one
+//! line saying so instead:
+//!
+//! ```text
+//!     // GIVEN WHOLE: measured beside the puzzle, nothing to write
+//! ```
+//!
+//! Its skeleton is its solution, marker line removed.
 
 use crate::lang::Lang;
 use crate::source::diag::Located;
@@ -38,6 +48,7 @@ use std::path::Path;
 const BEGIN: &str = "BEGIN PUZZLE";
 const END: &str = "END PUZZLE";
 const GIVEN: &str = "AS GIVEN";
+const WHOLE: &str = "GIVEN WHOLE";
 
 /// Which version of a kernel to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -70,6 +81,8 @@ pub struct Kernel {
     end: usize,
     /// The `AS GIVEN` marker's line index, in a debugging case's region.
     given: Option<usize>,
+    /// Given whole: `begin` and `end` are the `GIVEN WHOLE` line.
+    whole: bool,
     /// The marker's size hint, e.g. "roughly 2 lines".
     pub hint: String,
     /// The file name of the learner's copy: the kernel file's own, or, for a
@@ -83,15 +96,21 @@ impl Kernel {
         let mut begin = None;
         let mut end = None;
         let mut given = None;
+        let mut whole = None;
         for (i, (line, _)) in source.iter().enumerate() {
             let at = |m: &str| source.locate(i + 1, m.to_string());
-            let markers = [BEGIN, END, GIVEN].map(|m| line.matches(m).count());
+            let markers = [BEGIN, END, GIVEN, WHOLE].map(|m| line.matches(m).count());
             if markers.iter().sum::<usize>() > 1 {
                 // The rest of a BEGIN line is the size hint the skeleton
                 // shows: a second marker there would show up in it.
                 return Err(at("two markers on one line: put each on a line of its own"));
             }
-            if line.contains(BEGIN) {
+            if line.contains(WHOLE) {
+                if whole.is_some() {
+                    return Err(at("a second `GIVEN WHOLE` marker: a kernel has one"));
+                }
+                whole = Some(i);
+            } else if line.contains(BEGIN) {
                 if begin.is_some() {
                     return Err(at(
                         "a second `BEGIN PUZZLE` marker: a kernel has one learner's region",
@@ -117,6 +136,27 @@ impl Kernel {
                 }
                 end = Some(i);
             }
+        }
+        if let Some(w) = whole {
+            if let Some(b) = begin.or(end).or(given) {
+                return Err(source.locate(
+                    b + 1,
+                    "a `GIVEN WHOLE` kernel has no learner's region: remove these markers or \
+                     the `GIVEN WHOLE` line",
+                ));
+            }
+            let copy_name =
+                file_name(&source, lang).unwrap_or_else(|| format!("kernel.{}", lang.extension()));
+            return Ok(Kernel {
+                lang,
+                source,
+                begin: w,
+                end: w,
+                given: None,
+                whole: true,
+                hint: String::new(),
+                copy_name,
+            });
         }
         let (Some(begin), Some(end)) = (begin, end) else {
             let message = match begin {
@@ -150,6 +190,7 @@ impl Kernel {
             begin,
             end,
             given,
+            whole: false,
             hint,
             copy_name,
         })
@@ -169,6 +210,12 @@ impl Kernel {
         self.given.is_some()
     }
 
+    /// Whether the kernel is given whole (`GIVEN WHOLE`): measured beside a
+    /// puzzle, with nothing for the learner to write.
+    pub fn is_given_whole(&self) -> bool {
+        self.whole
+    }
+
     /// The complete kernel, marker lines removed (and, in a debugging case,
     /// the lines as given).
     pub fn solution(&self) -> SourceText {
@@ -184,6 +231,9 @@ impl Kernel {
     pub fn skeleton(&self) -> SourceText {
         if let Some(given) = self.given {
             return self.as_given(given);
+        }
+        if self.whole {
+            return self.solution();
         }
         let marker = self.source.text.lines().nth(self.begin).unwrap_or_default();
         let indent: String = marker.chars().take_while(|c| c.is_whitespace()).collect();
@@ -324,8 +374,28 @@ void k(float* out, unsigned n) {
     }
 
     #[test]
+    fn a_kernel_given_whole_is_its_own_skeleton() {
+        let text = "a\n// GIVEN WHOLE: measured, not written\nb\n";
+        let k = kernel(text).unwrap();
+        assert!(k.is_given_whole() && !k.is_given_with_bug());
+        assert_eq!(k.solution().text, "a\nb\n");
+        assert_eq!(k.skeleton().text, "a\nb\n");
+        assert!(!kernel(SOLUTION).unwrap().is_given_whole());
+    }
+
+    #[test]
     fn bad_markers_table() {
         let cases = [
+            (
+                "// GIVEN WHOLE\n// BEGIN PUZZLE\n// END PUZZLE\n",
+                2,
+                "a `GIVEN WHOLE` kernel has no learner's region",
+            ),
+            (
+                "// GIVEN WHOLE\n// GIVEN WHOLE\n",
+                2,
+                "a second `GIVEN WHOLE`",
+            ),
             ("void k() {}\n", 1, "no `// BEGIN PUZZLE`"),
             ("a\n// BEGIN PUZZLE\nb\n", 2, "never closed"),
             ("a\n// END PUZZLE\n", 2, "without a matching"),

@@ -77,9 +77,12 @@ impl SourceText {
         }
     }
 
-    /// The file most of this text came from (for labels).
+    /// The file this text was read from (for labels): its first line's.
+    /// An `#include` line stays in its file as an empty line, with the
+    /// header's lines after it, so the first line is always the file's own,
+    /// while the last is a header's where the file ends with its includes.
     pub fn main_file(&self) -> Option<&Path> {
-        self.lines.last().map(|o| o.file.as_path())
+        self.lines.first().map(|o| o.file.as_path())
     }
 }
 

@@ -30,9 +30,37 @@ pub(super) fn named(name: &str) -> Option<Reference> {
             let a = i.ranks("a")?;
             Some(each_rank(i.spec.gpus, |r| a[(r + 1) % a.len()].clone()))
         },
+        // Puzzle 40's layer without its all-reduce: rank r's share of
+        // the output, gelu(x · w1@r) · w2@r.
+        "tp_mlp_partial" => |i| {
+            let partials = tp_mlp_partials(i)?;
+            Some(each_rank(i.spec.gpus, |r| partials[r].clone()))
+        },
+        // Puzzle 40's whole layer: every rank ends with the sum of every
+        // rank's share, which is the unsplit layer's output.
+        "tp_mlp" => |i| {
+            let sum = all_reduce(&tp_mlp_partials(i)?)?;
+            Some(each_rank(i.spec.gpus, |_| sum.clone()))
+        },
         _ => return None,
     };
     Some(reference)
+}
+
+/// Every rank's share of a tensor-parallel MLP: W1's columns and W2's rows
+/// that rank r holds (`w1@r`, dim × hid; `w2@r`, hid × dim) applied to the
+/// input every rank holds (`x@r`, rows × dim): gelu(x · w1@r) · w2@r.
+fn tp_mlp_partials(i: &super::Inputs) -> Option<Vec<Vec<f64>>> {
+    let dims = |name: &str| super::dims2(i.buffer(&rank_name(name, 0))?);
+    let (x, w1, w2) = (i.ranks("x")?, i.ranks("w1")?, i.ranks("w2")?);
+    let (x_dims, w1_dims, w2_dims) = (dims("x")?, dims("w1")?, dims("w2")?);
+    (0..x.len())
+        .map(|r| {
+            let h = super::matmul::matmul(&x[r], x_dims, &w1[r], w1_dims)?;
+            let h: Vec<f64> = h.into_iter().map(super::transformer::gelu_tanh).collect();
+            super::matmul::matmul(&h, (x_dims.0, w1_dims.1), &w2[r], w2_dims)
+        })
+        .collect()
 }
 
 /// `out@r` for every rank, rank r's values from `of(r)`.
