@@ -39,6 +39,7 @@ pub mod chart;
 mod chart_tests;
 #[cfg(test)]
 mod tests;
+mod topology;
 mod verdicts;
 
 use crate::roofline::rows::Unplaced;
@@ -274,9 +275,21 @@ pub fn render_block(
                 .iter()
                 .any(|b| b.lang == Lang::Cuda && block.puzzles.contains(&b.puzzle))
     };
+    let mut hosts = BTreeSet::new();
     for recording in recordings.iter().filter(ours) {
         shown += 1;
         md.push_str(&section(&block, &cases, recording, baselines));
+        // A host's links once a block, under its first recording.
+        if let Some((gpus, links)) = topology::of_host(&book.root, recording)
+            && hosts.insert(gpus)
+        {
+            let _ = writeln!(
+                md,
+                "<details class=\"puzzle-topology\">\n<summary>The links of the host these runs \
+                 were made on ({gpus} GPUs), as <code>nvidia-smi topo -m</code> printed them there\
+                 </summary>\n\n```text\n{links}\n```\n\n</details>\n"
+            );
+        }
     }
     if shown == 0 {
         // "No recorded … results": the words the CI build looks for, as a

@@ -654,3 +654,20 @@ fn block_chart_has_a_line_per_series() {
         }
     }
 }
+
+/// nvidia-smi underlines its header with escape sequences; the page shows
+/// the words alone.
+#[test]
+fn topology_loses_its_escape_sequences_table() {
+    let cases = [
+        (
+            "\u{1b}[4mGPU0\tGPU1\u{1b}[0m\nGPU0\t X \tNV18",
+            "GPU0\tGPU1\nGPU0\t X \tNV18",
+        ),
+        ("plain", "plain"),
+        ("", ""),
+    ];
+    for (text, want) in cases {
+        assert_eq!(super::topology::without_escapes(text), want, "{text:?}");
+    }
+}
