@@ -26,6 +26,8 @@ pub mod overlap;
 pub mod page;
 pub mod playground;
 pub mod precision;
+#[cfg(test)]
+mod recorded_fixtures;
 pub mod render;
 pub mod roofline;
 pub mod session;

@@ -4,8 +4,7 @@
 use super::block::BusBlock;
 use super::chart::size_label;
 use super::*;
-use puzzle_core::backend_contract::backend::{BackendKind, DeviceInfo};
-use puzzle_core::backend_contract::timing::{Clock, Timing};
+use crate::recorded_fixtures::{DAY, at, device, recording, timing};
 use puzzle_core::source::include::MemoryFiles;
 use runner::perf::bench::{BenchReport, Checked};
 use runner::perf::record::schema::{BenchEntry, hash, spec_hash};
@@ -13,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 const TWO: &str = "2 × NVIDIA Imaginary 9000";
 const FOUR: &str = "4 × NVIDIA Imaginary 9000";
-const DAY: &str = "2026-11-27";
 
 /// A collective on `RANKS` GPUs: `out` per rank (the message), a scratch
 /// buffer twice its size (never the message), and `bench` sizes.
@@ -55,31 +53,6 @@ fn book() -> Book {
         &MemoryFiles::default(),
     )
     .unwrap_or_else(|e| panic!("{e:?}"))
-}
-
-fn at(pairs: &[(&str, i64)]) -> Constants {
-    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
-
-fn device(name: &str) -> DeviceInfo {
-    DeviceInfo {
-        backend: BackendKind::Cuda,
-        name: name.into(),
-        kind: "GPU".into(),
-        api: "CUDA 13.0".into(),
-        driver: "test".into(),
-    }
-}
-
-fn timing(median_ms: f64) -> Timing {
-    Timing {
-        clock: Clock::Device,
-        samples: 20,
-        median_ms,
-        min_ms: median_ms * 0.99,
-        max_ms: median_ms * 1.01,
-        wall_median_ms: None,
-    }
 }
 
 /// How one benchmark is recorded.
@@ -126,17 +99,6 @@ fn bench(book: &Book, id: &str, case: &[(&str, i64)], kept: Kept, name: &str) ->
             },
         }),
         date: Some(DAY.into()),
-    }
-}
-
-fn recording(name: &str, benches: Vec<BenchEntry>) -> Recording {
-    Recording {
-        device: device(name),
-        date: DAY.into(),
-        runner_version: "0.1.0".into(),
-        ceilings: None,
-        entries: vec![],
-        benches,
     }
 }
 

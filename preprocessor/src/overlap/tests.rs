@@ -4,9 +4,8 @@
 
 use super::block::OverlapBlock;
 use super::*;
+use crate::recorded_fixtures::{DAY, at, device, recording, timing};
 use Kept::{Missing, Ms, Stale, Wrong};
-use puzzle_core::backend_contract::backend::{BackendKind, DeviceInfo};
-use puzzle_core::backend_contract::timing::{Clock, Timing};
 use puzzle_core::source::include::MemoryFiles;
 use runner::perf::bench::{BenchReport, Checked};
 use runner::perf::record::schema::{BenchEntry, hash, spec_hash};
@@ -14,7 +13,6 @@ use std::path::{Path, PathBuf};
 
 const TWO: &str = "2 × NVIDIA Imaginary 9000";
 const FOUR: &str = "4 × NVIDIA Imaginary 9000";
-const DAY: &str = "2026-11-27";
 
 /// The four roles' cases: two shapes on 2 GPUs, the first again on 4.
 const CASES: &str = "  - { ROWS: 8192, DIM: 2048, HID: 64 }\n  - { ROWS: 8192, DIM: 4096, HID: 64 }\n  \
@@ -80,10 +78,6 @@ fn with_target(percent: &str) -> String {
 /// The roles' ids in the block's order.
 const IDS: [&str; 4] = ["p40_compute", "p40_comm", "p40_serial", "p40_overlapped"];
 
-fn at(pairs: &[(&str, i64)]) -> Constants {
-    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
-}
-
 /// The cases of `CASES`, by place.
 fn case(i: usize) -> Constants {
     let dim = if i == 1 { 4096 } else { 2048 };
@@ -92,27 +86,6 @@ fn case(i: usize) -> Constants {
         c.insert("RANKS".into(), 4);
     }
     c
-}
-
-fn device(name: &str) -> DeviceInfo {
-    DeviceInfo {
-        backend: BackendKind::Cuda,
-        name: name.into(),
-        kind: "GPU".into(),
-        api: "CUDA 13.0".into(),
-        driver: "test".into(),
-    }
-}
-
-fn timing(median_ms: f64) -> Timing {
-    Timing {
-        clock: Clock::Device,
-        samples: 20,
-        median_ms,
-        min_ms: median_ms * 0.99,
-        max_ms: median_ms * 1.01,
-        wall_median_ms: None,
-    }
 }
 
 /// How one benchmark is recorded.
@@ -162,17 +135,6 @@ fn bench(book: &Book, id: &str, case: &Constants, kept: Kept, name: &str) -> Opt
         }),
         date: Some(DAY.into()),
     })
-}
-
-fn recording(name: &str, benches: Vec<BenchEntry>) -> Recording {
-    Recording {
-        device: device(name),
-        date: DAY.into(),
-        runner_version: "0.1.0".into(),
-        ceilings: None,
-        entries: vec![],
-        benches,
-    }
 }
 
 /// A host whose four roles were timed at `case` as `kept` says, in the

@@ -322,6 +322,29 @@ mod tests {
         assert_eq!(place(&spec(4, None), 1.0, None).binding, None);
     }
 
+    /// A collective on several GPUs: its GB/s are its bus bytes' (NCCL's
+    /// measure), and no roof of one GPU is put over it.
+    #[test]
+    fn runs_on_several_gpus_are_measured_by_their_bus_bytes_table() {
+        let n = 1 << 20;
+        // (gpus, bus bytes, GB/s at 1 ms, placed under a roof)
+        let cases = [
+            (1, None, 8.0 * n as f64 / 1e6, true),
+            (2, Some(4 * n as u64), 4.0 * n as f64 / 1e6, false),
+            (4, Some(6 * n as u64), 6.0 * n as f64 / 1e6, false),
+        ];
+        for (gpus, bus_bytes, gb_s, placed) in cases {
+            let spec = Spec {
+                gpus,
+                bus_bytes,
+                ..spec(n, None)
+            };
+            let p = place(&spec, 1.0, Some(&ceilings()));
+            assert!((p.achieved_gb_s - gb_s).abs() < 1e-9, "{gpus} GPUs");
+            assert_eq!(p.binding.is_some(), placed, "{gpus} GPUs");
+        }
+    }
+
     /// Each kernel is measured against the stream that moves bytes like it.
     #[test]
     fn memory_roof_follows_traffic() {

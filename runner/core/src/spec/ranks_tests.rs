@@ -364,6 +364,26 @@ fn one_gpu_is_unchanged() {
     );
 }
 
+/// How many GPUs a case takes, read without resolving the buffers (what
+/// `runner record` files each case under), agrees with resolving it.
+#[test]
+fn gpus_of_a_case_table() {
+    let one = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [4]\n\
+        buffers:\n  out: { len: 4, output: true }\nargs: [out]\nexpect:\n  out: [0, 0, 0, 0]\n";
+    // (spec, the case's constants, GPUs)
+    let cases: [(&str, &[(&str, i64)], u32); 4] = [
+        (ALL_REDUCE, &[], 2),
+        (ALL_REDUCE, &[("RANKS", 4)], 4),
+        (ALL_REDUCE, &[("RANKS", 8), ("SIZE", 3)], 8),
+        (one, &[], 1),
+    ];
+    for (text, case, gpus) in cases {
+        let spec = parse(text).unwrap();
+        assert_eq!(spec.gpus(&at(case)), gpus, "{case:?}");
+        assert_eq!(spec.sized(&at(case)).unwrap().gpus, gpus, "{case:?}");
+    }
+}
+
 /// Each mistake names its chapter line (YAML line + 9; 9 is the block's
 /// fence: the spec as a whole).
 #[test]
