@@ -66,7 +66,7 @@ impl Learner {
     }
 
     pub fn puzzle(&self, id: &str) -> Result<&Puzzle> {
-        Ok(self.book.find(id)?)
+        Ok(self.book.find_as_meant(id)?)
     }
 
     /// Saves what a check says about the learner's progress.

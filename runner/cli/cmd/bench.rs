@@ -66,7 +66,7 @@ struct FileBench<'a> {
 }
 
 pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
-    let puzzle = book.find(&args.puzzle)?;
+    let puzzle = book.find_as_meant(&args.puzzle)?;
     let lang = args.file.as_deref().map(file_lang).transpose()?;
     let named = args.backend.unwrap_or(match lang {
         Some(Lang::Cuda) => BackendArg::Cuda,

@@ -64,7 +64,7 @@ pub struct RunArgs {
 }
 
 pub fn execute(book: &Book, args: RunArgs) -> Result<ExitCode> {
-    let puzzle = book.find(&args.puzzle)?;
+    let puzzle = book.find_as_meant(&args.puzzle)?;
     let file_lang = args.file.as_deref().map(file_lang).transpose()?;
     let set = overrides(puzzle, &args.set)?;
     let mut runner = Runner::new(Settings {

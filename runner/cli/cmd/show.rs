@@ -20,7 +20,7 @@ pub struct ShowArgs {
 }
 
 pub fn execute(book: &Book, args: ShowArgs) -> Result<ExitCode> {
-    let puzzle = book.find(&args.puzzle)?;
+    let puzzle = book.find_as_meant(&args.puzzle)?;
     let kernel = puzzle.require_kernel(Lang::from(args.lang))?;
     let variant = if args.solution {
         Variant::Solution

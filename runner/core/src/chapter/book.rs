@@ -73,6 +73,45 @@ impl Book {
         })
     }
 
+    /// The puzzle a person means by `asked`: its id (`p03_guard`), or its
+    /// number with or without the letter and the zero (`p3`, `03`, `3`;
+    /// `d1` for a debugging case), or its name (`guard`). A number or name
+    /// that fits several (Puzzle 19's steps) is an error listing them.
+    pub fn find_as_meant(&self, asked: &str) -> Result<&Puzzle, NoSuchPuzzle> {
+        if let Ok(p) = self.find(asked) {
+            return Ok(p);
+        }
+        let ids = || self.puzzles.iter().map(Puzzle::id);
+        let (letter, digits) = match asked.strip_prefix(['p', 'd']) {
+            Some(rest) => (&asked[..1], rest),
+            None => ("p", asked),
+        };
+        let fits: Vec<&str> = match digits.parse::<u32>() {
+            Ok(n) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                let prefix = format!("{letter}{n:02}_");
+                ids().filter(|id| id.starts_with(&prefix)).collect()
+            }
+            _ => {
+                // A name: the id after its letter and number.
+                let name = |id: &str| id.split_once('_').map_or("", |(_, n)| n).to_string();
+                let same: Vec<&str> = ids().filter(|id| name(id) == asked).collect();
+                if same.is_empty() {
+                    ids().filter(|id| name(id).contains(asked)).collect()
+                } else {
+                    same
+                }
+            }
+        };
+        match fits.as_slice() {
+            [one] => self.find(one),
+            [] => self.find(asked),
+            several => Err(NoSuchPuzzle {
+                id: asked.to_string(),
+                near: several.iter().map(|s| s.to_string()).collect(),
+            }),
+        }
+    }
+
     pub fn find(&self, id: &str) -> Result<&Puzzle, NoSuchPuzzle> {
         self.puzzles
             .iter()
@@ -107,6 +146,55 @@ mod tests {
             chapters,
             &MemoryFiles::default(),
         )
+    }
+
+    /// What a person types for a puzzle, and what they mean by it.
+    #[test]
+    fn finds_the_puzzle_a_person_means_table() {
+        let spec = |id: &str| SPEC.replace("id: p1", &format!("id: {id}"));
+        let ids = [
+            "p03_guard",
+            "p19_sgemm_shared",
+            "p19_sgemm_registers",
+            "p30_fusion",
+            "d01_missing_guard",
+        ];
+        let chapters: Vec<(String, String)> = ids
+            .iter()
+            .map(|id| (format!("/b/src/{id}.md"), spec(id)))
+            .collect();
+        let chapters: Vec<(&str, &str)> = chapters
+            .iter()
+            .map(|(f, t)| (f.as_str(), t.as_str()))
+            .collect();
+        let book = book(&chapters).unwrap();
+        // (asked, the puzzle meant, or the error's words)
+        let cases = [
+            ("p03_guard", Ok("p03_guard")),
+            ("p3", Ok("p03_guard")),
+            ("3", Ok("p03_guard")),
+            ("03", Ok("p03_guard")),
+            ("guard", Ok("p03_guard")),
+            ("d1", Ok("d01_missing_guard")),
+            ("missing", Ok("d01_missing_guard")),
+            ("p30", Ok("p30_fusion")),
+            (
+                "p19",
+                Err("no puzzle `p19`; did you mean p19_sgemm_registers or p19_sgemm_shared?"),
+            ),
+            (
+                "sgemm",
+                Err("no puzzle `sgemm`; did you mean p19_sgemm_registers or p19_sgemm_shared?"),
+            ),
+            ("p4", Err("no puzzle `p4`; `runner list` shows them all")),
+        ];
+        for (asked, want) in cases {
+            let got = book
+                .find_as_meant(asked)
+                .map(|p| p.id())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_string), "{asked}");
+        }
     }
 
     #[test]
