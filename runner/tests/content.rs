@@ -239,6 +239,72 @@ fn no_chapter_uses_a_concept_before_it_is_taught() {
     );
 }
 
+/// Part VI's helpers live in `kernels/tensor/hopper/` (AUTHORING.md, "CUDA
+/// conventions"), Part VII's in `kernels/multigpu/*.cuh`: no `__device__`
+/// function of `kernels/tensor/` or `kernels/multigpu/` is written,
+/// word for word, in two files. Copies that differ on purpose differ in text.
+fn no_hopper_or_multi_gpu_helper_is_written_twice() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut files = Vec::new();
+    let mut folders = vec![root.join("kernels/tensor"), root.join("kernels/multigpu")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("cu" | "cuh")
+            ) {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 15, "found only {files:?}");
+    let mut seen: std::collections::BTreeMap<String, std::path::PathBuf> = Default::default();
+    let mut twice = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for helper in device_functions(&text) {
+            if let Some(first) = seen.get(&helper) {
+                let name = helper.lines().next().unwrap_or("");
+                twice.push(format!(
+                    "{} and {}: {name}",
+                    first.display(),
+                    file.display()
+                ));
+            } else {
+                seen.insert(helper, file.clone());
+            }
+        }
+    }
+    assert!(
+        twice.is_empty(),
+        "helpers written twice:\n{}",
+        twice.join("\n")
+    );
+}
+
+/// Each top-level `__device__` function of a CUDA file, from its first line
+/// to the `}` that closes it at the start of a line.
+fn device_functions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        if current.is_none() && line.starts_with("__device__") && line.contains('(') {
+            current = Some(Vec::new());
+        }
+        if let Some(lines) = current.as_mut() {
+            lines.push(line);
+            if line == "}" {
+                out.push(lines.join("\n"));
+                current = None;
+            }
+        }
+    }
+    out
+}
+
 /// This group's trials, for the suite's `main`.
 /// The naming rule of AUTHORING.md ("Names"): an id is `p` or `d`, two
 /// digits, and a name; a debugging case's page is its id. (Kernel folders and
@@ -282,5 +348,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         no_hint_before_the_last_gives_a_line_of_the_solution,
         no_chapter_uses_a_concept_before_it_is_taught,
         names,
+        no_hopper_or_multi_gpu_helper_is_written_twice,
     )
 }

@@ -26,46 +26,10 @@ static_assert(BN == 128 || BN == 256, "the wgmma shapes below are n128 and n256"
 
 typedef __nv_bfloat16 bf16;
 
-__device__ __forceinline__ unsigned int shared_address(const void* p) {
-    return static_cast<unsigned int>(__cvta_generic_to_shared(p));
-}
-
-// Given: step 3's asynchronous copies.
-__device__ __forceinline__ void copy_async_16(bf16* to, const bf16* from) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(to)), "l"(from));
-}
+#include "../../../kernels/tensor/hopper/async_copy.cuh"
+#include "../../../kernels/tensor/hopper/mbarrier.cuh"
 #include "../../../kernels/tensor/hopper/wgmma.cuh"
-
-// Given: copies made by threads (cp.async counts as such) become visible to
-// the tensor cores' reads, which go through the "async proxy".
-__device__ __forceinline__ void fence_for_async_reads() {
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
 #include "../../../kernels/tensor/hopper/wgmma_shapes.cuh"
-
-// Given: Puzzle 36's mbarriers.
-__device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned int count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count)
-                 : "memory");
-}
-
-__device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
-    // The barrier's state before the arrival is not needed: `_` discards it.
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
-}
-
-__device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned int parity) {
-    unsigned int done = 0;
-    while (!done) {
-        asm volatile(
-            "{\n .reg .pred p;\n"
-            " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            " selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(shared_address(bar)), "r"(parity)
-            : "memory");
-    }
-}
 
 // Given: one arrival on `bar` when all of this thread's earlier cp.async
 // copies have landed, made by the copy hardware, not by the thread (.noinc:

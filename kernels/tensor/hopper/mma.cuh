@@ -1,18 +1,27 @@
+// Given: Puzzle 34 step 2's swizzle and tensor-core fragments. Steps 3 and
+// Puzzle 35 include them too.
+#include "address.cuh"
+
+// Chunk c of tile row r is stored at chunk c ^ (r % 8) of that row. A row of
+// 8 chunks is 128 bytes, all 32 banks, so the 8 rows one ldmatrix phase reads
+// at one chunk (or one copy phase writes) land on 8 different groups of banks.
+__device__ __forceinline__ unsigned int swizzle(unsigned int row, unsigned int chunk) {
+    return chunk ^ (row % 8);
+}
+
 // Four 8 x 8 matrices of 16-bit values from shared memory: lane l names the
 // start of row l % 8 of matrix l / 8, and receives in each register two
 // neighbouring values of row l / 4 (with .trans: of column l / 4).
 __device__ __forceinline__ void ldmatrix_x4(unsigned int (&r)[4], const bf16* at) {
-    unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(at));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
+                 : "r"(shared_address(at)));
 }
 
 __device__ __forceinline__ void ldmatrix_x4_trans(unsigned int (&r)[4], const bf16* at) {
-    unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(at));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
+                 : "r"(shared_address(at)));
 }
 
 // c += a · b for one 16 x 8 tile of outputs over 16 values of k.

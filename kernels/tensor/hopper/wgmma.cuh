@@ -1,3 +1,5 @@
+#include "address.cuh"
+
 // Given: a shared-memory matrix descriptor. Bits 0-13: the start address / 16;
 // 16-29: the "leading" byte offset / 16; 32-45: the "stride" byte offset / 16;
 // 62-63: the swizzle (1: 128 bytes). With the 128-byte swizzle, the stride is
@@ -25,4 +27,10 @@ __device__ __forceinline__ void wgmma_commit() {
 template <int PENDING>
 __device__ __forceinline__ void wgmma_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
+}
+
+// Given: copies made by threads (cp.async counts as such) become visible to
+// the tensor cores' reads, which go through the "async proxy".
+__device__ __forceinline__ void fence_for_async_reads() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }

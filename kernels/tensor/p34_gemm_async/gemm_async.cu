@@ -28,31 +28,8 @@ static_assert(A_CHUNKS % 8 == 0 && B_CHUNKS % 8 == 0, "the swizzle permutes 8 ch
 
 typedef __nv_bfloat16 bf16;
 
-// Chunk c of tile row r is stored at chunk c ^ (r % 8) of that row. A row of
-// 8 chunks is 128 bytes, all 32 banks, so the 8 rows one ldmatrix phase reads
-// at one chunk (or one copy phase writes) land on 8 different groups of banks.
-__device__ __forceinline__ unsigned int swizzle(unsigned int row, unsigned int chunk) {
-    return chunk ^ (row % 8);
-}
-
-// Given: one 16-byte copy from global to shared memory, in flight until a
-// cp.async.wait_group lets it land. .cg: cached in L2 only, as a tile read
-// once per block should be.
-__device__ __forceinline__ void copy_async_16(bf16* to, const bf16* from) {
-    unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(to));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(from));
-}
-
-// Given: closes the group of copies issued since the last one.
-__device__ __forceinline__ void commit_copies() {
-    asm volatile("cp.async.commit_group;");
-}
-
-// Given: waits until at most PENDING groups are still in flight.
-template <int PENDING>
-__device__ __forceinline__ void wait_copies() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING));
-}
+#include "../hopper/mma.cuh"
+#include "../hopper/async_copy.cuh"
 
 // Given: the copies of both tiles at k0, swizzled as in step 2, issued but not awaited.
 __device__ __forceinline__ void load_tiles_async(bf16* a_tile, bf16* b_tile, const bf16* a,
@@ -68,7 +45,6 @@ __device__ __forceinline__ void load_tiles_async(bf16* a_tile, bf16* b_tile, con
         copy_async_16(&b_tile[r * BN + swizzle(r, c) * 8], &b[(k0 + r) * size + col0 + c * 8]);
     }
 }
-#include "../hopper/mma.cuh"
 
 // The multiply-adds over one pair of tiles, for one warp's part.
 __device__ __forceinline__ void compute_tile(float (&acc)[MT][NT][4], const bf16* a_tile,

@@ -24,12 +24,7 @@ static_assert(A_CHUNKS % 8 == 0 && B_CHUNKS % 8 == 0, "the swizzle permutes 8 ch
 
 typedef __nv_bfloat16 bf16;
 
-// Chunk c of tile row r is stored at chunk c ^ (r % 8) of that row. A row of
-// 8 chunks is 128 bytes, all 32 banks, so the 8 rows one ldmatrix phase reads
-// at one chunk (or one copy phase writes) land on 8 different groups of banks.
-__device__ __forceinline__ unsigned int swizzle(unsigned int row, unsigned int chunk) {
-    return chunk ^ (row % 8);
-}
+#include "../hopper/mma.cuh"
 
 // Given: the copy of both tiles at k0, swizzled, 16 bytes a copy.
 __device__ __forceinline__ void load_tiles(bf16* a_tile, bf16* b_tile, const bf16* a,
@@ -46,7 +41,6 @@ __device__ __forceinline__ void load_tiles(bf16* a_tile, bf16* b_tile, const bf1
             *reinterpret_cast<const uint4*>(&b[(k0 + r) * size + col0 + c * 8]);
     }
 }
-#include "../hopper/mma.cuh"
 
 // The multiply-adds over one pair of tiles, for one warp's part.
 __device__ __forceinline__ void compute_tile(float (&acc)[MT][NT][4], const bf16* a_tile,

@@ -31,12 +31,6 @@ static_assert(BM <= 256, "a's box is at most 256 rows");
 
 typedef __nv_bfloat16 bf16;
 
-// The driver's CUtensorMap: 128 opaque bytes, passed by value. A kernel
-// parameter marked __grid_constant__ stays in the parameter space, where the
-// TMA reads it by address.
-struct __align__(64) TensorMap {
-    unsigned long long opaque[16];
-};
 #include "../hopper/tma.cuh"
 #include "../hopper/wgmma.cuh"
 #include "../hopper/wgmma_shapes.cuh"

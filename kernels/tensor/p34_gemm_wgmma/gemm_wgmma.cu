@@ -32,23 +32,7 @@ static_assert(LOOKAHEAD >= 1, "at least one tile copied ahead");
 
 typedef __nv_bfloat16 bf16;
 
-__device__ __forceinline__ unsigned int shared_address(const void* p) {
-    return static_cast<unsigned int>(__cvta_generic_to_shared(p));
-}
-
-// Given: step 3's asynchronous copies.
-__device__ __forceinline__ void copy_async_16(bf16* to, const bf16* from) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(to)), "l"(from));
-}
-
-__device__ __forceinline__ void commit_copies() {
-    asm volatile("cp.async.commit_group;");
-}
-
-template <int PENDING>
-__device__ __forceinline__ void wait_copies() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING));
-}
+#include "../hopper/async_copy.cuh"
 
 // Given: the copies of both tiles at k0, in the 128-byte swizzle: chunk c of
 // a 128-byte row r is stored at chunk c ^ (r % 8). For a, a row is one row
@@ -69,12 +53,6 @@ __device__ __forceinline__ void load_tiles_async(bf16* a_tile, bf16* b_tile, con
     }
 }
 #include "../hopper/wgmma.cuh"
-
-// Given: copies made by threads (cp.async counts as such) become visible to
-// the tensor cores' reads, which go through the "async proxy".
-__device__ __forceinline__ void fence_for_async_reads() {
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
 #include "../hopper/wgmma_shapes.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS)

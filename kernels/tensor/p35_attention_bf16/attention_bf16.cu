@@ -31,29 +31,12 @@ static_assert(WR % 16 == 0, "a warp owns whole m16 tiles of rows");
 
 typedef __nv_bfloat16 bf16;
 
+#include "../hopper/mma.cuh"
+#include "../hopper/async_copy.cuh"
+
 // Minus infinity, the running maximum before any score (NVRTC has no <cmath>).
 __device__ __forceinline__ float minus_infinity() {
     return __int_as_float(0xff800000);
-}
-
-// Given: Puzzle 34's swizzle. Chunk c of row r is stored at chunk c ^ (r % 8).
-__device__ __forceinline__ unsigned int swizzle(unsigned int row, unsigned int chunk) {
-    return chunk ^ (row % 8);
-}
-
-// Given: one 16-byte copy, global to shared, in flight until waited for.
-__device__ __forceinline__ void copy_async_16(bf16* to, const bf16* from) {
-    unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(to));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(from));
-}
-
-__device__ __forceinline__ void commit_copies() {
-    asm volatile("cp.async.commit_group;");
-}
-
-template <int PENDING>
-__device__ __forceinline__ void wait_copies() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING));
 }
 
 // Given: `rows` consecutive rows of a [SEQ, DIM] matrix into a swizzled tile.
@@ -62,30 +45,6 @@ __device__ __forceinline__ void load_rows_async(bf16* tile, const bf16* from, un
         unsigned int r = i / CHUNKS, c = i % CHUNKS;
         copy_async_16(&tile[r * DIM + swizzle(r, c) * 8], &from[r * DIM + c * 8]);
     }
-}
-
-__device__ __forceinline__ void ldmatrix_x4(unsigned int (&r)[4], const bf16* at) {
-    unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(at));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
-}
-
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned int (&r)[4], const bf16* at) {
-    unsigned int address = static_cast<unsigned int>(__cvta_generic_to_shared(at));
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
-}
-
-// c += a · b for one 16 x 8 tile over 16 values of k, BF16 in, FP32 out.
-__device__ __forceinline__ void mma_16x8x16(float (&c)[4], const unsigned int (&a)[4],
-                                            unsigned int b0, unsigned int b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // Two floats as one register of BF16s, the first in the low half: the order

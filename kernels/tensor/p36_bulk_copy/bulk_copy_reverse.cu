@@ -6,51 +6,8 @@
 #define TPB 128
 static_assert(TILE * 4 % 16 == 0, "bulk copies move multiples of 16 bytes");
 
-__device__ __forceinline__ unsigned int shared_address(const void* p) {
-    return static_cast<unsigned int>(__cvta_generic_to_shared(p));
-}
+#include "../hopper/tma.cuh"
 
-// Given: a barrier whose phases complete after `count` arrivals each.
-__device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned int count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count)
-                 : "memory");
-    // Makes the initialised barrier visible to the copy engine (the "async
-    // proxy"), which updates it from outside the threads.
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-// Given: one arrival that also says `bytes` more bytes must land before this
-// phase completes: the phase needs both the arrivals and the bytes.
-__device__ __forceinline__ void barrier_arrive_expect(unsigned long long* bar, unsigned int bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)),
-                 "r"(bytes)
-                 : "memory");
-}
-
-// Given: `bytes` from global `from` to shared `to` by the copy engine, which
-// counts them off `bar` as they land.
-__device__ __forceinline__ void bulk_copy(void* to, const void* from, unsigned int bytes,
-                                          unsigned long long* bar) {
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-            shared_address(to)),
-        "l"(from), "r"(bytes), "r"(shared_address(bar))
-        : "memory");
-}
-
-// Given: waits until the phase with this parity has completed.
-__device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned int parity) {
-    unsigned int done = 0;
-    while (!done) {
-        asm volatile(
-            "{\n .reg .pred p;\n"
-            " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            " selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(shared_address(bar)), "r"(parity)
-            : "memory");
-    }
-}
 
 extern "C" __global__ void bulk_copy_reverse(float* out, const float* a, unsigned int size) {
     // Bulk copies write 16-byte aligned shared memory.

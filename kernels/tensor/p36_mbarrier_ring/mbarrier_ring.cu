@@ -9,38 +9,8 @@
 #define WARP 32
 static_assert(TILE % WARP == 0, "a warp moves whole rows of 32 floats");
 
-// Given: a shared-memory address as the 32-bit number mbarrier instructions take.
-__device__ __forceinline__ unsigned int shared_address(const void* p) {
-    return static_cast<unsigned int>(__cvta_generic_to_shared(p));
-}
+#include "../hopper/mbarrier.cuh"
 
-// Given: a barrier whose phases complete after `count` arrivals each.
-__device__ __forceinline__ void barrier_init(unsigned long long* bar, unsigned int count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count)
-                 : "memory");
-}
-
-// Given: one arrival (release: this thread's earlier writes are visible to a
-// thread whose wait sees the phase complete).
-__device__ __forceinline__ void barrier_arrive(unsigned long long* bar) {
-    // The barrier's state before the arrival is not needed: `_` discards it.
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
-}
-
-// Given: waits until the phase with this parity (0 for phases 0, 2, 4...,
-// 1 for 1, 3, 5...) has completed (acquire).
-__device__ __forceinline__ void barrier_wait(unsigned long long* bar, unsigned int parity) {
-    unsigned int done = 0;
-    while (!done) {
-        asm volatile(
-            "{\n .reg .pred p;\n"
-            " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            " selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(shared_address(bar)), "r"(parity)
-            : "memory");
-    }
-}
 
 extern "C" __global__ void mbarrier_ring(float* out, const float* a) {
     __shared__ float tiles[STAGES][TILE];
