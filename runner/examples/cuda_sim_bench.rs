@@ -10,7 +10,7 @@
 //! taskset -c 0 target/release/examples/cuda_sim_bench small    # every CUDA solution, teaching size
 //! taskset -c 0 target/release/examples/cuda_sim_bench small p19 # those whose id starts so
 //! taskset -c 0 target/release/examples/cuda_sim_bench rate     # instructions a second on larger runs
-//! taskset -c 0 target/release/examples/cuda_sim_bench rate p34_gemm_cluster GROUP=1,SIZE=768,STAGES=2
+//! taskset -c 0 target/release/examples/cuda_sim_bench rate p35_gemm_cluster GROUP=1,SIZE=768,STAGES=2
 //! ```
 //!
 //! `small` checks each CUDA solution at its teaching size through the
@@ -44,7 +44,7 @@ const RATE_CASES: &[(&str, &str)] = &[
     ("p14_matmul_tiled", "SIZE=128"),
     ("p17_reduce_warp", "SIZE=65536"),
     ("p19_sgemm_regtile", "SIZE=128"),
-    ("p35_attention_bf16", ""),
+    ("p36_attention_bf16", ""),
 ];
 
 fn main() {

@@ -103,8 +103,8 @@ fn attention_allocates_the_scores_only_unfused() {
     let tensors = 4 * 16_384 * 128 * 4;
     assert_eq!(bytes("p31_attention_fused"), tensors);
     assert_eq!(bytes("p31_attention_naive"), tensors + 16_384 * 16_384 * 4);
-    // Puzzle 35's q, k, v and output are BF16: half the bytes, and nothing else.
-    assert_eq!(bytes("p35_attention_bf16"), tensors / 2);
+    // Puzzle 36's q, k, v and output are BF16: half the bytes, and nothing else.
+    assert_eq!(bytes("p36_attention_bf16"), tensors / 2);
 }
 
 /// A line of a solution, as the leak check compares it: the comment after

@@ -493,40 +493,40 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
     ),
     // Part VI: a tile stored swizzled and read as if it were not.
     (
-        "p34_gemm_mma_unswizzled.cu",
-        "p34_gemm_mma",
+        "p35_gemm_mma_unswizzled.cu",
+        "p35_gemm_mma",
         Status::Fail,
         "elements of `out` are wrong",
         None,
     ),
     // Part VI: a wgmma descriptor stepped 16 bytes along k instead of 32.
     (
-        "p34_gemm_wgmma_a_step.cu",
-        "p34_gemm_wgmma",
+        "p35_gemm_wgmma_a_step.cu",
+        "p35_gemm_wgmma",
         Status::Fail,
         "elements of `out` are wrong",
         None,
     ),
     // Part VI: a tensor map's stage with b's boxes stored on top of each other.
     (
-        "p34_gemm_tma_b_boxes_overlap.cu",
-        "p34_gemm_tma",
+        "p35_gemm_tma_b_boxes_overlap.cu",
+        "p35_gemm_tma",
         Status::Fail,
         "elements of `out` are wrong",
         None,
     ),
     // Part VI: a kernel that takes a pointer where the spec passes a tensor map.
     (
-        "p34_gemm_tma_pointer_for_map.cu",
-        "p34_gemm_tma",
+        "p35_gemm_tma_pointer_for_map.cu",
+        "p35_gemm_tma",
         Status::CompileError,
         "parameter 2 of `gemm_tma` should be the tensor map of `a` (const __grid_constant__ CUtensorMap)",
         Some(At::Holding("gemm_tma(bf16* out, const bf16* a_map,")),
     ),
     // Part VI: a row's maximum taken over one lane's share of it, not the quad's.
     (
-        "p35_attention_bf16_lane_max.cu",
-        "p35_attention_bf16",
+        "p36_attention_bf16_lane_max.cu",
+        "p36_attention_bf16",
         Status::Fail,
         "elements of `out` are wrong",
         None,
@@ -534,16 +534,16 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
     // Part VI: Hopper's hardware. A bulk copy sized in floats, not bytes: a
     // quarter of the tile lands.
     (
-        "p36_bulk_copy_floats_not_bytes.cu",
-        "p36_bulk_copy",
+        "p34_bulk_copy_floats_not_bytes.cu",
+        "p34_bulk_copy",
         Status::Fail,
         "elements of `out` are wrong",
         None,
     ),
     // A cluster's sum that reads block 0's shared memory for every block.
     (
-        "p36_cluster_sum_own_block.cu",
-        "p36_cluster_sum",
+        "p34_cluster_sum_own_block.cu",
+        "p34_cluster_sum",
         Status::Fail,
         "elements of `out` are wrong",
         None,

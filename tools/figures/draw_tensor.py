@@ -270,7 +270,7 @@ def p19_warptile():
 
 
 # ---------------------------------------------------------------------------
-# Puzzle 34 (kernels/tensor/p34_gemm_mma and the later steps).
+# Puzzle 35 (kernels/tensor/p35_gemm_mma and the later steps).
 
 def mma_c_coords(lane):
     """Accumulator element k (0-3) of `lane`, as gemm_mma's epilogue stores it:
@@ -306,7 +306,7 @@ def mma_a_coords(lane):
     return got
 
 
-def p34_mma_lanes():
+def p35_mma_lanes():
     c_lane = {}
     for l in range(32):
         for k, rc in enumerate(mma_c_coords(l)):
@@ -374,10 +374,10 @@ def p34_mma_lanes():
              "of a, also those columns + 8.", anchor="start", size=12)
     svg.text(c_x - 20, ky + 76, "Outlined: lane 6. The two neighbours of a row are one BF16 pair "
              "when stored, one 32-bit register of a.", anchor="start", size=12)
-    write("p34_mma_lanes.svg", svg)
+    write("p35_mma_lanes.svg", svg)
 
 
-def p34_swizzle():
+def p35_swizzle():
     """gemm_mma's swizzle: chunk c of tile row r is stored at chunk c ^ (r % 8)."""
 
     def swizzle(row, chunk):
@@ -393,7 +393,7 @@ def p34_swizzle():
 
     W, H = 720, 404
     svg = Svg(W, H, (
-        "The 128-byte XOR swizzle of Puzzle 34: rows 0 to 7 of a shared-memory tile, each 128 "
+        "The 128-byte XOR swizzle of Puzzle 35: rows 0 to 7 of a shared-memory tile, each 128 "
         "bytes in eight 16-byte chunks; on the left each chunk c is stored at position c, so "
         "chunk 2 of all eight rows sits in banks 8 to 11 and one ldmatrix read of it takes 8 "
         "passes; on the right chunk c of row r is stored at position c XOR r, and chunk 2 of "
@@ -443,10 +443,10 @@ def p34_swizzle():
              "rows 8–15 repeat rows 0–7.", anchor="start", size=12)
     svg.text(12, y + 18, "One 8 × 8 matrix of an ldmatrix is one chunk of 8 consecutive rows, "
              "the 16-byte rows its 8 lanes name.", anchor="start", size=12)
-    write("p34_swizzle.svg", svg)
+    write("p35_swizzle.svg", svg)
 
 
-def p34_tma_ring():
+def p35_tma_ring():
     """gemm_tma's handshake, simulated with assumed durations: the producer's
     one thread waits on empty[s] from round 1 on, sets full[s]'s bytes and
     issues the copies; the consumers wait on full[s] (parity t / STAGES % 2),
@@ -497,7 +497,7 @@ def p34_tma_ring():
 
     W, H = 720, 500
     svg = Svg(W, H, (
-        "A timeline of Puzzle 34 step 5's four-stage ring: the producer thread issues the TMA "
+        "A timeline of Puzzle 35 step 5's four-stage ring: the producer thread issues the TMA "
         "copies of tiles 0 to 3 into stages 0 to 3 at once, then waits on empty[0] before "
         "refilling stage 0 with tile 4, and so on; each stage row shows its copy in flight and "
         "then the tile held until the consumers arrive on empty; the consumer warpgroups wait "
@@ -593,13 +593,13 @@ def p34_tma_ring():
     svg.text(24, ky + 4 * 20 + 24, "its phase 0 completes, the producer's wait ends, and it refills "
              "stage 0 with tile 4.", anchor="start", size=12)
     svg.height = ky + 4 * 20 + 36
-    write("p34_tma_ring.svg", svg)
+    write("p35_tma_ring.svg", svg)
 
 
 # ---------------------------------------------------------------------------
-# Puzzle 36 (kernels/tensor/p36_mbarrier_ring, p36_cluster_sum).
+# Puzzle 34 (kernels/tensor/p34_mbarrier_ring, p34_cluster_sum).
 
-def p36_ring_phases():
+def p34_ring_phases():
     """mbarrier_ring with STAGES = 2, TILES = 8, simulated with assumed
     durations: filling a buffer takes FILL, using it USE."""
     STAGES, TILES = 2, 8
@@ -632,7 +632,7 @@ def p36_ring_phases():
 
     W, H = 720, 400
     svg = Svg(W, H, (
-        "A timeline of Puzzle 36 step 1 with two buffers and eight tiles: the producer warp "
+        "A timeline of Puzzle 34 step 1 with two buffers and eight tiles: the producer warp "
         "fills tile t into buffer t % 2 and arrives on full, the consumer warp waits on full, "
         "uses the tile and arrives on empty, and the producer waits on empty before it refills "
         "a buffer; below, each barrier's phases 0, 1, 2, 3 are drawn as segments that end when "
@@ -735,16 +735,16 @@ def p36_ring_phases():
     svg.text(24, ky + 64, "producer, from round 1 on, for phase r − 1 of empty[s]. A phase completes "
              "when all 32 lanes have arrived.", anchor="start", size=12)
     svg.height = ky + 76
-    write("p36_ring_phases.svg", svg)
+    write("p34_ring_phases.svg", svg)
 
 
-def p36_cluster():
+def p34_cluster():
     """cluster_sum with CLUSTER = 4, TPB = 64: block 0's first warp reads each
     block's partial[0] through cluster.map_shared_rank(partial, lane)."""
     CLUSTER, TPB, WARP = 4, 64, 32
     W, H = 720, 470
     svg = Svg(W, H, (
-        "One cluster of Puzzle 36 step 3, four blocks on four SMs, time running down: each "
+        "One cluster of Puzzle 34 step 3, four blocks on four SMs, time running down: each "
         "block sums its 64 values into its own partial[0]; after cluster.sync(), lanes 0 to 3 "
         "of block 0's first warp each read one block's partial[0] through map_shared_rank, "
         "the other lanes take 0; the warp adds with shuffles and lane 0 writes the cluster's "
@@ -827,7 +827,7 @@ def p36_cluster():
     svg.text(xs[0] - 6, y6 + 50, "CLUSTER = 4 blocks of TPB = 64 threads; out[c] is the sum of "
              "cluster c's 256 values.", anchor="start", size=12)
     svg.height = y6 + 62
-    write("p36_cluster.svg", svg)
+    write("p34_cluster.svg", svg)
 
 
 # ---------------------------------------------------------------------------
@@ -939,11 +939,11 @@ def warp_lanes():
 def main():
     os.makedirs(OUT, exist_ok=True)
     p19_warptile()
-    p34_mma_lanes()
-    p34_swizzle()
-    p34_tma_ring()
-    p36_ring_phases()
-    p36_cluster()
+    p35_mma_lanes()
+    p35_swizzle()
+    p35_tma_ring()
+    p34_ring_phases()
+    p34_cluster()
     warp_lanes()
 
 

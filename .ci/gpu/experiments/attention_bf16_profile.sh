@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# There (the GPU machine): what holds Puzzle 35's tensor-core attention
+# There (the GPU machine): what holds Puzzle 36's tensor-core attention
 # below PyTorch's flash backend, as Nsight Compute measures both at 16 heads
 # of 4,096 tokens, DIM 128 (the benchmark's second size; ncu replays each
 # kernel, so the smaller one keeps the run short). The same metrics for both
@@ -17,7 +17,7 @@ metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 metrics+=,launch__registers_per_thread,launch__occupancy_limit_registers
 "$ncu" --kernel-name regex:"attention_bf16|flash" --metrics "$metrics" python3 - <<'PY'
 import re, cupy as cp, torch
-source = open("kernels/tensor/p35_attention_bf16/attention_bf16.cu").read()
+source = open("kernels/tensor/p36_attention_bf16/attention_bf16.cu").read()
 tiles = dict(DIM=128, BR=128, BC=32, WR=32)
 for key, value in tiles.items():
     source = re.sub(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)

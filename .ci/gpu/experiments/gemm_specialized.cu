@@ -1,4 +1,4 @@
-// An experiment beside Puzzle 34 (not a puzzle: measured no faster than
+// An experiment beside Puzzle 35 (not a puzzle: measured no faster than
 // step 4, see tensor_gemm_configs.py): warps specialised as producers and
 // consumers. Step 4's
 // block stopped at __syncthreads() once a tile, and every thread both copied

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""There (the GPU machine): the tile shapes Puzzle 34's tensor-core GEMMs
+"""There (the GPU machine): the tile shapes Puzzle 35's tensor-core GEMMs
 could use, each kernel compiled from the book's source with the constants
 rewritten (as the runner does) through CuPy's NVRTC, checked against PyTorch
 and timed with CUDA events beside cuBLAS's BF16 product, one line each. The
@@ -25,14 +25,14 @@ KERNELS = "kernels/tensor/"
 ONLY = [k for k in os.environ.get("ONLY", "").split(",") if k]
 # (file, kernel, constants): the shapes tried for each step.
 SHAPES = [
-    ("p34_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=64, BN=64, BK=32, WM=32, WN=32)),
-    ("p34_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=128, BN=128, BK=32, WM=64, WN=32)),
-    ("p34_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=128, BN=128, BK=32, WM=64, WN=64)),
-    ("p34_gemm_mma/gemm_mma.cu", "gemm_mma", dict(BM=64, BN=64, BK=64, WM=32, WN=32)),
-    ("p34_gemm_mma/gemm_mma.cu", "gemm_mma", dict(BM=128, BN=128, BK=64, WM=64, WN=32)),
-    ("p34_gemm_mma/gemm_mma.cu", "gemm_mma", dict(BM=128, BN=128, BK=64, WM=64, WN=64)),
+    ("p35_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=64, BN=64, BK=32, WM=32, WN=32)),
+    ("p35_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=128, BN=128, BK=32, WM=64, WN=32)),
+    ("p35_gemm_wmma/gemm_wmma.cu", "gemm_wmma", dict(BM=128, BN=128, BK=32, WM=64, WN=64)),
+    ("p35_gemm_mma/gemm_mma.cu", "gemm_mma", dict(BM=64, BN=64, BK=64, WM=32, WN=32)),
+    ("p35_gemm_mma/gemm_mma.cu", "gemm_mma", dict(BM=128, BN=128, BK=64, WM=64, WN=32)),
+    ("p35_gemm_mma/gemm_mma.cu", "gemm_mma", dict(BM=128, BN=128, BK=64, WM=64, WN=64)),
 ] + [
-    ("p34_gemm_async/gemm_async.cu", "gemm_async",
+    ("p35_gemm_async/gemm_async.cu", "gemm_async",
      dict(BM=bm, BN=bn, BK=64, STAGES=stages, WM=64, WN=wn))
     for stages in (3, 4)
     for (bm, bn, wn) in [(128, 128, 32), (128, 128, 64), (128, 256, 64), (256, 128, 64)]
@@ -40,7 +40,7 @@ SHAPES = [
 # Step 4: a warpgroup of 128 threads per 64 rows; the tiles start on a 1 KiB
 # boundary, which the dynamic shared memory may need up to 1 KiB to reach.
 WGMMA = [
-    ("p34_gemm_wgmma/gemm_wgmma.cu", "gemm_wgmma",
+    ("p35_gemm_wgmma/gemm_wgmma.cu", "gemm_wgmma",
      dict(BM=bm, BN=bn, BK=64, STAGES=stages, IN_FLIGHT=in_flight))
     for in_flight in (0, 1)
     for (bm, bn, stages) in [(128, 128, 4), (128, 256, 3), (128, 256, 4), (256, 128, 3), (256, 128, 4)]
@@ -48,7 +48,7 @@ WGMMA = [
 
 # Not a step of the book: step 4 with its warps specialised, one warpgroup
 # copying with cp.async and CONSUMERS warpgroups of 64 rows multiplying, the
-# two sides passing buffers through mbarriers (Puzzle 36) instead of
+# two sides passing buffers through mbarriers (Puzzle 34) instead of
 # __syncthreads(). Its source is beside this script.
 SPECIALIZED = [
     ("../.ci/gpu/experiments/gemm_specialized.cu", "gemm_specialized",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# There (the GPU machine): shared-memory bank conflicts of Puzzle 34 step 2
+# There (the GPU machine): shared-memory bank conflicts of Puzzle 35 step 2
 # (mma.sync and ldmatrix) as Nsight Compute counts them, with the XOR swizzle
 # and without it (the same kernel with `swizzle` returning its chunk), at
 # 4,096 with the bench tiles. Step 2's page explains the swizzle; this is the
@@ -14,7 +14,7 @@ metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 metrics+=,smsp__inst_executed_op_ldsm.sum
 "$ncu" --kernel-name regex:gemm_mma --metrics "$metrics" python3 - <<'PY'
 import re, cupy as cp
-source = open("kernels/tensor/p34_gemm_mma/gemm_mma.cu").read()
+source = open("kernels/tensor/p35_gemm_mma/gemm_mma.cu").read()
 for key, value in dict(BM=128, BN=128, BK=64, WM=64, WN=32).items():
     source = re.sub(rf"^#define {key} \d+$", f"#define {key} {value}", source, flags=re.M)
 plain = source.replace("return chunk ^ (row % 8);", "return chunk;").replace("gemm_mma(", "gemm_mma_plain(")

@@ -1,6 +1,6 @@
-// Given: Puzzle 34 step 3's asynchronous copies, which move global memory
+// Given: Puzzle 35 step 3's asynchronous copies, which move global memory
 // into shared memory without passing through registers or making the thread
-// wait. Puzzle 35 and step 4 include them too.
+// wait. Puzzle 36 and step 4 include them too.
 #include "address.cuh"
 
 // One 16-byte copy from global to shared memory, in flight until a

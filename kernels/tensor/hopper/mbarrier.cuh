@@ -1,7 +1,7 @@
-// Given: Puzzle 36's barriers in shared memory (mbarriers). A barrier counts
+// Given: Puzzle 34's barriers in shared memory (mbarriers). A barrier counts
 // arrivals, and bytes when a copy engine is told to count them; a phase
 // completes when both reach what was expected, and the next phase begins.
-// Puzzle 34's steps 5 and 6 include them too.
+// Puzzle 35's steps 5 and 6 include them too.
 #include "address.cuh"
 
 // A barrier whose phases complete after `count` arrivals each.

@@ -1,5 +1,5 @@
-// Given: Puzzle 34 step 2's swizzle and tensor-core fragments. Steps 3 and
-// Puzzle 35 include them too.
+// Given: Puzzle 35 step 2's swizzle and tensor-core fragments. Steps 3 and
+// Puzzle 36 include them too.
 #include "address.cuh"
 
 // Chunk c of tile row r is stored at chunk c ^ (r % 8) of that row. A row of

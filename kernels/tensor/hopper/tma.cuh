@@ -1,4 +1,4 @@
-// Given: the Tensor Memory Accelerator's copies (Puzzle 36 step 2, Puzzle 34
+// Given: the Tensor Memory Accelerator's copies (Puzzle 34 step 2, Puzzle 35
 // steps 5 and 6), which count their bytes off an mbarrier as they land.
 #include "mbarrier.cuh"
 

@@ -3,7 +3,7 @@
 //! and stores. Each is a warp operation: all 32 lanes take part.
 //!
 //! `ldmatrix` and `mma.sync` use the fragment layouts the PTX ISA
-//! documents, so a kernel that reads a fragment's registers (Puzzle 35's
+//! documents, so a kernel that reads a fragment's registers (Puzzle 36's
 //! online softmax does) sees what a GPU gives it. WMMA's layouts are left
 //! unspecified by the ISA, and a kernel can only hand its fragments back
 //! to WMMA (or fill them with one value), so the checker uses its own:

@@ -4,7 +4,9 @@
 //! moves to the new one instead of being left behind beside a fresh skeleton.
 
 /// Puzzle ids, old and new: the view variants took their puzzle's number,
-/// and the debugging cases two digits.
+/// the debugging cases two digits, and Part VI's Hopper parts (once Puzzle
+/// 36) moved ahead of the GEMM that uses them (once 34) and its attention
+/// (once 35).
 pub const IDS: &[(&str, &str)] = &[
     ("v04_map_2d_view", "p04_map_2d_view"),
     ("v05_broadcast_view", "p05_broadcast_view"),
@@ -18,6 +20,16 @@ pub const IDS: &[(&str, &str)] = &[
     ("d6_printf_finds_it", "d06_printf_finds_it"),
     ("d7_sanitizer_race", "d07_sanitizer_race"),
     ("d8_wait_forever", "d08_wait_forever"),
+    ("p36_mbarrier_ring", "p34_mbarrier_ring"),
+    ("p36_bulk_copy", "p34_bulk_copy"),
+    ("p36_cluster_sum", "p34_cluster_sum"),
+    ("p34_gemm_wmma", "p35_gemm_wmma"),
+    ("p34_gemm_mma", "p35_gemm_mma"),
+    ("p34_gemm_async", "p35_gemm_async"),
+    ("p34_gemm_wgmma", "p35_gemm_wgmma"),
+    ("p34_gemm_tma", "p35_gemm_tma"),
+    ("p34_gemm_cluster", "p35_gemm_cluster"),
+    ("p35_attention_bf16", "p36_attention_bf16"),
 ];
 
 /// Kernel files renamed to the kernel they hold: (puzzle id, old stem, new stem).
@@ -43,7 +55,7 @@ pub const FILES: &[(&str, &str, &str)] = &[
     ("p31_attention_naive", "attention", "attention_naive"),
     ("p32_embedding_quads", "embedding", "embed_quads"),
     ("p32_embedding_rows", "embedding", "embed_rows"),
-    ("p36_bulk_copy", "bulk_copy", "bulk_copy_reverse"),
+    ("p34_bulk_copy", "bulk_copy", "bulk_copy_reverse"),
 ];
 
 /// The id `id` had before, if it was renamed.

@@ -26,7 +26,7 @@ use puzzle_core::spec::model::Arg;
 pub const DEFAULT_ARCH: &str = "compute_90a";
 
 /// The NVRTC target for a GPU of compute capability `cc`. Hopper's own
-/// instructions (`wgmma`, Puzzle 34's step 4) exist only in `compute_90a`,
+/// instructions (`wgmma`, Puzzle 35's step 4) exist only in `compute_90a`,
 /// a superset of `compute_90` whose code runs on compute capability 9.0
 /// alone, which is exactly the GPU at hand; every other kernel compiles to
 /// the same machine code either way. Other GPUs get their plain target,

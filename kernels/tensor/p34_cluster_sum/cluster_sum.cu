@@ -1,4 +1,4 @@
-// Puzzle 36, step 3: a thread-block cluster sums its blocks' partial sums
+// Puzzle 34, step 3: a thread-block cluster sums its blocks' partial sums
 // through distributed shared memory. The CLUSTER blocks of a cluster run at
 // the same time on neighbouring SMs, and each can read the others' shared
 // memory. Each block reduces its TPB values; block 0 of the cluster then

@@ -1,4 +1,4 @@
-// Puzzle 36, step 1: a producer warp and a consumer warp pass tiles through
+// Puzzle 34, step 1: a producer warp and a consumer warp pass tiles through
 // a ring of STAGES shared-memory buffers, with mbarriers instead of
 // __syncthreads. Buffer s has two barriers: `full[s]` completes a phase when
 // the producer has filled it, `empty[s]` when the consumer has used it. Each

@@ -1,4 +1,4 @@
-// Puzzle 36, step 2: one thread asks the Tensor Memory Accelerator's bulk
+// Puzzle 34, step 2: one thread asks the Tensor Memory Accelerator's bulk
 // copy for a whole tile, global to shared memory, and every thread waits for
 // its bytes on an mbarrier. No thread moves a float itself. Then the block
 // writes its tile back reversed, at the mirror position: out is a backwards.

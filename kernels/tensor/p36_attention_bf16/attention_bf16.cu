@@ -1,6 +1,6 @@
-// Puzzle 35: attention on the tensor cores. Puzzle 31's fused scheme (a block
+// Puzzle 36: attention on the tensor cores. Puzzle 31's fused scheme (a block
 // owns BR query rows and walks the keys BC at a time, with the online
-// softmax) with Puzzle 34's fragments doing both products in BF16:
+// softmax) with Puzzle 35's fragments doing both products in BF16:
 // s = q kᵀ with mma.sync, the softmax on the accumulators where they lie,
 // then o += p v with the probabilities fed back as BF16 fragments. Each warp
 // owns WR query rows, whose scores and output stay in its registers; only
@@ -91,7 +91,7 @@ __device__ __forceinline__ void scores(float (&s)[MT][NS][4], const bf16* q_tile
 // exactly the A fragment of one 16-key step (rows l / 4 and l / 4 + 8,
 // columns 2 (l % 4) and 2 (l % 4) + 8), so p goes from registers to the
 // tensor cores without touching shared memory. v is stored key-major, as
-// Puzzle 34's b is, and read with .trans.
+// Puzzle 35's b is, and read with .trans.
 __device__ __forceinline__ void accumulate(float (&o)[MT][ND][4], const float (&p)[MT][NS][4],
                                            const bf16* v_tile, unsigned int lane) {
 #pragma unroll

@@ -1,4 +1,4 @@
-// Puzzle 34, step 4: wgmma, Hopper's own tensor-core instruction. A
+// Puzzle 35, step 4: wgmma, Hopper's own tensor-core instruction. A
 // warpgroup (4 warps, 128 threads) multiplies a 64 x BN tile in one
 // instruction, reading a and b straight from shared memory through 64-bit
 // descriptors: no ldmatrix, no fragments of a or b in registers. The tiles

@@ -1,4 +1,4 @@
-// Puzzle 34, step 6: step 5 in clusters of CLUSTER blocks side by side
+// Puzzle 35, step 6: step 5 in clusters of CLUSTER blocks side by side
 // along n. The blocks of a cluster compute tiles of out in the same rows, so
 // they need the same tile of a: each block's producer asks the TMA for its
 // 1 / CLUSTER share of that tile and *multicasts* it into every block of the

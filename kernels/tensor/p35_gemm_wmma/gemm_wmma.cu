@@ -1,4 +1,4 @@
-// Puzzle 34, step 1: the tensor cores through WMMA. BF16 inputs, FP32
+// Puzzle 35, step 1: the tensor cores through WMMA. BF16 inputs, FP32
 // accumulators, a BF16 result: out = a · b, all three row-major SIZE x SIZE.
 // A block owns a BM x BN tile of out and walks k BK at a time; each warp owns
 // a WM x WN part of it as FM x FN fragments of 16 x 16 accumulators, which

@@ -1,4 +1,4 @@
-// Puzzle 34, step 5: the Tensor Memory Accelerator feeds step 4's wgmma,
+// Puzzle 35, step 5: the Tensor Memory Accelerator feeds step 4's wgmma,
 // and the warps are specialised. Warpgroup 0 is the producer: one of its
 // threads asks the TMA for each stage's tiles (one instruction a tile, the
 // 128-byte swizzle applied by the copy engine) and gives the stage's `full`
