@@ -113,7 +113,7 @@ fn diagnoses_puzzle_3() -> Result<(), Failed> {
             return Err(format!(
                 "{name}: expected {verdict:?} with {kinds:?}, got {:?} with {got:?}:\n{}",
                 report.verdict,
-                runner::learner::render::render(&report)
+                runner::learner::render::render(&report, 100)
             )
             .into());
         }
@@ -190,7 +190,7 @@ fn check_cli_text_and_json() -> Result<(), Failed> {
         "out:",
         "expected:",
         "✘ FAIL: p03_guard (WGSL)",
-        "were never written",
+        "Nothing was written to `out`",
         "→ ",
     ];
     let mut at = 0;
@@ -460,16 +460,62 @@ fn list_and_progress_follow_the_book() -> Result<(), Failed> {
     let last_row = progress
         .lines()
         .position(|l| l.starts_with(reading[reading.len() - 1]));
-    let legend = progress
+    // The legend: the lines under the table (the last title may wrap onto a
+    // line of its own, which starts with spaces) up to the counts.
+    let legend: Vec<&str> = progress
         .lines()
-        .nth(last_row.unwrap_or(0) + 1)
-        .unwrap_or_default();
+        .skip(last_row.unwrap_or(0) + 1)
+        .skip_while(|l| l.starts_with(' '))
+        .take_while(|l| !l.starts_with("WGSL:"))
+        .collect();
+    let legend = legend.join(" ");
     for mark in ["✔ passes", "✘ fails", "compiles", "· ", "– ", "tips"] {
         assert!(
             legend.contains(mark),
             "{mark:?} not in the legend under the table:\n{progress}"
         );
     }
+    Ok(())
+}
+
+/// `check`, `hint` and `progress` in an 80-column terminal: no line runs past
+/// the edge, but for a path or a piece of code that has no space to break at.
+fn the_cli_fits_80_columns() -> Result<(), Failed> {
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join(".learner");
+    let columns = [("COLUMNS", "80")];
+    let mut seen = String::new();
+    // A fresh skeleton (nothing written), then one with a compile error.
+    let (_, out, _) = cli(&ws, &["check", "p12_scan_simple"], &columns);
+    seen.push_str(&out);
+    let file = ws.join("p12_scan_simple/prefix_sum_simple.wgsl");
+    let text = std::fs::read_to_string(&file)?;
+    std::fs::write(
+        &file,
+        text.replacen("FILL ME IN", "FILL ME IN\n    let broken = ;", 1),
+    )?;
+    let (_, out, _) = cli(&ws, &["check", "p12_scan_simple"], &columns);
+    seen.push_str(&out);
+    for _ in 0..4 {
+        let (code, out, err) = cli(&ws, &["hint", "p12_scan_simple"], &columns);
+        assert_eq!(code, 0, "{err}");
+        seen.push_str(&out);
+    }
+    let (code, out, err) = cli(&ws, &["progress"], &columns);
+    assert_eq!(code, 0, "{err}");
+    seen.push_str(&out);
+    let long: Vec<&str> = seen
+        .lines()
+        .filter(|l| l.chars().count() > 80 && l.trim().contains(' '))
+        .filter(|l| !l.trim_start().starts_with(|c: char| c.is_ascii_digit()) || !l.contains(" | "))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "lines past 80 columns:\n{}",
+        long.join("\n")
+    );
+    assert!(seen.contains("Tips for p12_scan_simple"), "{seen}");
+    assert!(seen.contains("puzzle") && seen.contains("tips"), "{seen}");
     Ok(())
 }
 
@@ -558,7 +604,11 @@ fn watch_follows_saves() -> Result<(), Failed> {
         4,
         "one check at the start and one per save:\n{seen}"
     );
-    assert!(checks[0].contains("were never written"), "{}", checks[0]);
+    assert!(
+        checks[0].contains("Nothing was written to `out`"),
+        "{}",
+        checks[0]
+    );
     assert!(checks[1].contains("out-of-bounds write"), "{}", checks[1]);
     assert!(
         checks[2].contains("are wrong: out[1], out[2], out[3]"),
@@ -743,11 +793,12 @@ pub fn trials() -> Vec<Trial> {
         .backend(BackendKind::Wgpu)
         .map(|_| ())
         .map_err(|e| e.to_string());
-    let needs_wgsl: [(&str, fn() -> Result<(), Failed>); 4] = [
+    let needs_wgsl: [(&str, fn() -> Result<(), Failed>); 5] = [
         ("check::diagnoses_puzzle_3", diagnoses_puzzle_3),
         ("cli::check_text_and_json", check_cli_text_and_json),
         ("cli::hint_reset_and_bad_input", hint_reset_and_bad_input),
         ("cli::watch_follows_saves", watch_follows_saves),
+        ("cli::the_cli_fits_80_columns", the_cli_fits_80_columns),
     ];
     let mut trials: Vec<Trial> = needs_wgsl
         .into_iter()

@@ -93,7 +93,7 @@ fn one(
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        term::print(&render(&report));
+        term::print(&render(&report, runner::learner::fit::width()));
     }
     Ok(ExitCode::from(report.verdict.exit_code()))
 }

@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::source::diag::display_path;
+use runner::learner::fit::{fit, width};
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,35 +38,41 @@ fn hint(learner: &Learner, id: &str) -> Result<ExitCode> {
         .progress
         .update_saying(|p| p.reveal_hint(puzzle.id(), hints.len()))?;
     warn_moved_aside(&saved);
-    let mut text = format!(
-        "Tips for {} ({}), {shown} of {}:\n",
-        puzzle.id(),
-        puzzle.title(),
-        hints.len()
+    let width = width();
+    let mut text = fit(
+        &format!(
+            "Tips for {} ({}), {shown} of {}:",
+            puzzle.id(),
+            puzzle.title(),
+            hints.len()
+        ),
+        width,
     );
     for (i, tip) in hints.iter().take(shown).enumerate() {
-        let line = format!("  {}. {tip}", i + 1);
-        let line = if i + 1 == shown {
-            bold(AnsiColor::Cyan, &line)
-        } else {
-            dim(&line)
-        };
-        let _ = writeln!(text, "{line}");
+        // Fitted first, then styled line by line: the styles take no columns,
+        // and each wrapped line keeps the tip's colour.
+        for line in fit(&format!("  {}. {tip}", i + 1), width).lines() {
+            let line = if i + 1 == shown {
+                bold(AnsiColor::Cyan, line)
+            } else {
+                dim(line)
+            };
+            let _ = writeln!(text, "{line}");
+        }
     }
-    if shown < hints.len() {
-        let _ = writeln!(
-            text,
+    let next = if shown < hints.len() {
+        format!(
             "Ask again (`runner hint {}`) for the next tip.",
             puzzle.id()
-        );
+        )
     } else {
-        let _ = writeln!(
-            text,
+        format!(
             "That was the last tip. The chapter's collapsed solution shows one way \
              (`runner show {} --solution`).",
             puzzle.id()
-        );
-    }
+        )
+    };
+    text.push_str(&fit(&next, width));
     term::print(&text);
     Ok(ExitCode::SUCCESS)
 }

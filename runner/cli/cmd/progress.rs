@@ -8,6 +8,7 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::display_path;
+use runner::learner::fit::{fit, width};
 use runner::learner::order::learning_order;
 use runner::learner::progress::Mark;
 use std::fmt::Write;
@@ -103,26 +104,37 @@ fn progress(learner: &Learner) -> Result<ExitCode> {
         .max()
         .unwrap_or(0)
         .max(22);
+    let cell_width = Cell::ALL
+        .iter()
+        .map(|c| c.looks().0.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("CUDA C".len());
+    let width = width();
+    // The title comes last, so a long one wraps under itself instead of being cut.
+    let title_at = id_width + 1 + cell_width + 1 + cell_width + 1 + TIPS + 2;
     let mut text = format!(
         "{}\n",
         dim(&format!(
-            "{:<id_width$} {:<36} {:<10} {:<10} tips",
-            "puzzle", "title", "WGSL", "CUDA C"
+            "{:<id_width$} {:<cell_width$} {:<cell_width$} {:>TIPS$}  title",
+            "puzzle", "WGSL", "CUDA C", "tips"
         ))
     );
     for p in &order {
         let hints = p.spec.raw.hints.len();
-        let _ = writeln!(
-            text,
-            "{:<id_width$} {:<36} {} {} {}/{hints}",
+        let row = format!(
+            "{:<id_width$} {} {} {:>TIPS$}  ",
             p.id(),
-            truncate(p.title(), 36),
-            pad(cell(p, Lang::Wgsl), 10),
-            pad(cell(p, Lang::Cuda), 10),
-            progress.hints_shown(p.id()),
+            pad(cell(p, Lang::Wgsl), cell_width),
+            pad(cell(p, Lang::Cuda), cell_width),
+            format!("{}/{hints}", progress.hints_shown(p.id())),
         );
+        text.push_str(&row);
+        text.push_str(&title_lines(p.title(), title_at, width));
     }
-    let _ = writeln!(text, "{}", dim(&legend()));
+    for line in fit(&legend(), width).lines() {
+        let _ = writeln!(text, "{}", dim(line));
+    }
     for lang in [Lang::Wgsl, Lang::Cuda] {
         let with_kernel = order.iter().filter(|p| p.kernel(lang).is_some()).count();
         let solved = order
@@ -143,13 +155,29 @@ fn progress(learner: &Learner) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn truncate(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
+/// Columns of the tips column ("10/10").
+const TIPS: usize = 5;
+
+/// A puzzle's title from column `at` of a `width`-column line, wrapped under
+/// itself; where too little room is left, on the next line instead.
+fn title_lines(title: &str, at: usize, width: usize) -> String {
+    const ROOM: usize = 16;
+    let (room, first_prefix, prefix) = if width >= at + ROOM {
+        (width - at, String::new(), " ".repeat(at))
     } else {
-        let cut: String = text.chars().take(width - 1).collect();
-        format!("{cut}…")
+        (width - 2, "\n  ".to_string(), "  ".to_string())
+    };
+    let options = textwrap::Options::new(room).break_words(false);
+    let lines = textwrap::wrap(title, options);
+    let mut out = first_prefix;
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push_str(&prefix);
+        }
+        out.push_str(line);
+        out.push('\n');
     }
+    out
 }
 
 #[cfg(test)]

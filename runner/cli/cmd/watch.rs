@@ -298,7 +298,7 @@ fn run_check<'b>(
     } else {
         text.push_str(&format!("── check {count}: {} ──\n", display_path(&file)));
     }
-    text.push_str(&render(&report));
+    text.push_str(&render(&report, runner::learner::fit::width()));
     // Drawn before moving on: the picture is of the file just checked.
     if draw {
         let files = BookFiles::new(&learner.book.root);

@@ -4,6 +4,7 @@
 //! - [`check`]: that copy checked on this machine (the verdict and its
 //!   words are the core's);
 //! - [`render`]: the report as coloured text;
+//! - [`fit`]: prose wrapped to the terminal's width;
 //! - [`draw`]: the access diagram of their WGSL copy, beside it;
 //! - [`default_lang`]: the language a command works in when none is named;
 //! - [`progress`]: which puzzles pass, and how many tips were shown;
@@ -12,6 +13,7 @@
 pub mod check;
 pub mod default_lang;
 pub mod draw;
+pub mod fit;
 pub mod former_names;
 pub mod order;
 pub mod progress;

@@ -4,8 +4,10 @@
 //! The text carries ANSI colours; the CLI prints it through `anstream`,
 //! which removes them when the output is not a terminal (or `NO_COLOR` is
 //! set). Wrong elements are also underlined with `^`, so piped output and
-//! colour-blind readers see them too.
+//! colour-blind readers see them too. Prose is wrapped to the width it is
+//! given ([`super::fit`]), and a row of values shows as many elements as fit.
 
+use super::fit::fit;
 use anstyle::{AnsiColor, Style};
 use puzzle_core::assess::cases::Stage;
 use puzzle_core::assess::learner::{CheckReport, Element, Finding, Output, Run, Verdict, What};
@@ -24,8 +26,10 @@ const NOTE: Style = AnsiColor::Yellow.on_default().bold();
 const DIM: Style = Style::new().dimmed();
 const BOLD: Style = Style::new().bold();
 
-/// Longest run of elements shown on one line; longer buffers show a window.
+/// Longest run of elements shown on one line; longer buffers show a window,
+/// narrowed (to [`WINDOWS`]'s smaller sizes) until its lines fit the width.
 const WINDOW: usize = 16;
+const WINDOWS: [usize; 5] = [WINDOW, 12, 8, 6, 4];
 /// Rows of a matrix shown one by one; larger ones show their wrong rows.
 const ROWS: usize = 16;
 
@@ -33,13 +37,11 @@ fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
 }
 
-/// The whole report, as `runner check` prints it.
-pub fn render(report: &CheckReport) -> String {
+/// The whole report, as `runner check` prints it, fitted to `width` columns.
+pub fn render(report: &CheckReport, width: usize) -> String {
     let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "{}",
-        paint(
+    text.push_str(&fit(
+        &paint(
             DIM,
             &format!(
                 "{} · {} · {} · {}",
@@ -47,9 +49,10 @@ pub fn render(report: &CheckReport) -> String {
                 report.title,
                 report.lang.label(),
                 display_path(&report.file)
-            )
-        )
-    );
+            ),
+        ),
+        width,
+    ));
     let shown: Vec<(usize, &Run)> = report
         .runs
         .iter()
@@ -62,7 +65,7 @@ pub fn render(report: &CheckReport) -> String {
         }
         text.push_str(&printed_block(&run.printed));
         for output in &run.outputs {
-            text.push_str(&values(output));
+            text.push_str(&values_within(output, width));
         }
     }
     let style = match report.verdict {
@@ -75,8 +78,7 @@ pub fn render(report: &CheckReport) -> String {
         Verdict::CompiledOnly | Verdict::Unavailable => "–",
         _ => "✘",
     };
-    let _ = writeln!(
-        text,
+    let verdict = format!(
         "{} {}",
         paint(style, &format!("{mark} {}:", report.verdict.word())),
         paint(
@@ -89,13 +91,14 @@ pub fn render(report: &CheckReport) -> String {
             )
         )
     );
+    text.push_str(&fit(&verdict, width));
     if let Some(device) = &report.device {
-        let _ = writeln!(text, "{}", paint(DIM, &format!("  on {device}")));
+        text.push_str(&fit(&paint(DIM, &format!("  on {device}")), width));
     }
     for finding in &report.findings {
-        text.push_str(&finding_text(finding));
+        text.push_str(&finding_text(finding, width));
     }
-    let _ = writeln!(text, "{} {}", paint(BOLD, "→"), report.next);
+    text.push_str(&fit(&format!("→ {}", report.next), width));
     text
 }
 
@@ -119,16 +122,21 @@ fn has_problem(output: &Output) -> bool {
     !(output.wrong.is_empty() && output.unwritten.is_empty() && output.out_of_bounds.is_empty())
 }
 
-fn finding_text(finding: &Finding) -> String {
+fn finding_text(finding: &Finding, width: usize) -> String {
     let mut text = String::new();
+    // A message's first line is prose; further lines (a compiler quoting
+    // the source) are code, shown as they are.
+    let (first, rest) = finding
+        .message
+        .split_once('\n')
+        .map_or((finding.message.as_str(), None), |(a, b)| (a, Some(b)));
     match &finding.what {
         What::CompileError { file, line } | What::Hazard { file, line } => {
-            let _ = writeln!(
-                text,
-                "  {} {}",
-                paint(BOLD, &format!("{}:{line}:", display_path(file))),
-                finding.message
-            );
+            let place = paint(BOLD, &format!("{}:{line}:", display_path(file)));
+            text.push_str(&fit(&format!("  {place} {first}"), width));
+            if let Some(rest) = rest {
+                let _ = writeln!(text, "{rest}");
+            }
             // NVRTC quotes the line itself; naga does not, so show it.
             if !finding.message.contains('\n')
                 && let Some(source) = source_line(file, *line)
@@ -137,10 +145,16 @@ fn finding_text(finding: &Finding) -> String {
             }
         }
         What::StressOnly { .. } => {
-            let _ = writeln!(text, "  {} {}", paint(NOTE, "!"), finding.message);
+            text.push_str(&fit(&format!("  ! {first}"), width));
+            if let Some(rest) = rest {
+                let _ = writeln!(text, "{rest}");
+            }
         }
         _ => {
-            let _ = writeln!(text, "  - {}", finding.message);
+            text.push_str(&fit(&format!("  - {first}"), width));
+            if let Some(rest) = rest {
+                let _ = writeln!(text, "{rest}");
+            }
         }
     }
     text
@@ -159,7 +173,7 @@ struct Slice {
     indices: Vec<usize>,
 }
 
-fn slices(output: &Output) -> Vec<Slice> {
+fn slices(output: &Output, window_len: usize) -> Vec<Slice> {
     let len = output.got.len();
     let mut problems: Vec<usize> = output
         .wrong
@@ -169,7 +183,7 @@ fn slices(output: &Output) -> Vec<Slice> {
         .collect();
     problems.sort_unstable();
     if let [rows, cols] = output.shape[..] {
-        if rows <= ROWS && cols <= WINDOW {
+        if rows <= ROWS && cols <= window_len {
             return (0..rows)
                 .map(|r| Slice {
                     label: format!("[{r}]"),
@@ -190,7 +204,7 @@ fn slices(output: &Output) -> Vec<Slice> {
                     .iter()
                     .find(|&&i| i / cols == r)
                     .map_or(0, |i| i % cols);
-                let (a, b) = window(cols, first);
+                let (a, b) = window(cols, first, window_len);
                 let label = if (a, b) == (0, cols) {
                     format!("[{r}]")
                 } else {
@@ -203,31 +217,50 @@ fn slices(output: &Output) -> Vec<Slice> {
             })
             .collect();
     }
-    if len <= 2 * WINDOW {
+    if len <= 2 * window_len {
         return vec![Slice {
             label: String::new(),
             indices: (0..len).collect(),
         }];
     }
-    let (a, b) = window(len, problems.first().copied().unwrap_or(0));
+    let (a, b) = window(len, problems.first().copied().unwrap_or(0), window_len);
     vec![Slice {
         label: format!("[{a}..{b}]"),
         indices: (a..b).collect(),
     }]
 }
 
-/// A window of at most [`WINDOW`] positions of `0..len` that shows `at`, a little after the start.
-fn window(len: usize, at: usize) -> (usize, usize) {
-    if len <= WINDOW {
+/// A window of at most `size` positions of `0..len` that shows `at`, a little after the start.
+fn window(len: usize, at: usize, size: usize) -> (usize, usize) {
+    if len <= size {
         return (0, len);
     }
-    let start = at.saturating_sub(4).min(len - WINDOW);
-    (start, start + WINDOW)
+    // A quarter of the window before `at` (4 of 16), so what led up to it shows.
+    let start = at.saturating_sub(size / 4).min(len - size);
+    (start, start + size)
+}
+
+/// [`values`] with the widest window whose lines fit `width` columns (the
+/// narrowest window where none does).
+fn values_within(output: &Output, width: usize) -> String {
+    let mut text = String::new();
+    for size in WINDOWS {
+        text = values(output, size);
+        let widest = text
+            .lines()
+            .map(textwrap::core::display_width)
+            .max()
+            .unwrap_or(0);
+        if widest <= width {
+            break;
+        }
+    }
+    text.lines().map(|l| fit(l, width)).collect()
 }
 
 /// The `out:` / `expected:` lines of one output, with markers under the wrong elements.
-fn values(output: &Output) -> String {
-    let slices = slices(output);
+fn values(output: &Output, window_len: usize) -> String {
+    let slices = slices(output, window_len);
     let width = slices
         .iter()
         .map(|s| "expected".len() + s.label.len() + 1)
@@ -341,7 +374,7 @@ mod tests {
             vec![10.0, 11.0, 12.0, 13.0],
         );
         assert_eq!(
-            plain(&values(&out)),
+            plain(&values(&out, WINDOW)),
             "out:      [10.0,    ·,  2.0, 13.0]\n\
              expected: [10.0, 11.0, 12.0, 13.0]\n          \
                         \u{20}      ^^^^  ^^^^\n"
@@ -351,10 +384,30 @@ mod tests {
     #[test]
     fn colours_only_the_wrong_elements() {
         let out = output(vec![2], vec![Some(1.0), Some(5.0)], vec![1.0, 2.0]);
-        let text = values(&out);
+        let text = values(&out, WINDOW);
         assert!(text.contains(&paint(WRONG, "5.0")), "{text:?}");
         assert!(text.contains(&paint(WANTED, "2.0")), "{text:?}");
         assert!(!text.contains(&paint(WRONG, "1.0")), "{text:?}");
+    }
+
+    #[test]
+    fn a_row_of_values_shows_as_many_elements_as_fit() {
+        let len = 1000;
+        let mut got: Vec<Option<f64>> = (0..len).map(|i| Some(i as f64 * 1000.5)).collect();
+        got[500] = Some(-1.0);
+        let expected: Vec<f64> = (0..len).map(|i| i as f64 * 1000.5).collect();
+        let out = output(vec![len], got, expected);
+        for width in [60, 80, 120, 200] {
+            let text = plain(&values_within(&out, width));
+            let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+            assert!(widest <= width, "{width} columns:\n{text}");
+            assert!(
+                text.contains("-1.0"),
+                "the wrong element stays in view:\n{text}"
+            );
+        }
+        // A wide terminal shows the whole window of 16.
+        assert!(plain(&values_within(&out, 200)).contains("[496..512]"));
     }
 
     #[test]
@@ -376,7 +429,7 @@ mod tests {
                 got[*w] = Some(1.0);
             }
             let out = output(shape.clone(), got, vec![0.0; len]);
-            let got: Vec<String> = slices(&out).into_iter().map(|s| s.label).collect();
+            let got: Vec<String> = slices(&out, WINDOW).into_iter().map(|s| s.label).collect();
             assert_eq!(got, *labels, "{shape:?} wrong at {wrong:?}");
         }
     }
@@ -407,7 +460,7 @@ mod tests {
             }],
             next: "Fix it.".into(),
         };
-        let text = plain(&render(&report));
+        let text = plain(&render(&report, 80));
         let at = |part: &str| {
             text.find(part)
                 .unwrap_or_else(|| panic!("{part:?} in\n{text}"))

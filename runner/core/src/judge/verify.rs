@@ -120,6 +120,15 @@ impl BufferCheck {
         if self.unwritten.is_empty() {
             return None;
         }
+        if self.unwritten_count() == self.len() {
+            // An untouched skeleton, most often: one short line, not the reasons.
+            return Some(format!(
+                "Nothing was written to `{}` (none of its {} elements): the kernel does not \
+                 store to it yet, or a guard stops every thread.",
+                self.name,
+                self.len()
+            ));
+        }
         let head = format!(
             "{} of {} elements of `{}` were never written: {}.",
             self.unwritten_count(),
