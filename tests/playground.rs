@@ -79,7 +79,7 @@ fn shown(tab: &Tab, id: &str) -> Result<Value, Failed> {
   const text = s => [...box.querySelectorAll(s)].map(e => e.textContent);
   return {{
     verdicts: text('.playground-report .puzzle-verdict, .playground-stopped'),
-    findings: text('.playground-findings').join('\n'),
+    findings: text('.playground-findings, .playground-report .puzzle-note').join('\n'),
     gpu: text('.playground-gpu').join('\n'),
     differ: text('.playground-differ').join('\n'),
     marked: text('.playground-marked').map(Number),

@@ -161,11 +161,18 @@
     const node = el('div', { class: 'playground-report' }, verdict, el('p', { class: 'playground-ran' }, how));
     const failed = report.runs[report.runs.length - 1];
     if (failed && failed.outputs.length && report.verdict !== 'pass') node.append(outputLines(failed));
-    if (report.findings.length) {
-      node.append(el('pre', { class: 'playground-findings' },
-        report.findings.map(f => f.message).join('\n')));
-    }
+    for (const finding of report.findings) node.append(note(finding.message));
     return node;
+  }
+
+  /** A finding as the page shows one: a sentence as prose whose `code` reads as
+   *  code (text nodes, never HTML); a message of several lines as it is. */
+  function note(message) {
+    if (message.includes('\n')) return el('pre', { class: 'playground-findings' }, message);
+    const parts = message.split('`');
+    if (parts.length % 2 === 0) return el('p', { class: 'puzzle-note' }, message);
+    return el('p', { class: 'puzzle-note' },
+      ...parts.map((part, i) => (i % 2 ? el('code', {}, part) : part)));
   }
 
   /** The lines of the reader's file the report points at. */

@@ -366,6 +366,47 @@ pub fn no_browser_note(puzzle: &str) -> String {
     )
 }
 
+/// [`no_browser_note`] said in full once per page: the first note gets an
+/// anchor, and each later one shrinks to its command and a link to it.
+pub fn cuda_note_once(page: &str) -> String {
+    const OPEN: &str = "<p class=\"puzzle-no-browser\">";
+    let mut out = String::with_capacity(page.len());
+    let mut rest = page;
+    let mut seen = false;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find("</p>")
+            .map_or(rest.len(), |e| start + e + "</p>".len());
+        let note = &rest[start..end];
+        if !seen {
+            out.push_str(&note.replacen(
+                OPEN,
+                "<p class=\"puzzle-no-browser\" id=\"cuda-in-a-page\">",
+                1,
+            ));
+            seen = true;
+        } else {
+            let command = note
+                .find("<code>")
+                .and_then(|c| {
+                    note[c..]
+                        .find("</code>")
+                        .map(|e| &note[c..c + e + "</code>".len()])
+                })
+                .unwrap_or("");
+            let _ = write!(
+                out,
+                "{OPEN}Check this CUDA kernel on your machine, with or without an NVIDIA GPU: \
+                 {command} (<a href=\"#cuda-in-a-page\">why not in this page</a>).</p>"
+            );
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A traced run's access diagram, under a line that says what it shows.
 /// `what` names the kernel traced: "this solution", "the kernel as given".
 pub fn diagram(
@@ -562,11 +603,43 @@ pub fn result(report: &RunReport) -> String {
         let _ = writeln!(md, "```\n");
     }
     md.push_str(&verdict(report));
-    let notes = notes(report);
-    if !notes.is_empty() {
-        let _ = writeln!(md, "```text\n{}\n```\n", notes.join("\n"));
+    md.push_str(&notes_html(&notes(report)));
+    md
+}
+
+/// A run's notes for a reader: a sentence (a buffer's problem, a checker's
+/// finding) as a paragraph whose `code` reads as code; a note of several
+/// lines (a compiler quoting the source) as the text it is.
+fn notes_html(notes: &[String]) -> String {
+    let mut md = String::new();
+    for note in notes {
+        if note.contains('\n') {
+            let _ = writeln!(md, "```text\n{note}\n```\n");
+        } else {
+            let _ = writeln!(md, "<p class=\"puzzle-note\">{}</p>\n", inline_code(note));
+        }
     }
     md
+}
+
+/// `text` escaped for HTML, each `…` span made `<code>`; with an odd number
+/// of backticks, none is taken for code.
+fn inline_code(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len().is_multiple_of(2) {
+        return escape(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", escape(part))
+            } else {
+                escape(part)
+            }
+        })
+        .collect()
 }
 
 /// The sentences under a run's verdict: each buffer's problems, then the
@@ -619,8 +692,11 @@ fn verdict(report: &RunReport) -> String {
         );
     }
     // Why it was not run (or what failed around it) reads as a sentence, not as output.
+    // The engine's words are a terminal's ("on this machine"); a reader of
+    // the page is on another, so the page names the one that built it.
     if let Some(message) = &report.message {
-        let _ = write!(md, "<br><em>{}</em>", escape(message));
+        let message = message.replace("on this machine", "on the machine that built this page");
+        let _ = write!(md, "<br><em>{}</em>", escape(&message));
     }
     let _ = writeln!(md, "</p>\n");
     // Counts are shown where the puzzle bounds them, and not for a skeleton,
@@ -694,6 +770,66 @@ pub fn withheld(kind: &BlockKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cuda_note_is_said_in_full_once_a_page() {
+        let page = format!(
+            "intro\n{}middle\n{}end\n",
+            no_browser_note("p01_a"),
+            no_browser_note("p02_b")
+        );
+        let once = cuda_note_once(&page);
+        assert_eq!(
+            once.matches("A web page cannot compile CUDA C").count(),
+            1,
+            "{once}"
+        );
+        assert_eq!(once.matches("id=\"cuda-in-a-page\"").count(), 1, "{once}");
+        assert!(
+            once.contains("<code>runner check p01_a --lang cuda</code>"),
+            "{once}"
+        );
+        assert!(
+            once.contains(
+                "<code>runner check p02_b --lang cuda</code> (<a href=\"#cuda-in-a-page\">"
+            ),
+            "{once}"
+        );
+        assert!(
+            once.starts_with("intro\n") && once.ends_with("end\n"),
+            "{once}"
+        );
+        assert_eq!(cuda_note_once("no note"), "no note");
+    }
+
+    #[test]
+    fn notes_read_as_prose_with_code_table() {
+        // (note, the HTML it becomes)
+        let cases: &[(&str, &str)] = &[
+            (
+                "2 of 8 elements of `out` were never written: out[6], out[7].",
+                "<p class=\"puzzle-note\">2 of 8 elements of <code>out</code> were never \
+                 written: out[6], out[7].</p>\n\n",
+            ),
+            (
+                "`a < b` and <b>",
+                "<p class=\"puzzle-note\"><code>a &lt; b</code> and &lt;b&gt;</p>\n\n",
+            ),
+            // An unpaired backtick is left as it is.
+            (
+                "one ` alone",
+                "<p class=\"puzzle-note\">one ` alone</p>\n\n",
+            ),
+            // A compiler quoting its line stays a text block.
+            (
+                "k.cu:3: error\n  x = ;",
+                "```text\nk.cu:3: error\n  x = ;\n```\n\n",
+            ),
+        ];
+        for (note, want) in cases {
+            assert_eq!(notes_html(&[note.to_string()]), *want, "{note:?}");
+        }
+    }
     use puzzle_core::backend_contract::backend::BackendKind;
     use puzzle_core::backend_contract::outcome::{
         AccessCount, Execution, GlobalAccess, Outcome, OutputData,

@@ -254,8 +254,8 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
         "p01_syntax_error.wgsl",
         "p01_map",
         Status::CompileError,
-        "expected",
-        Some(At::Line(8)),
+        "`;` is missing at the end of this line",
+        Some(At::Line(7)),
     ),
     (
         "p01_type_error.wgsl",

@@ -28,15 +28,18 @@ pub fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
             return vec![unplaced(source, e.message())];
         };
         let line = location.line_number as usize;
+        let mut message = e.message().to_string();
+        // A label naga repeats from the message ("expected `;`") adds nothing.
         let labels: Vec<String> = e
             .labels()
-            .filter(|(_, label)| !label.is_empty())
+            .filter(|(_, label)| !label.is_empty() && !message.contains(&**label))
             .map(|(span, label)| format!("{label} (line {})", mapped_line(source, span)))
             .collect();
-        let mut message = e.message().to_string();
         if !labels.is_empty() {
             message = format!("{message}: {}", labels.join("; "));
         }
+        let (line, message) = missing_at_line_end(text, line, location.line_position, &message)
+            .unwrap_or((line, message));
         vec![source.locate(line, message)]
     })?;
     let mut validator = naga::valid::Validator::new(
@@ -57,6 +60,31 @@ pub fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
         vec![source.locate(line, message)]
     })?;
     Ok(module)
+}
+
+/// "expected `;`, found "}"" at the first token of a line means the `;`
+/// is missing at the end of the line before: that line, and a message that
+/// says so. `column` is naga's (1-based, in characters of the line).
+/// Nothing when the error is elsewhere on its line, or on the first line.
+fn missing_at_line_end(
+    text: &str,
+    line: usize,
+    column: u32,
+    message: &str,
+) -> Option<(usize, String)> {
+    let (expected, found) = message.split_once(", found ")?;
+    let expected = expected.strip_prefix("expected ")?;
+    let lines: Vec<&str> = text.lines().collect();
+    let this = lines.get(line.checked_sub(1)?)?;
+    let indent = this.chars().take_while(|c| c.is_whitespace()).count();
+    if column as usize != indent + 1 {
+        return None;
+    }
+    let before = (1..line).rev().find(|&l| !lines[l - 1].trim().is_empty())?;
+    Some((
+        before,
+        format!("{expected} is missing at the end of this line (line {line} begins with {found})"),
+    ))
 }
 
 /// naga gives some errors no place, among them its recursion limit (an
@@ -309,4 +337,47 @@ fn scalar_name(scalar: naga::Scalar) -> String {
         _ => return format!("{:?}", scalar.kind).to_lowercase(),
     };
     format!("{letter}{}", scalar.width * 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The first problem of `wgsl` as `line: message`.
+    fn first_error(wgsl: &str) -> String {
+        let source = SourceText::new(wgsl, Path::new("k.wgsl"), 1);
+        let errors = compile(&source).expect_err("the test source does not compile");
+        format!("{}: {}", errors[0].line, errors[0].message)
+    }
+
+    #[test]
+    fn compile_errors_name_the_line_to_fix_table() {
+        // (source, expected "line: message" start, text it must not repeat)
+        let cases: &[(&str, &str)] = &[
+            // The `;` missing on line 2 is found at the `}` of line 3.
+            (
+                "fn f() {\n    let x = 1\n}\n",
+                "2: `;` is missing at the end of this line (line 3 begins with \"}\")",
+            ),
+            // Blank lines between are skipped.
+            (
+                "fn f() {\n    let x = 1\n\n    let y = 2;\n}\n",
+                "2: `;` is missing at the end of this line (line 4 begins with \"let\")",
+            ),
+            // An error in the middle of a line stays there.
+            (
+                "fn f() {\n    let x = ;\n}\n",
+                "2: expected expression, found \";\"",
+            ),
+        ];
+        for (wgsl, want) in cases {
+            let got = first_error(wgsl);
+            assert!(got.starts_with(want), "{wgsl:?}\n got: {got}\nwant: {want}");
+            assert!(
+                got.matches("expected `;`").count() <= 1,
+                "said twice: {got}"
+            );
+        }
+    }
 }
