@@ -95,9 +95,11 @@ fn shown(tab: &Tab, id: &str) -> Result<Value, Failed> {
 
 /// Opens the playground of `id` with a click, and waits for the checker.
 fn open_playground(tab: &Tab, id: &str) -> Result<(), Failed> {
-    tab.find_element(&format!(
-        ".puzzle-playground[data-puzzle=\"{id}\"] .playground-open"
-    ))
+    // The button comes once the page has found the checker (a HEAD request).
+    tab.wait_for_element_with_custom_timeout(
+        &format!(".puzzle-playground[data-puzzle=\"{id}\"] .playground-open"),
+        Duration::from_secs(10),
+    )
     .and_then(|e| e.click().map(|_| ()))
     .map_err(|e| format!("{id}: no playground to open: {e}"))?;
     let b = the_box(id);

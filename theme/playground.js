@@ -240,9 +240,8 @@
     }
 
     async open() {
-      const probe = await fetch(`${ASSETS}puzzle_web_bg.wasm`, { method: 'HEAD' }).catch(() => null);
-      if (!probe || !probe.ok) {
-        this.status.textContent = 'This build of the book has no in-page checker (the published site has; `bash .ci/publish` builds it). Check your kernel with `runner check ' + this.id + ' --lang wgsl`.';
+      if (!(await checkerHere())) {
+        this.status.replaceChildren(...withoutChecker(this.id));
         return;
       }
       this.spawn();
@@ -416,11 +415,34 @@
     if (mark) mark.textContent = when ? `✔ Solved in this browser on ${when}` : '';
   }
 
-  function setUp(box) {
+  /** Whether this build of the book carries the checker (a plain `mdbook
+   *  build` does not; `bash .ci/publish` adds it): asked once a page. */
+  let checkerProbe = null;
+  function checkerHere() {
+    if (!checkerProbe) {
+      checkerProbe = fetch(`${ASSETS}puzzle_web_bg.wasm`, { method: 'HEAD' })
+        .then(r => r.ok).catch(() => false);
+    }
+    return checkerProbe;
+  }
+
+  /** What a page without the checker says instead of a playground. */
+  function withoutChecker(id) {
+    return ['This build of the book has no in-page checker (the published site has one; ',
+      el('code', {}, 'bash .ci/publish'), ' builds it). Check your WGSL kernel with ',
+      el('code', {}, `runner check ${id} --lang wgsl`), '.'];
+  }
+
+  async function setUp(box) {
     const id = box.dataset.puzzle;
     const bundle = box.querySelector('script.puzzle-bundle');
     if (!id || !bundle) return;
     const off = box.querySelector('.puzzle-playground-off');
+    if (!(await checkerHere())) {
+      // No button that would open an editor with nothing behind it.
+      if (off) off.replaceChildren(...withoutChecker(id));
+      return;
+    }
     if (off) off.remove();
     const open = el('button', { type: 'button', class: 'playground-open' },
       'Open the playground: check your WGSL kernel in this page');

@@ -158,7 +158,8 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
                 for (content, file) in share {
                     let result = mathml::render(content)
                         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
-                        .and_then(|with_math| process_chapter(&with_math, &file, session));
+                        .and_then(|with_math| process_chapter(&with_math, &file, session))
+                        .map(|(page, problems)| (render::highlightable_fences(&page), problems));
                     match result {
                         Ok((new, mut problems)) => {
                             *content = new;

@@ -28,6 +28,30 @@ fn highlight_class(lang: Lang) -> &'static str {
     }
 }
 
+/// A page's own ```` ```wgsl ```` and ```` ```cuda ```` fences (prose examples,
+/// headers shown whole) given the same highlighting as its kernels, so
+/// highlight.js neither leaves them plain nor complains of an unknown language.
+pub fn highlightable_fences(page: &str) -> String {
+    let mut out = String::with_capacity(page.len());
+    for line in page.split_inclusive('\n') {
+        let fence = line.trim_end();
+        let lang = match fence {
+            "```wgsl" => Some(Lang::Wgsl),
+            "```cuda" => Some(Lang::Cuda),
+            _ => None,
+        };
+        match lang {
+            Some(lang) => {
+                out.push_str("```");
+                out.push_str(highlight_class(lang));
+                out.push_str(&line[fence.len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
 fn dims(d: [u32; 3]) -> String {
     format!("{} × {} × {}", d[0], d[1], d[2])
 }
@@ -800,6 +824,22 @@ mod tests {
             "{once}"
         );
         assert_eq!(cuda_note_once("no note"), "no note");
+    }
+
+    #[test]
+    fn plain_wgsl_and_cuda_fences_get_a_highlighter_table() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "```wgsl\nlet x = 1;\n```\n",
+                "```rust,noplayground\nlet x = 1;\n```\n",
+            ),
+            ("```cuda\r\nint x;\n```", "```cpp\r\nint x;\n```"),
+            // A kernel block and other fences are left alone.
+            ("```wgsl,puzzle=p\n```text\n", "```wgsl,puzzle=p\n```text\n"),
+        ];
+        for (page, want) in cases {
+            assert_eq!(highlightable_fences(page), *want, "{page:?}");
+        }
     }
 
     #[test]
