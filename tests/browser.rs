@@ -169,8 +169,14 @@ const OVERFLOW: &str = r#"JSON.stringify((() => {
       if (w > 1 && h > 1) overlaps.push(`diagram: "${a}" and "${b}"`);
     }));
   }
+  // Code cut off: a block wider than its box with no cue that it scrolls.
+  if (window.bookMarkScrolling) window.bookMarkScrolling();
+  const cut = [...main.querySelectorAll('pre > code:not(.language-text)')]
+    .filter(c => c.checkVisibility() && c.scrollWidth > c.clientWidth + 1
+      && !c.classList.contains('has-more'))
+    .map(c => `"${c.textContent.trim().slice(0, 50)}" is ${c.scrollWidth} px in a box of ${c.clientWidth}`);
   opened.forEach(d => d.open = false);
-  return { over, overlaps };
+  return { over, overlaps, cut };
 })())"#;
 
 /// The control page for [`OVERFLOW`], written beside the built book.
@@ -184,6 +190,7 @@ const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
 <div class="puzzle-diagram"><svg width="300" height="100">
 <text x="10" y="50">w 1,2,3,4,5</text><text x="30" y="52">w 6</text>
 </svg></div>
+<pre><code style="display: block; overflow-x: auto; white-space: pre">a line of code far longer than the column it sits in, with nothing to say that it goes on and on and on and on and on and on and on</code></pre>
 </main></body></html>"#;
 
 /// The layout check finds what it is there to find.
@@ -201,7 +208,7 @@ fn layout_control() -> Result<(), Failed> {
         a.iter()
             .any(|o| o.as_str().is_some_and(|o| o.starts_with("diagram")))
     });
-    if !found("over") || !found("overlaps") || !diagram {
+    if !found("over") || !found("overlaps") || !diagram || !found("cut") {
         return Err(format!("the layout check missed the control page's faults: {layout}").into());
     }
     Ok(())
@@ -562,6 +569,7 @@ fn check_page(page: &str) -> Result<(), Failed> {
     for (key, what) in [
         ("over", "runs past the content column"),
         ("overlaps", "chart labels overlap"),
+        ("cut", "code runs past its box with no cue that it scrolls"),
     ] {
         if let Some(found) = layout[key].as_array().filter(|a| !a.is_empty()) {
             return Err(format!("{url} at {WIDTH} px: {what}:\n{found:#?}").into());

@@ -7,6 +7,8 @@
 //   (runner/web/js/worker.js, published under playground/), so a kernel
 //   that never ends cannot freeze the page.
 // Edits and solved puzzles are kept in the browser's localStorage.
+// - code and tables scroll sideways instead of wrapping; one that runs past
+//   its box shows a shadow at its right edge until scrolled to the end.
 (() => {
   'use strict';
   const root = typeof path_to_root === 'string' ? path_to_root : '';
@@ -454,9 +456,27 @@
     });
   }
 
+  // ---- a cue where code or a table runs past its box --------------------------
+  const SCROLLERS = 'pre > code, .puzzle-table, .table-wrapper';
+  function markScrolling() {
+    for (const box of document.querySelectorAll(SCROLLERS)) {
+      const more = box.scrollWidth > box.clientWidth + 1
+        && box.scrollLeft + box.clientWidth < box.scrollWidth - 1;
+      box.classList.toggle('has-more', more);
+    }
+  }
+  // Opening a <details> (a solution, a recorded run) lays out what it hid.
+  window.bookMarkScrolling = markScrolling;
+
   function main() {
     unfoldTips();
     document.querySelectorAll('.puzzle-playground').forEach(setUp);
+    markScrolling();
+    window.addEventListener('resize', markScrolling);
+    document.addEventListener('toggle', markScrolling, true);
+    document.addEventListener('scroll', e => {
+      if (e.target instanceof Element && e.target.matches(SCROLLERS)) markScrolling();
+    }, true);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', main);
   else main();
