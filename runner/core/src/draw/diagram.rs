@@ -27,7 +27,7 @@ use std::fmt::Write;
 pub const LABELLED: usize = 64;
 
 /// Characters of invocation numbers one cell line holds before "…".
-const LABEL_CHARS: usize = 8;
+const LABEL_CHARS: usize = 7;
 
 /// What happened to one element over the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -157,8 +157,8 @@ pub fn per_invocation(map: &AccessMap) -> BTreeMap<(u32, u32), (u32, u32)> {
     counts
 }
 
-const CELL_W: usize = 64;
-const CELL_H: usize = 40;
+const CELL_W: usize = 76;
+const CELL_H: usize = 44;
 const HEAT: usize = 14;
 /// A heat map draws at most this many cells, in this many shades.
 const HEAT_CELLS: usize = 256;
@@ -201,7 +201,7 @@ const CUDA_WORDS: [(&str, &str); 9] = [
     ("Which invocation read", "Which thread read"),
     (">invocation<", ">thread<"),
     (" (invocation ", " (thread "),
-    (" by one invocation, over ", " by one thread, over "),
+    (" invocation ", " thread "),
     (" invocation", " thread"),
     (" invocations", " threads"),
 ];
@@ -237,16 +237,23 @@ fn svg_in_wgsl_words(map: &AccessMap, bound: Option<&AccessBound>) -> String {
             num(&mut body, y + 14);
             body.push_str("\" font-size=\"13\" fill=\"currentColor\">");
             let line = body.len();
-            body.push_str("Global memory: at most ");
-            push_plural(&mut body, rc.0 as usize, "read");
-            body.push_str(" (invocation ");
-            write_who(&mut body, r);
-            body.push_str(") and ");
-            push_plural(&mut body, wc.1 as usize, "write");
-            body.push_str(" (invocation ");
-            write_who(&mut body, w);
-            body.push_str(") by one invocation, over ");
+            // "Each of the 8 invocations made at most 2 reads and 1 write of
+            // global memory (invocation 0 the most of both)."
+            body.push_str("Each of the ");
             push_plural(&mut body, counts.len(), "invocation");
+            body.push_str(" made at most ");
+            push_plural(&mut body, rc.0 as usize, "read");
+            body.push_str(" and ");
+            push_plural(&mut body, wc.1 as usize, "write");
+            body.push_str(" of global memory (invocation ");
+            write_who(&mut body, r);
+            if r == w {
+                body.push_str(" the most of both)");
+            } else {
+                body.push_str(" the most reads, invocation ");
+                write_who(&mut body, w);
+                body.push_str(" the most writes)");
+            }
             let chars = body[line..].chars().count();
             body.push_str("</text>\n");
             width = width.max(2 * PAD + chars * 13 * 56 / 100);
@@ -496,11 +503,13 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
             path.push('z');
             continue;
         }
-        // In hundredths: 0.12 to 0.62 by the share of the most-touched cell's accesses.
-        let opacity = if touched == 0 {
-            0
-        } else {
-            12 + (50 * touched as usize + most as usize / 2) / most as usize
+        // In hundredths: a labelled cell's tint stays light (0.06 to 0.25), so
+        // its label, in the same ink at full strength, keeps a contrast of 4.5
+        // or more on light and dark pages; a heat map's cells carry no text.
+        let opacity = match (touched, labelled) {
+            (0, _) => 0,
+            (_, true) => 6 + (19 * touched as usize + most as usize / 2) / most as usize,
+            (_, false) => 12 + (50 * touched as usize + most as usize / 2) / most as usize,
         };
         let mark = if cell.race {
             concat!(
@@ -539,8 +548,8 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
                 svg.push_str("<text x=\"");
                 num(svg, x + 4);
                 svg.push_str("\" y=\"");
-                num(svg, y + 15 + k * 14);
-                svg.push_str("\" font-size=\"10\" stroke=\"none\">");
+                num(svg, y + 17 + k * 16);
+                svg.push_str("\" font-size=\"12\" stroke=\"none\">");
                 svg.push_str(tag);
                 svg.push(' ');
                 write_names(svg, who.iter().copied());
