@@ -78,7 +78,12 @@ fn shown(tab: &Tab, id: &str) -> Result<Value, Failed> {
   const box = {b};
   const text = s => [...box.querySelectorAll(s)].map(e => e.textContent);
   return {{
-    verdicts: text('.playground-report .puzzle-verdict, .playground-stopped'),
+    // Each report is headed by who made it ("The checker: FAIL: …"); the
+    // verdicts are read without that head, which `who` keeps.
+    verdicts: text('.playground-report .puzzle-verdict, .playground-stopped')
+      .map(t => t.replace(/^(The checker|Your GPU): /, '')),
+    who: text('.playground-report .puzzle-verdict')
+      .map(t => (t.match(/^(The checker|Your GPU):/) || [null, null])[1]),
     findings: text('.playground-findings, .playground-report .puzzle-note').join('\n'),
     gpu: text('.playground-gpu').join('\n'),
     differ: text('.playground-differ').join('\n'),
@@ -330,6 +335,12 @@ fn reader(case: &Reader) -> Result<(), Failed> {
 
     let right = check(&tab, id, &solution)?;
     let verdict = right["verdicts"][0].as_str().unwrap_or_default();
+    if right["who"][0] != "The checker" {
+        return Err(format!(
+            "{id}: the checker's report does not say it is the checker's: {right}"
+        )
+        .into());
+    }
     if !verdict.starts_with("PASS")
         || !right["solved"]
             .as_str()

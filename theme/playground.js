@@ -131,10 +131,13 @@
   };
   const SHOWN = 32;
 
+  /** A value as the pages and the CLI print it: `10.0`, `0.333333`, `nan`. */
   function value(v) {
     if (v === null) return '·';
     if (typeof v === 'string') return v;
-    return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)));
+    if (Number.isNaN(v)) return 'nan';
+    if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toFixed(1);
+    return String(Math.round(v * 1e6) / 1e6);
   }
 
   /** `out: [10, 11, 99, …]` with the wrong and unwritten elements marked. */
@@ -153,13 +156,21 @@
       };
       line(`${out.name}:`, out.got, true);
       line('expected:', out.expected, false);
+      // Writes past either end change no element shown: name them, marked.
+      if (out.out_of_bounds && out.out_of_bounds.length) {
+        box.append(`${'outside:'.padEnd(width)} `,
+          el('mark', {}, out.out_of_bounds.slice(0, SHOWN).map(i => `${out.name}[${i}]`).join(', ')),
+          ' written past the end of the buffer\n');
+      }
     }
     return box;
   }
 
-  function renderReport(report, how) {
+  /** A report headed by who made it (`who`: "The checker", "Your GPU"), so two
+   *  reports of one check never read alike. */
+  function renderReport(report, how, who) {
     const verdict = el('p', { class: `puzzle-verdict ${VERDICT_CLASS[report.verdict] || 'puzzle-error'}` },
-      el('strong', {}, WORD[report.verdict] || report.verdict), `: ${report.summary}`);
+      `${who}: `, el('strong', {}, WORD[report.verdict] || report.verdict), `: ${report.summary}`);
     const node = el('div', { class: 'playground-report' }, verdict, el('p', { class: 'playground-ran' }, how));
     const failed = report.runs[report.runs.length - 1];
     if (failed && failed.outputs.length && report.verdict !== 'pass') node.append(outputLines(failed));
@@ -314,11 +325,11 @@
         if (!this.box.dataset.teachingMs) this.box.dataset.teachingMs = this.box.dataset.verdictMs;
         this.editor.mark(linesOf(data.report));
         const how = `Checked in this tab by the CPU checker, compiled to WebAssembly, in ${ms(data.ms)}; it sees races, out-of-bounds indices, uninitialized reads and barriers not every invocation reaches.`;
-        this.results.replaceChildren(renderReport(data.report, how));
+        this.results.replaceChildren(renderReport(data.report, how, 'The checker'));
         if (data.report.verdict === 'pass') {
           store.set(key(this.id, 'solved'), new Date().toISOString().slice(0, 10));
-          showSolved(this.box, this.id);
         }
+        showSolved(this.box, this.id, data.report.verdict === 'pass');
         if (!this.expectGpu || ['hang', 'compile_error', 'bad_input'].includes(data.report.verdict)) {
           if (this.expectGpu) this.results.append(el('p', { class: 'playground-gpu-note' },
             'Not sent to your GPU: WebGPU cannot stop a kernel that never ends, and one that does not compile or read has nothing to run.'));
@@ -335,7 +346,7 @@
         } else {
           const timing = this.timing(data.timing);
           const how = `Run on your ${data.cpu ? 'adapter' : 'GPU'}, ${data.device}, through WebGPU, with the same buffers, poison and guard bands${timing ? `; ${timing}` : ''}.${data.cpu ? ' This adapter runs on the CPU, so its times measure a CPU.' : ''}`;
-          section.append(renderReport(data.report, how));
+          section.append(renderReport(data.report, how, 'Your GPU'));
           const differ = disagreement(this.checker, data.report);
           if (differ) section.append(differ);
         }
@@ -396,6 +407,7 @@
       this.status.textContent = message;
       this.results.append(el('p', { class: 'puzzle-verdict puzzle-fail playground-stopped' },
         el('strong', {}, word), `: ${message}`));
+      showSolved(this.box, this.id, false);
       this.check.disabled = false;
       this.drawButton.disabled = false;
       this.stop.disabled = true;
@@ -410,11 +422,16 @@
     }
   }
 
-  function showSolved(box, id) {
+  /** The puzzle's mark: solved in this browser once, and, when the kernel
+   *  just checked did not pass (`passes` false), that this one does not. */
+  function showSolved(box, id, passes) {
     const mark = box.querySelector('.playground-solved');
     const when = store.get(key(id, 'solved'));
-    box.classList.toggle('playground-is-solved', !!when);
-    if (mark) mark.textContent = when ? `✔ Solved in this browser on ${when}` : '';
+    box.classList.toggle('playground-is-solved', !!when && passes !== false);
+    if (!mark) return;
+    if (!when) mark.textContent = '';
+    else if (passes === false) mark.textContent = `Solved in this browser on ${when}; the kernel now in the editor does not pass`;
+    else mark.textContent = `✔ Solved in this browser on ${when}`;
   }
 
   /** Whether this build of the book carries the checker (a plain `mdbook

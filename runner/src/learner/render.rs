@@ -318,6 +318,21 @@ fn values(output: &Output, window_len: usize) -> String {
             );
         }
     }
+    // Writes past either end change no element shown: name them, marked.
+    if !output.out_of_bounds.is_empty() {
+        let names: Vec<String> = output
+            .out_of_bounds
+            .iter()
+            .take(WINDOW)
+            .map(|i| format!("{}[{i}]", output.name))
+            .collect();
+        let _ = writeln!(
+            text,
+            "{:width$} {} written outside the buffer",
+            "outside:",
+            paint(WRONG, &names.join(", "))
+        );
+    }
     if shown < output.got.len() {
         let _ = writeln!(
             text,
@@ -378,6 +393,17 @@ mod tests {
             "out:      [10.0,    ·,  2.0, 13.0]\n\
              expected: [10.0, 11.0, 12.0, 13.0]\n          \
                         \u{20}      ^^^^  ^^^^\n"
+        );
+    }
+
+    #[test]
+    fn writes_past_the_end_are_named_under_the_values() {
+        let mut out = output(vec![2], vec![Some(1.0), Some(2.0)], vec![1.0, 2.0]);
+        out.out_of_bounds = vec![2, -1];
+        let text = plain(&values(&out, WINDOW));
+        assert!(
+            text.contains("outside:  out[2], out[-1] written outside the buffer"),
+            "{text}"
         );
     }
 
