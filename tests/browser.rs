@@ -175,8 +175,13 @@ const OVERFLOW: &str = r#"JSON.stringify((() => {
     .filter(c => c.checkVisibility() && c.scrollWidth > c.clientWidth + 1
       && !c.classList.contains('has-more'))
     .map(c => `"${c.textContent.trim().slice(0, 50)}" is ${c.scrollWidth} px in a box of ${c.clientWidth}`);
+  // A measurement table a reader compares (not the full counts folded
+  // under "how this was measured") fits the column: it does not scroll.
+  const scrolls = [...main.querySelectorAll('.puzzle-roofline > .puzzle-table')]
+    .filter(t => t.checkVisibility() && t.scrollWidth > t.clientWidth + 1)
+    .map(t => `"${t.textContent.trim().slice(0, 50)}" is ${t.scrollWidth} px in a column of ${t.clientWidth}`);
   opened.forEach(d => d.open = false);
-  return { over, overlaps, cut };
+  return { over, overlaps, cut, scrolls };
 })())"#;
 
 /// The control page for [`OVERFLOW`], written beside the built book.
@@ -190,6 +195,7 @@ const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
 <div class="puzzle-diagram"><svg width="300" height="100">
 <text x="10" y="50">w 1,2,3,4,5</text><text x="30" y="52">w 6</text>
 </svg></div>
+<div class="puzzle-roofline"><div class="puzzle-table" style="overflow-x: auto"><table style="width: 1500px"><tr><td>scrolls</td></tr></table></div></div>
 <pre><code style="display: block; overflow-x: auto; white-space: pre">a line of code far longer than the column it sits in, with nothing to say that it goes on and on and on and on and on and on and on</code></pre>
 </main></body></html>"#;
 
@@ -208,7 +214,7 @@ fn layout_control() -> Result<(), Failed> {
         a.iter()
             .any(|o| o.as_str().is_some_and(|o| o.starts_with("diagram")))
     });
-    if !found("over") || !found("overlaps") || !diagram || !found("cut") {
+    if !found("over") || !found("overlaps") || !diagram || !found("cut") || !found("scrolls") {
         return Err(format!("the layout check missed the control page's faults: {layout}").into());
     }
     Ok(())
@@ -570,6 +576,7 @@ fn check_page(page: &str) -> Result<(), Failed> {
         ("over", "runs past the content column"),
         ("overlaps", "chart labels overlap"),
         ("cut", "code runs past its box with no cue that it scrolls"),
+        ("scrolls", "a measurement table scrolls sideways"),
     ] {
         if let Some(found) = layout[key].as_array().filter(|a| !a.is_empty()) {
             return Err(format!("{url} at {WIDTH} px: {what}:\n{found:#?}").into());

@@ -696,7 +696,11 @@ fn verdict(report: &RunReport) -> String {
         escape(&report.device_label())
     );
     if let Some(timing) = &report.timing {
-        let _ = write!(md, " · kernel time {}", escape(&timing.describe()));
+        // lavapipe and the CPU checker time a CPU: said, so that no reader
+        // takes the figure for a GPU's.
+        let on_cpu = report.device.as_ref().is_some_and(|d| d.kind == "CPU");
+        let whose = if on_cpu { " (a CPU's time)" } else { "" };
+        let _ = write!(md, " · kernel time {}{whose}", escape(&timing.describe()));
     }
     let rounded: usize = report
         .checks

@@ -97,7 +97,11 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
 
 /// (case, the error names, under bail).
 const BAIL_CASES: &[(&str, &str)] = &[
-    ("compile_error", "chapter.md:27: expected"),
+    // The `;` missing on line 25 is found at line 27's `}`: reported where it belongs.
+    (
+        "compile_error",
+        "chapter.md:25: `;` is missing at the end of this line (line 27 begins with",
+    ),
     ("skeleton_passes", "skeleton of `fx` already passes"),
     // "does not pass" names the kernel's first line (line 20, under its fence).
     (

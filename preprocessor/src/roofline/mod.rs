@@ -46,7 +46,7 @@ use runner::perf::record::schema::Recording;
 use runner::perf::roofline::{self, DATASHEETS, Datasheet};
 use runner::perf::roofline_block::{BlockError, RooflineBlock, Sizes};
 use std::fmt::Write;
-use table::{rate, table_row};
+use table::{compact_row, rate, table_row};
 use verdicts::{speedup_line, target_verdict};
 
 /// What is wrong with a ```roofline block, or with what it shows.
@@ -108,6 +108,8 @@ pub fn render_block(
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
     let mut charted = 0;
+    // Each GPU's roofs and full counts, folded together after the last GPU.
+    let mut how = String::new();
     // Runs on n GPUs are filed under "n × GPU": a block charts the
     // recordings of as many GPUs as its puzzles take.
     let gpus = match block.puzzles.first() {
@@ -151,20 +153,34 @@ pub fn render_block(
         };
         let _ = writeln!(
             md,
+            "**{} on {device}**, recorded {}.\n",
+            block.title, recording.date,
+        );
+        let _ = writeln!(
+            md,
+            "<div class=\"puzzle-table\">\n\n{}",
+            table::compact_header(block.sizes == Sizes::Bench)
+        );
+        for row in &rows {
+            let _ = writeln!(md, "{}", compact_row(row));
+        }
+        let _ = writeln!(md, "\n</div>\n");
+        let _ = writeln!(
+            how,
             "**{} on {device}**, recorded {} {at}. {}\n",
             block.title,
             recording.date,
             ceilings_sentence(ceilings, (best, math, compute), device, baselines)
         );
         let _ = writeln!(
-            md,
+            how,
             "<div class=\"puzzle-table\">\n\n{}",
             table::header(block.sizes == Sizes::Bench)
         );
         for row in &rows {
-            let _ = writeln!(md, "{}", table_row(row));
+            let _ = writeln!(how, "{}", table_row(row));
         }
-        let _ = writeln!(md, "\n</div>\n");
+        let _ = writeln!(how, "\n</div>\n");
         for wrong in table::wrong_outputs(&rows) {
             let _ = writeln!(md, "\n{wrong}");
         }
@@ -215,8 +231,15 @@ pub fn render_block(
             block.lang.label()
         );
     }
+    // The roofs, the full counts and the datasheets: how the figures above
+    // were made, for the reader who asks, not in every reader's way.
+    let _ = writeln!(
+        md,
+        "<details class=\"puzzle-measured-how\">\n<summary>How this was measured: each GPU's \
+         roofs, the full counts and the datasheets</summary>\n\n{how}"
+    );
     md.push_str(&datasheet_table(&shown_rows, block.sizes, math));
-    let _ = writeln!(md, "</div>\n");
+    let _ = writeln!(md, "\n</details>\n</div>\n");
     Ok(md)
 }
 
@@ -421,10 +444,24 @@ fn datasheet_times(rows: &[rows::Shown], at: &str) -> String {
             (&["GB/s"], &|sheet| rate(sheet.bandwidth_gb_s)),
             &|sheet, r| {
                 let ms = r.spec.min_bytes() as f64 / (sheet.bandwidth_gb_s * 1e6);
-                puzzle_core::backend_contract::timing::format_ms(ms)
+                datasheet_time(ms)
             },
         )
     )
+}
+
+/// A datasheet's shortest time: nanoseconds where microseconds would read
+/// "0 µs" (a teaching size moves its bytes in less than one), and "< 1 ns"
+/// below that.
+fn datasheet_time(ms: f64) -> String {
+    let ns = ms * 1e6;
+    if ns < 1.0 {
+        "< 1 ns".to_string()
+    } else if ns < 1000.0 {
+        format!("{ns:.0} ns")
+    } else {
+        puzzle_core::backend_contract::timing::format_ms(ms)
+    }
 }
 
 /// What the datasheet roofs (the GPUs the book is recorded on, and the
@@ -495,5 +532,22 @@ fn block_math(block: &RooflineBlock, shown: &[rows::Shown]) -> Result<Math, Roof
             id: id.to_string(),
             other,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datasheet_times_never_read_zero_table() {
+        for (ms, text) in [
+            (9.5e-9, "< 1 ns"),
+            (3.2e-5, "32 ns"),
+            (0.0123, "12.300 µs"),
+            (2.5, "2.500 ms"),
+        ] {
+            assert_eq!(datasheet_time(ms), text, "{ms}");
+        }
     }
 }

@@ -1,8 +1,9 @@
-//! A roofline block's table: the kernel (and at the bench sizes, its size),
-//! what was measured (time, GB/s, GFLOP/s, share of the roof), then what the
-//! spec says (FLOPs, bytes), with
-//! large counts in decimal units, so the columns a reader came for are the
-//! ones on screen.
+//! A roofline block's tables. The compact one, on the page: the kernel, its
+//! time, the rate that counts and its share of the roof. The full one,
+//! folded under "how this was measured": the kernel (and at the bench
+//! sizes, its size), what was measured (time, GB/s, GFLOP/s, share of the
+//! roof), then what the spec says (FLOPs, bytes), with large counts in
+//! decimal units.
 
 use crate::roofline::rows::Row;
 use puzzle_core::backend_contract::timing::format_ms;
@@ -108,6 +109,71 @@ pub fn table_row(row: &Row) -> String {
     )
 }
 
+/// The compact table a reader compares: the kernel (its sizes under its
+/// name), the time, the rate that counts (GFLOP/s where the compute roof
+/// binds, else GB/s), the share of that roof and, at bench sizes, the
+/// output's check. Four or five columns: it fits the text column. The full
+/// counts are in [`header`]'s table, folded under "how this was measured".
+pub fn compact_header(bench: bool) -> String {
+    let (output, output_rule) = if bench {
+        (" output |", " :---: |")
+    } else {
+        ("", "")
+    };
+    format!(
+        "| kernel | time | rate | % of roof |{output}\n\
+         | --- | ---: | ---: | --- |{output_rule}"
+    )
+}
+
+pub fn compact_row(row: &Row) -> String {
+    let kernel = match &row.sizes {
+        Some(sizes) => format!("| `{}`<br><small>{sizes}</small> |", row.id),
+        None => format!("| `{}` |", row.id),
+    };
+    // The mark, and what a sampled check covered in small type under it.
+    let output = row
+        .bench
+        .as_ref()
+        .map(|b| match output_cell(&b.checked).split_once(' ') {
+            Some((mark, detail)) => format!(" {mark}<br><small>{detail}</small> |"),
+            None => format!(" {} |", output_cell(&b.checked)),
+        })
+        .unwrap_or_default();
+    let p = match &row.placement {
+        Ok(p) => p,
+        Err(why) => {
+            let output = if row.sizes.is_some() { " |" } else { "" };
+            return format!("{kernel} {why} | | |{output}");
+        }
+    };
+    let b = p.binding.as_ref();
+    let rate_cell = match (b.map(|b| b.roof), p.achieved_gflop_s) {
+        (Some(Roof::Compute), Some(gflop_s)) => format!("{} GFLOP/s", rate(gflop_s)),
+        _ => format!("{} GB/s", rate(p.achieved_gb_s)),
+    };
+    let share = match (b, p.launch_bound) {
+        (_, Some(true)) => "launch-bound".to_string(),
+        (Some(b), _) => {
+            let roof = match (b.roof, b.traffic) {
+                (Roof::Compute, _) => "compute".to_string(),
+                (Roof::Memory, Some(t)) => format!("memory, {}", t.label()),
+                (Roof::Memory, None) => "memory".to_string(),
+            };
+            format!("{:.1}%<br><small>{roof}</small>", b.percent)
+        }
+        (None, _) => dash(),
+    };
+    let mut time = format_ms(p.median_ms);
+    if let Some(bench) = &row.bench {
+        time.push_str(&format!(
+            "<br><small>± {:.1}%</small>",
+            bench.timing.spread_pct()
+        ));
+    }
+    format!("{kernel} {time} | {rate_cell} | {share} |{output}")
+}
+
 /// The problems of benchmarks whose output was wrong, for under the table.
 pub fn wrong_outputs(rows: &[Row]) -> Vec<String> {
     rows.iter()
@@ -149,9 +215,10 @@ mod tests {
     fn header_and_rows_have_the_same_columns() {
         let cells = |line: &str| line.matches('|').count();
         for bench in [false, true] {
-            let header = header(bench);
-            let mut lines = header.lines();
-            assert_eq!(cells(lines.next().unwrap()), cells(lines.next().unwrap()));
+            for header in [header(bench), compact_header(bench)] {
+                let mut lines = header.lines();
+                assert_eq!(cells(lines.next().unwrap()), cells(lines.next().unwrap()));
+            }
         }
     }
 }

@@ -38,8 +38,18 @@ pub fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
         if !labels.is_empty() {
             message = format!("{message}: {}", labels.join("; "));
         }
-        let (line, message) = missing_at_line_end(text, line, location.line_position, &message)
-            .unwrap_or((line, message));
+        let (line, message) =
+            match missing_at_line_end(text, line, location.line_position, &message) {
+                Some((before, expected, found)) => (
+                    before,
+                    format!(
+                        "{expected} is missing at the end of this line (line {} begins with \
+                         {found})",
+                        source.origin(line).map_or(line, |o| o.line)
+                    ),
+                ),
+                None => (line, message),
+            };
         vec![source.locate(line, message)]
     })?;
     let mut validator = naga::valid::Validator::new(
@@ -63,15 +73,16 @@ pub fn compile(source: &SourceText) -> Result<naga::Module, Vec<Located>> {
 }
 
 /// "expected `;`, found "}"" at the first token of a line means the `;`
-/// is missing at the end of the line before: that line, and a message that
-/// says so. `column` is naga's (1-based, in characters of the line).
-/// Nothing when the error is elsewhere on its line, or on the first line.
-fn missing_at_line_end(
+/// is missing at the end of the line of code before (blank and comment
+/// lines skipped): that line, what is expected, and what was found.
+/// `column` is naga's (1-based, in characters of the line). Nothing when
+/// the error is elsewhere on its line, or has no line of code before it.
+fn missing_at_line_end<'m>(
     text: &str,
     line: usize,
     column: u32,
-    message: &str,
-) -> Option<(usize, String)> {
+    message: &'m str,
+) -> Option<(usize, &'m str, &'m str)> {
     let (expected, found) = message.split_once(", found ")?;
     let expected = expected.strip_prefix("expected ")?;
     let lines: Vec<&str> = text.lines().collect();
@@ -80,11 +91,12 @@ fn missing_at_line_end(
     if column as usize != indent + 1 {
         return None;
     }
-    let before = (1..line).rev().find(|&l| !lines[l - 1].trim().is_empty())?;
-    Some((
-        before,
-        format!("{expected} is missing at the end of this line (line {line} begins with {found})"),
-    ))
+    let code = |l: usize| {
+        let t = lines[l - 1].trim();
+        !t.is_empty() && !t.starts_with("//")
+    };
+    let before = (1..line).rev().find(|&l| code(l))?;
+    Some((before, expected, found))
 }
 
 /// naga gives some errors no place, among them its recursion limit (an
@@ -360,10 +372,10 @@ mod tests {
                 "fn f() {\n    let x = 1\n}\n",
                 "2: `;` is missing at the end of this line (line 3 begins with \"}\")",
             ),
-            // Blank lines between are skipped.
+            // Blank and comment lines between are skipped.
             (
-                "fn f() {\n    let x = 1\n\n    let y = 2;\n}\n",
-                "2: `;` is missing at the end of this line (line 4 begins with \"let\")",
+                "fn f() {\n    let x = 1\n\n    // then\n    let y = 2;\n}\n",
+                "2: `;` is missing at the end of this line (line 5 begins with \"let\")",
             ),
             // An error in the middle of a line stays there.
             (
