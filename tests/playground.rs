@@ -91,6 +91,10 @@ fn shown(tab: &Tab, id: &str) -> Result<Value, Failed> {
     solved: text('.playground-solved').join(''),
     status: text('.playground-status').join(''),
     editor: (box.querySelector('textarea') || {{}}).value || null,
+    // The worker answered with the puzzle cut for its editor: the checker
+    // (WebAssembly, loaded by the worker) is running.
+    ready: !!(box.playground && box.playground.start),
+    // WebAssembly the page itself fetched (none before a playground opens).
     wasm: performance.getEntriesByType('resource').filter(r => r.name.endsWith('.wasm')).length,
   }};
 }})())"#
@@ -305,7 +309,7 @@ fn reader(case: &Reader) -> Result<(), Failed> {
     }
     open_playground(&tab, id)?;
     let opened = shown(&tab, id)?;
-    if opened["wasm"] == 0 {
+    if opened["ready"] != true {
         return Err(
             format!("{id}: the playground opened without loading the checker: {opened}").into(),
         );
@@ -514,7 +518,7 @@ fn webgpu() -> Result<(), Failed> {
     open_playground(&tab, id)?;
     let right = check(&tab, id, &solution_of(kernel)?)?;
     let gpu = right["gpu"].as_str().unwrap_or_default();
-    let ran = gpu.starts_with("PASS");
+    let ran = gpu.starts_with("Your GPU: PASS");
     let said = gpu.contains("subgroup operations, which that adapter does not offer");
     let checked = right["verdicts"][0].as_str().unwrap_or_default();
     if !checked.starts_with("PASS") || !(ran || said) {
