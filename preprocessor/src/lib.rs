@@ -26,6 +26,7 @@ pub mod overlap;
 pub mod page;
 pub mod playground;
 pub mod precision;
+pub mod prose;
 #[cfg(test)]
 mod recorded_fixtures;
 pub mod render;
@@ -159,7 +160,7 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
                     let result = mathml::render(content)
                         .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
                         .and_then(|with_math| process_chapter(&with_math, &file, session))
-                        .map(|(page, problems)| (render::highlightable_fences(&page), problems));
+                        .map(|(page, problems)| (prose::highlightable_fences(&page), problems));
                     match result {
                         Ok((new, mut problems)) => {
                             *content = new;

@@ -17,7 +17,7 @@ use std::path::Path;
 /// book's, and `files` those its chapters may include.
 pub fn beside_the_skeleton(puzzle: &Puzzle, lang: Lang, root: &Path, files: &BookFiles) -> String {
     if lang == Lang::Cuda {
-        return render::no_browser_note(puzzle.id());
+        return crate::prose::no_browser_note(puzzle.id());
     }
     let chapter = puzzle.chapter.strip_prefix(root).unwrap_or(&puzzle.chapter);
     let rooted = UnderRoot { root, files };

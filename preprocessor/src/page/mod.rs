@@ -128,7 +128,7 @@ pub fn process_chapter(
     for (range, text) in replacements.into_iter().rev() {
         out.replace_range(range, &text);
     }
-    let mut out = render::cuda_note_once(&out);
+    let mut out = crate::prose::cuda_note_once(&out);
     if !problems.is_empty() {
         out = format!("{}{out}", render::page_banner(problems.len()));
     }

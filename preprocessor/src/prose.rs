@@ -1,0 +1,212 @@
+//! What a page says in sentences around its results: a run's notes as
+//! prose with inline code, the note on why a page cannot run CUDA (in full
+//! once a page), and a chapter's own WGSL and CUDA fences highlighted as
+//! its kernels are.
+
+use puzzle_core::judge::format::escape_html as escape;
+use puzzle_core::lang::Lang;
+use std::fmt::Write;
+
+/// mdBook's highlight.js has no CUDA or WGSL: C++ and Rust are the closest it
+/// has. `noplayground`: mdBook would otherwise offer to run WGSL as Rust on
+/// the Rust playground (and contact it on every page view).
+pub fn highlight_class(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Cuda => "cpp",
+        Lang::Wgsl => "rust,noplayground",
+    }
+}
+
+/// A page's own ```` ```wgsl ```` and ```` ```cuda ```` fences (prose examples,
+/// headers shown whole) given the same highlighting as its kernels, so
+/// highlight.js neither leaves them plain nor complains of an unknown language.
+pub fn highlightable_fences(page: &str) -> String {
+    let mut out = String::with_capacity(page.len());
+    for line in page.split_inclusive('\n') {
+        let fence = line.trim_end();
+        let lang = match fence {
+            "```wgsl" => Some(Lang::Wgsl),
+            "```cuda" => Some(Lang::Cuda),
+            _ => None,
+        };
+        match lang {
+            Some(lang) => {
+                out.push_str("```");
+                out.push_str(highlight_class(lang));
+                out.push_str(&line[fence.len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// Why a CUDA kernel is not checked in the page, said beside it.
+pub fn no_browser_note(puzzle: &str) -> String {
+    format!(
+        "<p class=\"puzzle-no-browser\">A web page cannot compile CUDA C (NVIDIA's compiler, \
+         NVRTC, is a native library) nor run it (browsers run GPU code only as WebGPU shaders, \
+         WGSL). So this page shows the CUDA kernel's run where the book was built (on a machine \
+         without an NVIDIA GPU, the CPU checker's: NVRTC's PTX, interpreted) beside results \
+         recorded on real GPUs, and your CUDA kernel is checked on your machine, with or without \
+         an NVIDIA GPU, with <code>runner check {} --lang cuda</code>.</p>\n\n",
+        escape(puzzle)
+    )
+}
+
+/// [`no_browser_note`] said in full once per page: the first note gets an
+/// anchor, and each later one shrinks to its command and a link to it.
+pub fn cuda_note_once(page: &str) -> String {
+    const OPEN: &str = "<p class=\"puzzle-no-browser\">";
+    let mut out = String::with_capacity(page.len());
+    let mut rest = page;
+    let mut seen = false;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find("</p>")
+            .map_or(rest.len(), |e| start + e + "</p>".len());
+        let note = &rest[start..end];
+        if !seen {
+            out.push_str(&note.replacen(
+                OPEN,
+                "<p class=\"puzzle-no-browser\" id=\"cuda-in-a-page\">",
+                1,
+            ));
+            seen = true;
+        } else {
+            let command = note
+                .find("<code>")
+                .and_then(|c| {
+                    note[c..]
+                        .find("</code>")
+                        .map(|e| &note[c..c + e + "</code>".len()])
+                })
+                .unwrap_or("");
+            let _ = write!(
+                out,
+                "{OPEN}Check this CUDA kernel on your machine, with or without an NVIDIA GPU: \
+                 {command} (<a href=\"#cuda-in-a-page\">why not in this page</a>).</p>"
+            );
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A run's notes for a reader: a sentence (a buffer's problem, a checker's
+/// finding) as a paragraph whose `code` reads as code; a note of several
+/// lines (a compiler quoting the source) as the text it is.
+pub fn notes_html(notes: &[String]) -> String {
+    let mut md = String::new();
+    for note in notes {
+        if note.contains('\n') {
+            let _ = writeln!(md, "```text\n{note}\n```\n");
+        } else {
+            let _ = writeln!(md, "<p class=\"puzzle-note\">{}</p>\n", inline_code(note));
+        }
+    }
+    md
+}
+
+/// `text` escaped for HTML, each `…` span made `<code>`; with an odd number
+/// of backticks, none is taken for code.
+fn inline_code(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len().is_multiple_of(2) {
+        return escape(text);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{}</code>", escape(part))
+            } else {
+                escape(part)
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cuda_note_is_said_in_full_once_a_page() {
+        let page = format!(
+            "intro\n{}middle\n{}end\n",
+            no_browser_note("p01_a"),
+            no_browser_note("p02_b")
+        );
+        let once = cuda_note_once(&page);
+        assert_eq!(
+            once.matches("A web page cannot compile CUDA C").count(),
+            1,
+            "{once}"
+        );
+        assert_eq!(once.matches("id=\"cuda-in-a-page\"").count(), 1, "{once}");
+        assert!(
+            once.contains("<code>runner check p01_a --lang cuda</code>"),
+            "{once}"
+        );
+        assert!(
+            once.contains(
+                "<code>runner check p02_b --lang cuda</code> (<a href=\"#cuda-in-a-page\">"
+            ),
+            "{once}"
+        );
+        assert!(
+            once.starts_with("intro\n") && once.ends_with("end\n"),
+            "{once}"
+        );
+        assert_eq!(cuda_note_once("no note"), "no note");
+    }
+
+    #[test]
+    fn plain_wgsl_and_cuda_fences_get_a_highlighter_table() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "```wgsl\nlet x = 1;\n```\n",
+                "```rust,noplayground\nlet x = 1;\n```\n",
+            ),
+            ("```cuda\r\nint x;\n```", "```cpp\r\nint x;\n```"),
+            // A kernel block and other fences are left alone.
+            ("```wgsl,puzzle=p\n```text\n", "```wgsl,puzzle=p\n```text\n"),
+        ];
+        for (page, want) in cases {
+            assert_eq!(highlightable_fences(page), *want, "{page:?}");
+        }
+    }
+
+    #[test]
+    fn notes_read_as_prose_with_code_table() {
+        // (note, the HTML it becomes)
+        let cases: &[(&str, &str)] = &[
+            (
+                "2 of 8 elements of `out` were never written: out[6], out[7].",
+                "<p class=\"puzzle-note\">2 of 8 elements of <code>out</code> were never \
+                 written: out[6], out[7].</p>\n\n",
+            ),
+            (
+                "`a < b` and <b>",
+                "<p class=\"puzzle-note\"><code>a &lt; b</code> and &lt;b&gt;</p>\n\n",
+            ),
+            // An unpaired backtick is left as it is.
+            (
+                "one ` alone",
+                "<p class=\"puzzle-note\">one ` alone</p>\n\n",
+            ),
+            // A compiler quoting its line stays a text block.
+            (
+                "k.cu:3: error\n  x = ;",
+                "```text\nk.cu:3: error\n  x = ;\n```\n\n",
+            ),
+        ];
+        for (note, want) in cases {
+            assert_eq!(notes_html(&[note.to_string()]), *want, "{note:?}");
+        }
+    }
+}
