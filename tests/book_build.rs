@@ -173,7 +173,11 @@ fn bail_fails_the_build_at_the_kernel_line() {
         !output.status.success(),
         "a broken solution must fail the build"
     );
-    assert!(stderr.contains("chapter.md:27: expected"), "{stderr}");
+    // The `;` missing on line 25 is reported there, not at line 27's `}`.
+    assert!(
+        stderr.contains("chapter.md:25: `;` is missing at the end of this line"),
+        "{stderr}"
+    );
 }
 
 fn continue_shows_the_compiler_message_in_the_page() {
@@ -192,7 +196,10 @@ fn continue_shows_the_compiler_message_in_the_page() {
             || html.contains("The book's check found a problem on this page"),
         "{html}"
     );
-    assert!(html.contains("chapter.md:27: expected"), "{html}");
+    assert!(
+        html.contains("chapter.md:25: ") && html.contains("is missing at the end of this line"),
+        "{html}"
+    );
 }
 
 fn serve_shows_results_and_rebuilds_on_edit() {
