@@ -419,7 +419,9 @@ impl PuzzleSpec {
         Ok(Arg::Scalar {
             name: entry.flat.clone(),
             dtype: scalar.value.dtype,
-            value,
+            // As the kernel receives it (0.001 as the nearest float), so the
+            // CPU reference computes from the same number.
+            value: scalar.value.dtype.round(value),
         })
     }
 

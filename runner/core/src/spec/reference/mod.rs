@@ -20,6 +20,8 @@
 //! - `matmul`: the matrix product, whole or sampled;
 //! - `transformer`: softmax, the norms, GELU, an embedding's lookup;
 //! - `attention`: softmax(q kᵀ / √dim) v per head, whole or sampled;
+//! - `training`: the backward pass (a softmax's, LayerNorm's, a
+//!   cross-entropy loss's gradients) and an AdamW step;
 //! - `collectives`: specs on several GPUs (all-reduce, a copy from a peer),
 //!   each rank's `out@r` from every rank's `a@r`.
 
@@ -30,6 +32,7 @@ mod matmul;
 mod reductions;
 mod scans;
 mod stencils;
+mod training;
 mod transformer;
 
 use crate::spec::model::{Arg, Buffer, Spec, rank_name};
@@ -45,7 +48,7 @@ type Outputs = BTreeMap<String, Vec<f64>>;
 type Reference = fn(&Inputs<'_>) -> Option<Outputs>;
 
 /// Each family's reference of a name, if it has one; no name is in two.
-const FAMILIES: [fn(&str) -> Option<Reference>; 8] = [
+const FAMILIES: [fn(&str) -> Option<Reference>; 9] = [
     elementwise::named,
     stencils::named,
     reductions::named,
@@ -53,6 +56,7 @@ const FAMILIES: [fn(&str) -> Option<Reference>; 8] = [
     matmul::named,
     transformer::named,
     attention::named,
+    training::named,
     collectives::named,
 ];
 

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""There (the GPU machine): time PyTorch's own kernels for the operations of
+Part VIII (training), the baselines its chapters are measured against, and
+write results/baselines/torch-<op>-<gpu>.json.
+
+    python3 .ci/gpu/baseline/training.py [OP ...]     (default: every one below)
+
+Each operation runs at the sizes of its chapter's benchmarks, in FP32, timed
+as `runner bench` times a kernel (common.timed: warm-up calls, then CUDA
+events around each of 50 calls, the median). Its output is checked against
+the same operation in FP64 on the same inputs.
+
+  softmax_backward    torch._softmax_backward_data, what autograd runs
+                      for torch.softmax                          (Puzzle 41)
+  layernorm_backward  aten.native_layer_norm_backward with the forward's
+                      saved mean and rstd: dx, dgamma and dbeta  (Puzzle 42)
+  cross_entropy       F.cross_entropy(reduction="sum") forward and its
+                      gradient in the logits, through autograd   (Puzzle 43)
+  adamw               torch.optim.AdamW(fused=True).step() on one tensor
+                                                                 (Puzzle 44)
+
+The bytes recorded are the fewest each operation must move, counted as the
+book counts its kernels' (each input read once, each output written once),
+so that the rates compare.
+"""
+import sys
+
+import common
+
+torch = common.require_torch("time its kernels")
+F = torch.nn.functional
+
+SAMPLES, WARMUP = 50, 5
+# (rows, cols): the `bench` sizes of Puzzle 41's and 42's specs.
+SOFTMAX_SIZES = [(8192, 4096), (32768, 1024)]
+LAYER_NORM_SIZES = [(8192, 4096)]
+# (rows, vocab): Puzzle 43's `bench` size.
+CROSS_ENTROPY_SIZES = [(4096, 32768)]
+# Parameters: Puzzle 44's `bench` size.
+ADAMW_SIZES = [1 << 26]
+# AdamW's settings in Puzzle 44's spec (PyTorch's defaults, weight decay 0.01).
+LR, BETAS, EPS, WEIGHT_DECAY = 1e-3, (0.9, 0.999), 1e-8, 1e-2
+
+
+def timed(call):
+    return common.timed(call, SAMPLES, WARMUP)
+
+
+def uniform(gen, *shape):
+    return torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
+
+
+def relative_error(got, exact):
+    return ((got.double() - exact).abs().max() / exact.abs().max()).item()
+
+
+def softmax_backward_case(rows, cols):
+    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 41)
+    y = torch.softmax(uniform(gen, rows, cols), dim=1)
+    dy = uniform(gen, rows, cols)
+    call = lambda: torch._softmax_backward_data(dy, y, 1, torch.float32)
+    yd, dyd = y.double(), dy.double()
+    exact = yd * (dyd - (yd * dyd).sum(dim=1, keepdim=True))
+    return {
+        "name": "softmax_backward",
+        "constants": {"ROWS": rows, "COLS": cols},
+        "bytes": 3 * 4 * rows * cols,
+        "timing": timed(call),
+        "max_relative_error": relative_error(call(), exact),
+    }
+
+
+def layer_norm_backward_case(rows, cols):
+    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 42)
+    x, dy = uniform(gen, rows, cols), uniform(gen, rows, cols)
+    gamma, beta = uniform(gen, cols), uniform(gen, cols)
+    _, mean, rstd = torch.ops.aten.native_layer_norm(x, (cols,), gamma, beta, 1e-5)
+    mask = [True, True, True]
+    call = lambda: torch.ops.aten.native_layer_norm_backward(
+        dy, x, (cols,), mean, rstd, gamma, beta, mask
+    )
+    # The three gradients in FP64, through autograd on FP64 copies.
+    xd = x.double().requires_grad_()
+    gd, bd = gamma.double().requires_grad_(), beta.double().requires_grad_()
+    F.layer_norm(xd, (cols,), gd, bd, eps=1e-5).backward(dy.double())
+    got = call()
+    error = max(relative_error(g, e) for g, e in zip(got, (xd.grad, gd.grad, bd.grad)))
+    return {
+        "name": "layernorm_backward",
+        "constants": {"ROWS": rows, "COLS": cols},
+        # x and dy read, dx written; gamma read, dgamma and dbeta written.
+        "bytes": 4 * (3 * rows * cols + 3 * cols),
+        "timing": timed(call),
+        "max_relative_error": error,
+    }
+
+
+def cross_entropy_case(rows, vocab):
+    gen = torch.Generator(device="cuda").manual_seed(rows * vocab + 43)
+    logits = uniform(gen, rows, vocab).requires_grad_()
+    targets = torch.randint(0, vocab, (rows,), device="cuda", generator=gen)
+
+    def call():
+        loss = F.cross_entropy(logits, targets, reduction="sum")
+        return torch.autograd.grad(loss, logits)[0]
+
+    exact_logits = logits.detach().double().requires_grad_()
+    F.cross_entropy(exact_logits, targets, reduction="sum").backward()
+    exact_loss = F.cross_entropy(exact_logits.detach(), targets, reduction="none")
+    loss = F.cross_entropy(logits.detach(), targets, reduction="none")
+    error = max(relative_error(call(), exact_logits.grad), relative_error(loss, exact_loss))
+    return {
+        "name": "cross_entropy",
+        "constants": {"ROWS": rows, "VOCAB": vocab},
+        # The logits and the targets (the book's are 4-byte) read, the
+        # gradient and the rows' losses written.
+        "bytes": 4 * (2 * rows * vocab + 2 * rows),
+        "timing": timed(call),
+        "max_relative_error": error,
+    }
+
+
+def adamw_case(size):
+    gen = torch.Generator(device="cuda").manual_seed(size + 44)
+    param = torch.nn.Parameter(uniform(gen, size))
+    param.grad = uniform(gen, size)
+    opt = torch.optim.AdamW(
+        [param], lr=LR, betas=BETAS, eps=EPS, weight_decay=WEIGHT_DECAY, fused=True
+    )
+    # One step from known moments, checked against the formula in FP64.
+    opt.step()
+    state = opt.state[param]
+    state["exp_avg"].copy_(uniform(gen, size))
+    state["exp_avg_sq"].copy_(uniform(gen, size) + 4)
+    state["step"].fill_(9)
+    p0, g = param.detach().double(), param.grad.double()
+    m0, v0 = state["exp_avg"].double(), state["exp_avg_sq"].double()
+    opt.step()
+    (b1, b2), step = BETAS, 10
+    m1, v1 = b1 * m0 + (1 - b1) * g, b2 * v0 + (1 - b2) * g * g
+    exact = p0 * (1 - LR * WEIGHT_DECAY) - LR * (m1 / (1 - b1**step)) / (
+        (v1 / (1 - b2**step)).sqrt() + EPS
+    )
+    error = max(
+        relative_error(param.detach(), exact),
+        relative_error(state["exp_avg"], m1),
+        relative_error(state["exp_avg_sq"], v1),
+    )
+    return {
+        "name": "adamw",
+        "constants": {"SIZE": size},
+        # Parameters, gradients and both moments read; parameters and both
+        # moments written.
+        "bytes": 7 * 4 * size,
+        "timing": timed(opt.step),
+        "max_relative_error": error,
+    }
+
+
+def write(op, library, cases, tolerance=1e-5):
+    device = torch.cuda.get_device_name()
+    report = {"library": library, **common.provenance(torch), "cases": cases}
+    bad = [c for c in cases if not c["max_relative_error"] <= tolerance]
+    if bad:
+        sys.exit(
+            f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} "
+            f"on {device}: not recorded"
+        )
+    path = common.write_report(report, "results/baselines", f"torch-{op}-{device}")
+    for c in cases:
+        t = c["timing"]
+        size = " x ".join(str(v) for v in c["constants"].values())
+        print(
+            f"{library} {size} on {device}: median {t['median_ms']:.4f} ms "
+            f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
+            f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s, "
+            f"max rel. error vs FP64 {c['max_relative_error']:.1e}"
+        )
+    print(f"wrote {path}")
+
+
+OPS = {
+    "softmax_backward": lambda: write(
+        "softmax-backward",
+        "torch._softmax_backward_data (FP32)",
+        [softmax_backward_case(r, c) for r, c in SOFTMAX_SIZES],
+    ),
+    "layernorm_backward": lambda: write(
+        "layernorm-backward",
+        "aten.native_layer_norm_backward (FP32)",
+        [layer_norm_backward_case(r, c) for r, c in LAYER_NORM_SIZES],
+    ),
+    "cross_entropy": lambda: write(
+        "cross-entropy",
+        "F.cross_entropy forward and backward (FP32)",
+        [cross_entropy_case(r, v) for r, v in CROSS_ENTROPY_SIZES],
+    ),
+    "adamw": lambda: write(
+        "adamw",
+        "torch.optim.AdamW(fused=True).step (FP32)",
+        [adamw_case(n) for n in ADAMW_SIZES],
+    ),
+}
+wanted = sys.argv[1:] or list(OPS)
+unknown = [op for op in wanted if op not in OPS]
+if unknown:
+    sys.exit(f"no such operation: {', '.join(unknown)} (known: {', '.join(OPS)})")
+for op in wanted:
+    OPS[op]()

@@ -1,0 +1,342 @@
+//! Part VIII's references, training: the gradients of a softmax, of
+//! LayerNorm and of a cross-entropy loss, and one AdamW step, in f64.
+//!
+//! A wrong gradient reference would let a wrong kernel pass, so each one is
+//! checked against central finite differences of the forward function it
+//! differentiates (the tests at the end of this file).
+
+use super::{Inputs, Outputs, Reference, dims2, out, transformer::LAYER_NORM_EPS};
+use std::collections::BTreeMap;
+
+/// This family's reference called `name`, if it has one.
+pub(super) fn named(name: &str) -> Option<Reference> {
+    let reference: Reference = match name {
+        "softmax_backward" => |i| {
+            let y = i.buffer("y")?;
+            out(softmax_backward(&y.init.clone()?, &i.input("dy")?, dims2(y)?))
+        },
+        "layernorm_backward" => layernorm_backward_outputs,
+        "cross_entropy" => cross_entropy_outputs,
+        "adamw" => adamw_outputs,
+        _ => return None,
+    };
+    Some(reference)
+}
+
+/// The outputs of a reference by name.
+fn outputs<const N: usize>(named: [(&str, Vec<f64>); N]) -> Option<Outputs> {
+    Some(BTreeMap::from(named.map(|(name, values)| (name.to_string(), values))))
+}
+
+/// dx = y ⊙ (dy − Σ y·dy) for each row: the gradient of a loss through
+/// y = softmax(x), given the forward's output y and the loss's gradient dy.
+fn softmax_backward(y: &[f64], dy: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
+    y.chunks(cols.max(1))
+        .zip(dy.chunks(cols.max(1)))
+        .flat_map(|(y, dy)| {
+            let dot: f64 = y.iter().zip(dy).map(|(a, b)| a * b).sum();
+            y.iter().zip(dy).map(move |(y, dy)| y * (dy - dot))
+        })
+        .collect()
+}
+
+fn layernorm_backward_outputs(i: &Inputs<'_>) -> Option<Outputs> {
+    let x = i.buffer("x")?;
+    let grads = layernorm_backward(&x.init.clone()?, &i.input("dy")?, &i.input("gamma")?, dims2(x)?)?;
+    outputs([("dx", grads.dx), ("dgamma", grads.dgamma), ("dbeta", grads.dbeta)])
+}
+
+/// LayerNorm's three gradients.
+struct LayerNormGrads {
+    dx: Vec<f64>,
+    dgamma: Vec<f64>,
+    dbeta: Vec<f64>,
+}
+
+/// The gradients of a loss through y = LayerNorm(x)·γ + β (Puzzle 29's, ε
+/// included), given dy. With x̂ the normalized row and r its reciprocal
+/// standard deviation: dx = r·(g − mean(g) − x̂·mean(g·x̂)) with g = γ·dy,
+/// and dγ = Σ_rows dy·x̂, dβ = Σ_rows dy, the column sums.
+fn layernorm_backward(
+    x: &[f64],
+    dy: &[f64],
+    gamma: &[f64],
+    (rows, cols): (usize, usize),
+) -> Option<LayerNormGrads> {
+    if gamma.len() != cols || x.len() != rows * cols || dy.len() != x.len() {
+        return None;
+    }
+    let mut grads = LayerNormGrads {
+        dx: Vec::with_capacity(x.len()),
+        dgamma: vec![0.0; cols],
+        dbeta: vec![0.0; cols],
+    };
+    let n = cols as f64;
+    for (x, dy) in x.chunks(cols).zip(dy.chunks(cols)) {
+        let mean = x.iter().sum::<f64>() / n;
+        let variance = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        let rstd = 1.0 / (variance + LAYER_NORM_EPS).sqrt();
+        let xhat: Vec<f64> = x.iter().map(|v| (v - mean) * rstd).collect();
+        let g: Vec<f64> = dy.iter().zip(gamma).map(|(d, g)| d * g).collect();
+        let mean_g = g.iter().sum::<f64>() / n;
+        let mean_gx = g.iter().zip(&xhat).map(|(g, x)| g * x).sum::<f64>() / n;
+        for j in 0..cols {
+            grads.dx.push(rstd * (g[j] - mean_g - xhat[j] * mean_gx));
+            grads.dgamma[j] += dy[j] * xhat[j];
+            grads.dbeta[j] += dy[j];
+        }
+    }
+    Some(grads)
+}
+
+fn cross_entropy_outputs(i: &Inputs<'_>) -> Option<Outputs> {
+    let logits = i.buffer("logits")?;
+    let (loss, dlogits) = cross_entropy(&logits.init.clone()?, &i.input("targets")?, dims2(logits)?)?;
+    outputs([("loss", loss), ("dlogits", dlogits)])
+}
+
+/// Each row's loss, log Σ exp(x) − x[target], and its gradient with respect
+/// to the logits, softmax(x) − onehot(target): the gradient of the sum of
+/// the rows' losses. None when a target is not a column.
+fn cross_entropy(
+    logits: &[f64],
+    targets: &[f64],
+    (rows, cols): (usize, usize),
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    if targets.len() != rows || targets.iter().any(|&t| t < 0.0 || t as usize >= cols) {
+        return None;
+    }
+    let mut loss = Vec::with_capacity(rows);
+    let mut dlogits = Vec::with_capacity(logits.len());
+    for (row, &target) in logits.chunks(cols.max(1)).zip(targets) {
+        let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        // libm's exp and log: the same bits natively and in WebAssembly.
+        let sum: f64 = row.iter().map(|v| libm::exp(v - max)).sum();
+        loss.push(libm::log(sum) + max - row[target as usize]);
+        dlogits.extend(row.iter().enumerate().map(|(j, v)| {
+            libm::exp(v - max) / sum - if j == target as usize { 1.0 } else { 0.0 }
+        }));
+    }
+    Some((loss, dlogits))
+}
+
+/// AdamW's settings, the spec's scalars.
+struct AdamW {
+    lr: f64,
+    beta1: f64,
+    beta2: f64,
+    eps: f64,
+    weight_decay: f64,
+    step: f64,
+}
+
+fn adamw_outputs(i: &Inputs<'_>) -> Option<Outputs> {
+    let settings = AdamW {
+        lr: i.scalar("lr")?,
+        beta1: i.scalar("beta1")?,
+        beta2: i.scalar("beta2")?,
+        eps: i.scalar("eps")?,
+        weight_decay: i.scalar("weight_decay")?,
+        step: i.scalar("step")?,
+    };
+    let (param, m, v) = adamw(
+        &settings,
+        &i.input("param")?,
+        &i.input("grad")?,
+        &i.input("m")?,
+        &i.input("v")?,
+    )?;
+    outputs([("param_out", param), ("m_out", m), ("v_out", v)])
+}
+
+/// One AdamW step (Loshchilov and Hutter; PyTorch's `torch.optim.AdamW`):
+/// the moments move towards the gradient and its square, the parameter
+/// decays by lr·λ, then steps by lr times the bias-corrected first moment
+/// over the root of the second plus ε. None when the arrays differ in length.
+#[allow(clippy::type_complexity)]
+fn adamw(
+    s: &AdamW,
+    param: &[f64],
+    grad: &[f64],
+    m: &[f64],
+    v: &[f64],
+) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let n = param.len();
+    if grad.len() != n || m.len() != n || v.len() != n || s.step < 1.0 {
+        return None;
+    }
+    let correction1 = 1.0 - libm::pow(s.beta1, s.step);
+    let correction2 = 1.0 - libm::pow(s.beta2, s.step);
+    let (mut p_out, mut m_out, mut v_out) = (Vec::new(), Vec::new(), Vec::new());
+    for k in 0..n {
+        let m1 = s.beta1 * m[k] + (1.0 - s.beta1) * grad[k];
+        let v1 = s.beta2 * v[k] + (1.0 - s.beta2) * grad[k] * grad[k];
+        let decayed = param[k] * (1.0 - s.lr * s.weight_decay);
+        let update = (m1 / correction1) / ((v1 / correction2).sqrt() + s.eps);
+        p_out.push(decayed - s.lr * update);
+        m_out.push(m1);
+        v_out.push(v1);
+    }
+    Some((p_out, m_out, v_out))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each gradient against central differences of its forward function:
+    //! the reference that judges the kernels is itself judged.
+
+    use super::*;
+
+    /// Quarter-ish values in [-2, 2] that are not symmetric, from a seed.
+    fn values(seed: u64, len: usize) -> Vec<f64> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state % 4001) as f64 / 1000.0 - 2.0
+            })
+            .collect()
+    }
+
+    /// ∂f/∂v[k] for every k, by central differences.
+    fn numeric_gradient(f: impl Fn(&[f64]) -> f64, at: &[f64]) -> Vec<f64> {
+        let h = 1e-6;
+        (0..at.len())
+            .map(|k| {
+                let (mut up, mut down) = (at.to_vec(), at.to_vec());
+                up[k] += h;
+                down[k] -= h;
+                (f(&up) - f(&down)) / (2.0 * h)
+            })
+            .collect()
+    }
+
+    fn assert_close(what: &str, analytic: &[f64], numeric: &[f64]) {
+        assert_eq!(analytic.len(), numeric.len(), "{what}");
+        for (k, (a, n)) in analytic.iter().zip(numeric).enumerate() {
+            assert!(
+                (a - n).abs() <= 1e-6 * (1.0 + n.abs()),
+                "{what}[{k}]: the reference says {a}, finite differences {n}"
+            );
+        }
+    }
+
+    fn softmax(row: &[f64]) -> Vec<f64> {
+        let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
+        row.iter().map(|v| (v - max).exp() / sum).collect()
+    }
+
+    fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(a, b)| a * b).sum()
+    }
+
+    #[test]
+    fn softmax_backward_is_the_gradient_of_the_softmax() {
+        // (rows, cols): one column, a short row, rows of several lengths.
+        for (rows, cols) in [(1, 1), (1, 5), (3, 7), (2, 16)] {
+            let x = values(1, rows * cols);
+            let dy = values(2, rows * cols);
+            let y: Vec<f64> = x.chunks(cols).flat_map(softmax).collect();
+            // The loss Σ dy·softmax(x), whose gradient in x is dx.
+            let loss = |x: &[f64]| {
+                let y: Vec<f64> = x.chunks(cols).flat_map(softmax).collect();
+                dot(&y, &dy)
+            };
+            assert_close(
+                &format!("softmax dx {rows}x{cols}"),
+                &softmax_backward(&y, &dy, (rows, cols)),
+                &numeric_gradient(loss, &x),
+            );
+        }
+    }
+
+    /// Puzzle 29's LayerNorm, in the form the gradients differentiate.
+    fn layer_norm(x: &[f64], gamma: &[f64], beta: &[f64], cols: usize) -> Vec<f64> {
+        x.chunks(cols)
+            .flat_map(|row| {
+                let n = cols as f64;
+                let mean = row.iter().sum::<f64>() / n;
+                let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                let rstd = 1.0 / (var + LAYER_NORM_EPS).sqrt();
+                row.iter()
+                    .zip(gamma.iter().zip(beta))
+                    .map(move |(v, (g, b))| (v - mean) * rstd * g + b)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn layernorm_backward_is_the_gradient_of_layernorm() {
+        for (rows, cols) in [(1, 2), (3, 5), (4, 8)] {
+            let (x, dy) = (values(3, rows * cols), values(4, rows * cols));
+            let (gamma, beta) = (values(5, cols), values(6, cols));
+            let grads = layernorm_backward(&x, &dy, &gamma, (rows, cols)).unwrap();
+            let what = |name: &str| format!("LayerNorm {name} {rows}x{cols}");
+            assert_close(
+                &what("dx"),
+                &grads.dx,
+                &numeric_gradient(|x| dot(&layer_norm(x, &gamma, &beta, cols), &dy), &x),
+            );
+            assert_close(
+                &what("dgamma"),
+                &grads.dgamma,
+                &numeric_gradient(|g| dot(&layer_norm(&x, g, &beta, cols), &dy), &gamma),
+            );
+            assert_close(
+                &what("dbeta"),
+                &grads.dbeta,
+                &numeric_gradient(|b| dot(&layer_norm(&x, &gamma, b, cols), &dy), &beta),
+            );
+        }
+    }
+
+    #[test]
+    fn cross_entropy_is_the_loss_and_its_gradient() {
+        // Logits near 100 too: the reference subtracts each row's maximum.
+        for (rows, cols, offset) in [(1, 1, 0.0), (2, 6, 0.0), (3, 9, 100.0)] {
+            let x: Vec<f64> = values(7, rows * cols).iter().map(|v| v + offset).collect();
+            let targets: Vec<f64> = (0..rows).map(|r| ((r * 5 + 1) % cols) as f64).collect();
+            let (loss, dlogits) = cross_entropy(&x, &targets, (rows, cols)).unwrap();
+            // The loss itself: −log of the target's probability.
+            for (r, row) in x.chunks(cols).enumerate() {
+                let p = softmax(row)[targets[r] as usize];
+                assert!((loss[r] + p.ln()).abs() < 1e-12, "row {r}: {} vs {}", loss[r], -p.ln());
+            }
+            let total = |x: &[f64]| cross_entropy(x, &targets, (rows, cols)).unwrap().0.iter().sum();
+            assert_close(
+                &format!("cross-entropy dlogits {rows}x{cols}"),
+                &dlogits,
+                &numeric_gradient(total, &x),
+            );
+        }
+        assert!(cross_entropy(&[0.0, 1.0], &[2.0], (1, 2)).is_none(), "a target past the row");
+    }
+
+    #[test]
+    fn adamw_takes_pytorchs_step() {
+        let s = AdamW {
+            lr: 0.5,
+            beta1: 0.5,
+            beta2: 0.75,
+            eps: 0.0,
+            weight_decay: 0.5,
+            step: 1.0,
+        };
+        // Step 1 from zero moments: m = g/2, v = g²/4; the corrections undo
+        // both, so the step is lr·sign(g), after a decay to p·(1 − lr·λ).
+        let (p, m, v) = adamw(&s, &[2.0, -4.0], &[3.0, -1.0], &[0.0, 0.0], &[0.0, 0.0]).unwrap();
+        assert_eq!((p, m, v), (vec![1.0, -2.5], vec![1.5, -0.5], vec![2.25, 0.25]));
+        // Step 2 from given moments, by hand: m = 0.5·1 + 0.5·2 = 1.5,
+        // v = 0.75·4 + 0.25·4 = 4, corrections 0.75 and 0.4375.
+        let s = AdamW { step: 2.0, ..s };
+        let (p, m, v) = adamw(&s, &[1.0], &[2.0], &[1.0], &[4.0]).unwrap();
+        let update = (1.5 / 0.75) / (4.0f64 / 0.4375).sqrt();
+        assert_eq!((m, v), (vec![1.5], vec![4.0]));
+        assert!((p[0] - (0.75 - 0.5 * update)).abs() < 1e-15, "{p:?}");
+        assert!(adamw(&s, &[1.0], &[], &[1.0], &[1.0]).is_none(), "lengths differ");
+    }
+}
