@@ -437,6 +437,66 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Part VIII: a softmax's gradient without the row's dot product.
+    (
+        "p41_softmax_backward_no_dot.wgsl",
+        "p41_softmax_backward",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    (
+        "p41_softmax_backward_no_dot.cu",
+        "p41_softmax_backward",
+        Status::Fail,
+        "elements of `out` are wrong",
+        None,
+    ),
+    // LayerNorm's backward counting the zeros past a row's end as deviations.
+    (
+        "p42_layernorm_backward_deviations_past_the_end.wgsl",
+        "p42_layernorm_backward",
+        Status::Fail,
+        "elements of `dx` are wrong",
+        None,
+    ),
+    (
+        "p42_layernorm_backward_deviations_past_the_end.cu",
+        "p42_layernorm_backward",
+        Status::Fail,
+        "elements of `dx` are wrong",
+        None,
+    ),
+    // The cross-entropy's exponentials left at each thread's own maximum.
+    (
+        "p43_cross_entropy_no_rescale.wgsl",
+        "p43_cross_entropy",
+        Status::Fail,
+        "elements of `dlogits` are wrong",
+        None,
+    ),
+    (
+        "p43_cross_entropy_no_rescale.cu",
+        "p43_cross_entropy",
+        Status::Fail,
+        "elements of `dlogits` are wrong",
+        None,
+    ),
+    // AdamW's moments without their bias corrections.
+    (
+        "p44_adamw_no_bias_correction.wgsl",
+        "p44_adamw",
+        Status::Fail,
+        "elements of `param_out` are wrong",
+        None,
+    ),
+    (
+        "p44_adamw_no_bias_correction.cu",
+        "p44_adamw",
+        Status::Fail,
+        "elements of `param_out` are wrong",
+        None,
+    ),
     // Attention's online softmax: the output rows kept at an old maximum.
     (
         "p31_attention_fused_no_rescale.wgsl",

@@ -94,13 +94,12 @@ extern "C" __global__ void cross_entropy(float* loss, float* dlogits, const floa
         }
     }
     // Exponentials relative to the thread's own maximum, kept for the output.
-    // A thread past the row's end has no maximum: it adds nothing.
+    // A thread with nothing of the row sums exp(0) = 1s, which vanish when
+    // joined: combine scales them by exp(LOWEST - the row's maximum) = 0.
 #pragma unroll
     for (unsigned int k = 0; k < VECS; ++k) {
-        if (t + k * TPB < quads) {
-            v[k] = exp4(v[k], mine.largest);
-            mine.sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-        }
+        v[k] = exp4(v[k], mine.largest);
+        mine.sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
     Part row = block_combine(mine, slots);
     // One factor takes this thread's exponentials to probabilities.

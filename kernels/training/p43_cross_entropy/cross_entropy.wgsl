@@ -82,12 +82,11 @@ fn cross_entropy(
         }
     }
     // Exponentials relative to the invocation's own maximum, kept for the
-    // output. One past the row's end has no maximum: it adds nothing.
+    // output. One with nothing of the row sums exp(0) = 1s, which vanish
+    // when joined: combine scales them by exp(LOWEST - the row's maximum) = 0.
     for (var k = 0u; k < VECS; k++) {
-        if (t + k * TPB < quads) {
-            v[k] = exp(v[k] - vec4(mine.largest));
-            mine.sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-        }
+        v[k] = exp(v[k] - vec4(mine.largest));
+        mine.sum += (v[k].x + v[k].y) + (v[k].z + v[k].w);
     }
     let row = workgroup_combine(t, mine);
     // One factor takes this invocation's exponentials to probabilities.
