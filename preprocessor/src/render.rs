@@ -44,13 +44,29 @@ pub fn tolerance_note(spec: &puzzle_core::spec::model::Spec) -> String {
             dtype.name(),
         );
     }
+    // Outputs whose spec gives them their own tolerance, said by name.
+    let own: Vec<String> = spec
+        .outputs()
+        .filter_map(|b| {
+            b.tolerance
+                .map(|t| format!("<code>{}</code> within {t} × (1 + |expected|)", b.name))
+        })
+        .collect();
+    let exceptions = if own.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Its spec judges {} instead; the page says why.",
+            own.join(", ")
+        )
+    };
     format!(
         "<p class=\"puzzle-tolerance\">How outputs are judged on this page: an element passes \
          when it is within 10<sup>−5</sup> × (1 + |expected|) of the expected value, that is \
          to about five significant digits (the tolerance is {}). Floating-point additions done \
          in another order round differently, so a sum of millions of terms may differ from the \
          CPU's in its last digits and still be right; an element never written, or written \
-         with a wrong value, is far outside it.</p>\n",
+         with a wrong value, is far outside it.{exceptions}</p>\n",
         puzzle_core::judge::verify::TOLERANCE
     )
 }

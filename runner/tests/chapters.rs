@@ -271,7 +271,7 @@ fn reference_agrees(spec: &PuzzleSpec) -> Result<(), Failed> {
             || want
                 .iter()
                 .zip(got)
-                .any(|(w, g)| !close_within(*g, *w, b.dtype.tolerance()));
+                .any(|(w, g)| !close_within(*g, *w, b.tolerance()));
         if differs {
             return Err(format!(
                 "the spec expects `{}` = {want:?}, but the CPU reference `{}` computes {got:?}",
@@ -635,7 +635,7 @@ fn cuda_recorded_agreement(
                 }
                 for check in gpu.checks.iter().filter(|c| !c.got.is_empty()) {
                     let exact = matches!(check.dtype, Dtype::I32 | Dtype::U32);
-                    let tolerance = check.dtype.tolerance();
+                    let tolerance = check.tolerance();
                     let equal = |a: f64, b: f64| {
                         if exact {
                             a.to_bits() == b.to_bits()

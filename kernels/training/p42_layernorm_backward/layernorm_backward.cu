@@ -5,11 +5,12 @@
 // row's share of dgamma and dbeta (dy * xhat and dy, for each column) into
 // registers. At the end it writes its sums for every column, one row of
 // partial_gamma and of partial_beta.
-// column_sums: a thread per column adds the blocks' partial sums.
+// column_sums: SPLIT threads a column add the blocks' partial sums.
 #define TPB 32
 #define VECS 1
 #define RPB 4
-#define COL_TPB 64
+#define COL_TPB 8
+#define SPLIT 2
 #define WARP 32
 #define FULL_MASK 0xffffffffu
 #define EPS 1e-5f
@@ -146,15 +147,26 @@ extern "C" __global__ void row_gradients(float* dx, float* partial_gamma, float*
 extern "C" __global__ void column_sums(float* dgamma, float* dbeta, const float* partial_gamma,
                                        const float* partial_beta, unsigned int cols,
                                        unsigned int blocks) {
+    // COL_TPB columns a block, SPLIT threads a column: thread y adds partial
+    // rows y, y + SPLIT, …, and the SPLIT sums meet in shared memory.
+    // Consecutive threads read consecutive columns of each partial row.
+    __shared__ float2 sums[SPLIT][COL_TPB];
     unsigned int j = blockIdx.x * COL_TPB + threadIdx.x;
+    float2 s = make_float2(0.0f, 0.0f);
     if (j < cols) {
-        // Consecutive threads read consecutive columns of each block's row.
-        float sg = 0.0f, sb = 0.0f;
-        for (unsigned int b = 0; b < blocks; ++b) {
-            sg += partial_gamma[(size_t)b * cols + j];
-            sb += partial_beta[(size_t)b * cols + j];
+        for (unsigned int b = threadIdx.y; b < blocks; b += SPLIT) {
+            s.x += partial_gamma[(size_t)b * cols + j];
+            s.y += partial_beta[(size_t)b * cols + j];
         }
-        dgamma[j] = sg;
-        dbeta[j] = sb;
+    }
+    sums[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < cols) {
+        for (unsigned int y = 1; y < SPLIT; ++y) {
+            s.x += sums[y][threadIdx.x].x;
+            s.y += sums[y][threadIdx.x].y;
+        }
+        dgamma[j] = s.x;
+        dbeta[j] = s.y;
     }
 }

@@ -5,11 +5,12 @@
 // and adds the row's share of dgamma and dbeta (dy * xhat and dy, for each
 // column) into private arrays. At the end it writes its sums for every
 // column, one row of partial_gamma and of partial_beta.
-// column_sums: an invocation per column adds the workgroups' partial sums.
+// column_sums: SPLIT invocations a column add the workgroups' partial sums.
 const TPB: u32 = 32u;
 const VECS: u32 = 1u;
 const RPB: u32 = 4u;
-const COL_TPB: u32 = 64u;
+const COL_TPB: u32 = 8u;
+const SPLIT: u32 = 2u;
 const EPS: f32 = 1e-5;
 
 // Rows seen as vec4s (cols is a multiple of 4); the column sums' view is by element.
@@ -128,18 +129,30 @@ fn row_gradients(
     }
 }
 
-@compute @workgroup_size(COL_TPB)
-fn column_sums(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let j = gid.x;
+var<workgroup> sums: array<array<vec2<f32>, COL_TPB>, SPLIT>;
+
+// COL_TPB columns a workgroup, SPLIT invocations a column: invocation y adds
+// partial rows y, y + SPLIT, …, and the SPLIT sums meet in workgroup memory.
+// Consecutive invocations read consecutive columns of each partial row.
+@compute @workgroup_size(COL_TPB, SPLIT)
+fn column_sums(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let j = wid.x * COL_TPB + lid.x;
+    var s = vec2(0.0);
     if (j < cols) {
-        // Consecutive invocations read consecutive columns of each workgroup's row.
-        var sg = 0.0;
-        var sb = 0.0;
-        for (var b = 0u; b < blocks; b++) {
-            sg += partial_gamma[b * cols + j];
-            sb += partial_beta[b * cols + j];
+        for (var b = lid.y; b < blocks; b += SPLIT) {
+            s += vec2(partial_gamma[b * cols + j], partial_beta[b * cols + j]);
         }
-        dgamma[j] = sg;
-        dbeta[j] = sb;
+    }
+    sums[lid.y][lid.x] = s;
+    workgroupBarrier();
+    if (lid.y == 0u && j < cols) {
+        for (var y = 1u; y < SPLIT; y++) {
+            s += sums[y][lid.x];
+        }
+        dgamma[j] = s.x;
+        dbeta[j] = s.y;
     }
 }

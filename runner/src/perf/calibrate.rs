@@ -167,6 +167,7 @@ fn buffer(name: &str, len: usize, init: Option<f64>) -> Arg {
         scratch: true,
         tensor_map: None,
         rank: None,
+        tolerance: None,
     })
 }
 

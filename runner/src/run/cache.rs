@@ -246,6 +246,7 @@ mod tests {
         let check = BufferCheck {
             name: "out".into(),
             dtype: puzzle_core::spec::data::Dtype::F32,
+            tolerance: None,
             shape: vec![2],
             got: got.iter().map(|&v| Some(v)).collect(),
             expected: vec![1.0, 2.0],

@@ -93,7 +93,7 @@ impl BufferCheck {
         if let Some(n) = self.abridged.as_ref().and_then(|a| a.within_tolerance) {
             return n;
         }
-        let tolerance = self.dtype.tolerance();
+        let tolerance = self.tolerance();
         self.got
             .iter()
             .zip(&self.expected)
@@ -132,7 +132,7 @@ impl BufferCheck {
         }
         // The flat index of each value kept: the head, then the tail.
         let flat = |k: usize| if k < HEAD { k } else { k + a.left_out };
-        let (wrong, poisoned) = compare(&self.got, &self.expected, self.dtype);
+        let (wrong, poisoned) = compare(&self.got, &self.expected, self.tolerance());
         let shown = |seen: Vec<usize>| seen.into_iter().map(flat).collect::<Vec<usize>>();
         // A list cut short says nothing past its last entry.
         let reach = |list: &[usize], count: usize| {
@@ -188,10 +188,11 @@ mod tests {
         for &i in wrong {
             got[i] = Some(2.0);
         }
-        let (wrong, poisoned) = compare(&got, &expected, Dtype::F32);
+        let (wrong, poisoned) = compare(&got, &expected, Dtype::F32.tolerance());
         BufferCheck {
             name: "out".into(),
             dtype: Dtype::F32,
+            tolerance: None,
             shape: vec![n],
             got,
             expected,

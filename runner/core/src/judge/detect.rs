@@ -90,6 +90,7 @@ mod tests {
         BufferCheck {
             name: "out".into(),
             dtype: crate::spec::data::Dtype::F32,
+            tolerance: None,
             shape: vec![4],
             got: vec![Some(0.0); 4],
             expected: vec![0.0; 4],

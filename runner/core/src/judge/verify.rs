@@ -24,6 +24,10 @@ pub struct BufferCheck {
     /// they did before it was kept, and those recordings load as f32.
     #[serde(default, skip_serializing_if = "is_f32")]
     pub dtype: Dtype,
+    /// The output's own tolerance, where its spec gives one (see
+    /// [`Buffer::tolerance`]); its type's otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
     pub shape: Vec<usize>,
     pub got: Vec<Option<f64>>,
     pub expected: Vec<f64>,
@@ -279,6 +283,7 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
             (!data.out_of_bounds.is_empty()).then(|| BufferCheck {
                 name: buffer.name.clone(),
                 dtype: buffer.dtype,
+                tolerance: None,
                 shape: buffer.shape.clone(),
                 got: vec![],
                 expected: vec![],
@@ -294,11 +299,12 @@ fn strays<'a>(spec: &'a Spec, outputs: &'a [OutputData]) -> impl Iterator<Item =
 
 fn check_buffer(buffer: &Buffer, data: &OutputData) -> BufferCheck {
     let expected = buffer.expect.clone().unwrap_or_default();
-    let (wrong, poisoned) = compare(&data.values, &expected, buffer.dtype);
+    let (wrong, poisoned) = compare(&data.values, &expected, buffer.tolerance());
     let (unwritten, from_poison) = split_poisoned(poisoned, data.poison_written.as_deref());
     BufferCheck {
         name: buffer.name.clone(),
         dtype: buffer.dtype,
+        tolerance: buffer.tolerance,
         shape: buffer.shape.clone(),
         got: data.values.clone(),
         expected,
@@ -328,14 +334,13 @@ fn split_poisoned(
     }
 }
 
-/// The elements of `got` that are wrong (beyond `dtype`'s tolerance), and
-/// those still poisoned, against `expected`.
+/// The elements of `got` that are wrong (beyond `tolerance`), and those
+/// still poisoned, against `expected`.
 pub(crate) fn compare(
     got: &[Option<f64>],
     expected: &[f64],
-    dtype: Dtype,
+    tolerance: f64,
 ) -> (Vec<usize>, Vec<usize>) {
-    let tolerance = dtype.tolerance();
     let mut wrong = Vec::new();
     let mut unwritten = Vec::new();
     for (i, want) in expected.iter().enumerate() {
@@ -349,6 +354,11 @@ pub(crate) fn compare(
 }
 
 impl BufferCheck {
+    /// The tolerance its values are judged with: the output's own, else its type's.
+    pub fn tolerance(&self) -> f64 {
+        self.tolerance.unwrap_or(self.dtype.tolerance())
+    }
+
     /// Whether the lists of wrong and unwritten elements are what the
     /// values say: a stored check (a cached result) that was edited, or
     /// that belongs to other values, does not hold up.
@@ -359,7 +369,7 @@ impl BufferCheck {
         if !self.judged {
             return self.got.is_empty() && self.expected.is_empty();
         }
-        let (wrong, poisoned) = compare(&self.got, &self.expected, self.dtype);
+        let (wrong, poisoned) = compare(&self.got, &self.expected, self.tolerance());
         let (unwritten, from_poison) = split_poisoned(poisoned, self.from_poison.as_deref());
         wrong == self.wrong && unwritten == self.unwritten && from_poison == self.from_poison
     }
@@ -383,6 +393,7 @@ pub fn check_sample(
     let mut partial = BufferCheck {
         name: buffer.name.clone(),
         dtype: buffer.dtype,
+        tolerance: buffer.tolerance,
         shape: buffer.shape.clone(),
         got: vec![],
         expected: vec![],
@@ -397,7 +408,7 @@ pub fn check_sample(
     for &(i, want) in sample {
         match got(i) {
             None => partial.unwritten.push(i),
-            Some(v) if !close_within(v, want, buffer.dtype.tolerance()) => {
+            Some(v) if !close_within(v, want, buffer.tolerance()) => {
                 partial.wrong.push(i);
                 if partial.wrong.len() <= 3 {
                     problems.push(format!(
@@ -463,6 +474,7 @@ mod tests {
             scratch: false,
             tensor_map: None,
             rank: None,
+            tolerance: None,
         };
         Spec {
             id: "t".into(),
@@ -555,6 +567,37 @@ mod tests {
         }
     }
 
+    /// An output's own tolerance replaces its type's on every path, and a
+    /// recorded check keeps it, so it still holds up when read back.
+    #[test]
+    fn an_outputs_own_tolerance_judges_it() {
+        // (its own tolerance, value written, value expected, passes)
+        let cases = [
+            (None, 1.5 + 3e-5, 1.5, false),
+            (Some(1e-4), 1.5 + 3e-5, 1.5, true),
+            (Some(1e-4), 1.5 + 2e-4, 1.5, true),
+            (Some(1e-4), 1.5 + 3e-4, 1.5, false),
+        ];
+        for (tolerance, got, want, passes) in cases {
+            let mut spec = spec_of(Dtype::F32, vec![1]);
+            let crate::spec::model::Arg::Buffer(b) = &mut spec.args[0] else {
+                unreachable!()
+            };
+            b.expect = Some(vec![want]);
+            b.tolerance = tolerance;
+            let data = OutputData::from_device(b, 0, None, &Dtype::F32.encode(&[got]), &[]);
+            let run = check(&spec, &[data]);
+            let what = format!("{tolerance:?}: {got} against {want}");
+            assert_eq!(run[0].passed(), passes, "{what}");
+            let stored: BufferCheck =
+                serde_json::from_str(&serde_json::to_string(&run[0]).unwrap()).unwrap();
+            assert!(stored.holds_up(), "{what}");
+            assert_eq!(stored.within_tolerance_count(), passes as usize, "{what}");
+            let sample = check_sample(&spec, &run, "out", &[(0, want)]);
+            assert_eq!(sample.is_empty(), passes, "{what}: {sample:?}");
+        }
+    }
+
     fn buffer(shape: Vec<usize>, expect: Vec<f64>) -> Buffer {
         Buffer {
             name: "out".into(),
@@ -565,6 +608,7 @@ mod tests {
             scratch: false,
             tensor_map: None,
             rank: None,
+            tolerance: None,
         }
     }
 

@@ -26,6 +26,11 @@ pub struct Buffer {
     /// buffer placed on one GPU for all. `None` on one GPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u32>,
+    /// An output's own tolerance (`tolerance:` in the spec), where its type's
+    /// ([`Dtype::tolerance`]) is too strict for what it computes: a sum of
+    /// thousands of rounded terms that cancel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
 
 /// A buffer as the Tensor Memory Accelerator copies it: tiles of `tile`
@@ -121,6 +126,11 @@ impl Buffer {
     /// An output the run is judged on (scratch buffers also start poisoned, but are not judged).
     pub fn is_output(&self) -> bool {
         self.init.is_none() && !self.scratch
+    }
+
+    /// The tolerance its values are judged with: its own, else its type's.
+    pub fn tolerance(&self) -> f64 {
+        self.tolerance.unwrap_or(self.dtype.tolerance())
     }
 }
 

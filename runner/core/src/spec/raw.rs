@@ -98,6 +98,9 @@ pub struct RawBuffer {
     /// Which GPUs hold it, in a spec on several (`gpus:`); see [`Place`].
     #[serde(default)]
     pub place: Place,
+    /// An output's own tolerance, in place of its type's: `|got − want| ≤
+    /// tolerance · (1 + |want|)`.
+    pub tolerance: Option<f64>,
 }
 
 /// Where a buffer of a spec on several GPUs lives (`place:`).

@@ -443,6 +443,18 @@ fn malformed_specs_name_their_line() {
             18,
             "unknown field `swizzel`",
         ),
+        (
+            "tolerance on an input",
+            "  a: { len: SIZE, init: arange }",
+            18,
+            "the tolerance of `a` only an output is judged",
+        ),
+        (
+            "tolerance below the type's",
+            "  out: { len: SIZE, output: true }",
+            17,
+            "the tolerance of `out` must be a number from its type's, 0.00001, up to 1",
+        ),
     ];
     let replacement = |name: &str| match name {
         "unknown key" => "block: [TPB]\nthreads: 4",
@@ -466,6 +478,8 @@ fn malformed_specs_name_their_line() {
         "tensor map wider than its swizzle" => {
             "  a: { len: SIZE, init: arange, tensor_map: { box: [64], swizzle: 128 } }"
         }
+        "tolerance on an input" => "  a: { len: SIZE, init: arange, tolerance: 0.001 }",
+        "tolerance below the type's" => "  out: { len: SIZE, output: true, tolerance: 1e-9 }",
         "tensor map with an unknown key" => {
             "  a: { len: SIZE, init: arange, tensor_map: { box: [8], swizzel: 128 } }"
         }

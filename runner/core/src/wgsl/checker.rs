@@ -371,6 +371,7 @@ mod tests {
                 scratch: false,
                 tensor_map: None,
                 rank: None,
+                tolerance: None,
             })
         };
         Spec {

@@ -359,6 +359,7 @@ mod tests {
         let check = |n: usize, unwritten: usize| puzzle_core::judge::verify::BufferCheck {
             name: "out".into(),
             dtype: puzzle_core::spec::data::Dtype::F32,
+            tolerance: None,
             shape: vec![n],
             got: (0..n)
                 .map(|i| (i >= unwritten).then_some(i as f64))

@@ -18,6 +18,7 @@ fn buffer(name: &str, shape: &[usize], values: Option<Vec<f64>>) -> Arg {
         scratch: false,
         tensor_map: None,
         rank: None,
+        tolerance: None,
     })
 }
 
