@@ -83,12 +83,11 @@ pub fn baseline_section(
          warm-up: {}. Its largest error against the same computation in FP64 is {worst:.1e} of \
          the largest output. A percentage is the library's time over the kernel's at the same \
          size: above 100 %, the kernel is faster.\n\n| kernel | sizes | median time | {rate_unit} | \
-         % of {} |\n| --- | --- | ---: | ---: | ---: |\n",
+         % of the library's speed |\n| --- | --- | ---: | ---: | ---: |\n",
         baseline.library,
         baseline.software,
         baseline.date,
         timed.join("; "),
-        baseline.library
     );
     let case_of = |row: &Row| {
         cases
