@@ -22,7 +22,8 @@ pub enum BackendArg {
     Cuda,
     /// The CPU checker: races, out-of-bounds indices, uninitialized reads
     /// and divergent barriers reported; no timings. WGSL's, or, for CUDA C
-    /// (--lang cuda, a .cu file), NVRTC's PTX interpreted (needs NVRTC, no GPU).
+    /// (a .cu file, or --lang cuda where the command takes it), NVRTC's PTX
+    /// interpreted (needs NVRTC, no GPU).
     Sim,
 }
 

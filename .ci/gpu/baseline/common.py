@@ -69,3 +69,40 @@ def write_report(report, folder, name):
         json.dump(report, f, indent=2)
         f.write("\n")
     return path
+
+
+def relative_error(got, exact):
+    """The largest difference between `got` and the FP64 `exact`, over the
+    largest magnitude of `exact`: the error every baseline records."""
+    return ((got.double() - exact).abs().max() / exact.abs().max()).item()
+
+
+def write_cases(torch, op, library, cases, tolerance=1e-5):
+    """Writes PyTorch's timed `cases` of `op` as
+    results/baselines/torch-<op>-<gpu>.json, with a line per case (its rate
+    in TFLOP/s where it counts flops, else in GB/s of its bytes); ends the
+    script instead where a case's output differs from FP64 by more than
+    `tolerance`, so that a wrong library result is never a yardstick."""
+    device = torch.cuda.get_device_name()
+    report = {"library": library, **provenance(torch), "cases": cases}
+    bad = [c for c in cases if not c["max_relative_error"] <= tolerance]
+    if bad:
+        sys.exit(
+            f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} "
+            f"on {device}: not recorded"
+        )
+    path = write_report(report, "results/baselines", f"torch-{op}-{device}")
+    for c in cases:
+        t = c["timing"]
+        size = " x ".join(str(v) for v in c["constants"].values())
+        rate = (
+            f"{c['flops'] / t['median_ms'] / 1e9:.1f} TFLOP/s"
+            if "flops" in c
+            else f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s"
+        )
+        print(
+            f"{library} {size} on {device}: median {t['median_ms']:.4f} ms "
+            f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
+            f"{rate}, max rel. error vs FP64 {c['max_relative_error']:.1e}"
+        )
+    print(f"wrote {path}")

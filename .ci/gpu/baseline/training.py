@@ -50,9 +50,6 @@ def uniform(gen, *shape):
     return torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
 
 
-def relative_error(got, exact):
-    return ((got.double() - exact).abs().max() / exact.abs().max()).item()
-
 
 def softmax_backward_case(rows, cols):
     gen = torch.Generator(device="cuda").manual_seed(rows * cols + 41)
@@ -66,7 +63,7 @@ def softmax_backward_case(rows, cols):
         "constants": {"ROWS": rows, "COLS": cols},
         "bytes": 3 * 4 * rows * cols,
         "timing": timed(call),
-        "max_relative_error": relative_error(call(), exact),
+        "max_relative_error": common.relative_error(call(), exact),
     }
 
 
@@ -84,7 +81,7 @@ def layer_norm_backward_case(rows, cols):
     gd, bd = gamma.double().requires_grad_(), beta.double().requires_grad_()
     F.layer_norm(xd, (cols,), gd, bd, eps=1e-5).backward(dy.double())
     got = call()
-    error = max(relative_error(g, e) for g, e in zip(got, (xd.grad, gd.grad, bd.grad)))
+    error = max(common.relative_error(g, e) for g, e in zip(got, (xd.grad, gd.grad, bd.grad)))
     return {
         "name": "layernorm_backward",
         "constants": {"ROWS": rows, "COLS": cols},
@@ -108,7 +105,10 @@ def cross_entropy_case(rows, vocab):
     F.cross_entropy(exact_logits, targets, reduction="sum").backward()
     exact_loss = F.cross_entropy(exact_logits.detach(), targets, reduction="none")
     loss = F.cross_entropy(logits.detach(), targets, reduction="none")
-    error = max(relative_error(call(), exact_logits.grad), relative_error(loss, exact_loss))
+    error = max(
+        common.relative_error(call(), exact_logits.grad),
+        common.relative_error(loss, exact_loss),
+    )
     return {
         "name": "cross_entropy",
         "constants": {"ROWS": rows, "VOCAB": vocab},
@@ -142,9 +142,9 @@ def adamw_case(size):
         (v1 / (1 - b2**step)).sqrt() + EPS
     )
     error = max(
-        relative_error(param.detach(), exact),
-        relative_error(state["exp_avg"], m1),
-        relative_error(state["exp_avg_sq"], v1),
+        common.relative_error(param.detach(), exact),
+        common.relative_error(state["exp_avg"], m1),
+        common.relative_error(state["exp_avg_sq"], v1),
     )
     return {
         "name": "adamw",
@@ -157,26 +157,9 @@ def adamw_case(size):
     }
 
 
+
 def write(op, library, cases, tolerance=1e-5):
-    device = torch.cuda.get_device_name()
-    report = {"library": library, **common.provenance(torch), "cases": cases}
-    bad = [c for c in cases if not c["max_relative_error"] <= tolerance]
-    if bad:
-        sys.exit(
-            f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} "
-            f"on {device}: not recorded"
-        )
-    path = common.write_report(report, "results/baselines", f"torch-{op}-{device}")
-    for c in cases:
-        t = c["timing"]
-        size = " x ".join(str(v) for v in c["constants"].values())
-        print(
-            f"{library} {size} on {device}: median {t['median_ms']:.4f} ms "
-            f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
-            f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s, "
-            f"max rel. error vs FP64 {c['max_relative_error']:.1e}"
-        )
-    print(f"wrote {path}")
+    common.write_cases(torch, op, library, cases, tolerance)
 
 
 OPS = {

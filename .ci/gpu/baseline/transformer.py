@@ -47,9 +47,6 @@ def timed(call):
     return common.timed(call, SAMPLES, WARMUP)
 
 
-def relative_error(got, exact):
-    return ((got.double() - exact).abs().max() / exact.abs().max()).item()
-
 
 def softmax_case(rows, cols):
     gen = torch.Generator(device="cuda").manual_seed(rows * cols)
@@ -58,7 +55,7 @@ def softmax_case(rows, cols):
     # caching allocator makes that free after the first call).
     timing = timed(lambda: torch.softmax(x, dim=1))
     y = torch.softmax(x, dim=1)
-    error = relative_error(y, torch.softmax(x.double(), dim=1))
+    error = common.relative_error(y, torch.softmax(x.double(), dim=1))
     return {
         "name": "softmax",
         "constants": {"ROWS": rows, "COLS": cols},
@@ -90,7 +87,7 @@ def layer_norm_case(rows, cols, residual):
         "constants": {"ROWS": rows, "COLS": cols},
         "bytes": moved,
         "timing": timing,
-        "max_relative_error": relative_error(call(), exact),
+        "max_relative_error": common.relative_error(call(), exact),
     }
 
 
@@ -106,7 +103,7 @@ def rms_norm_case(rows, cols):
         "constants": {"ROWS": rows, "COLS": cols},
         "bytes": 2 * 4 * rows * cols,
         "timing": timed(call),
-        "max_relative_error": relative_error(call(), exact),
+        "max_relative_error": common.relative_error(call(), exact),
     }
 
 
@@ -123,7 +120,7 @@ def chain_case(rows, cols):
         # The fewest bytes (read x, write the output), as the book counts them.
         "bytes": 2 * 4 * rows * cols,
         "timing": timed(call),
-        "max_relative_error": relative_error(call(), exact),
+        "max_relative_error": common.relative_error(call(), exact),
     }
 
 
@@ -140,7 +137,7 @@ def embedding_case(tokens, vocab, dim):
         # ids (as the kernels' 4-byte ids), the output once.
         "bytes": 4 * (vocab * dim + tokens + tokens * dim),
         "timing": timed(call),
-        "max_relative_error": relative_error(call(), exact),
+        "max_relative_error": common.relative_error(call(), exact),
     }
 
 
@@ -175,31 +172,9 @@ def attention_case(batch, heads, seq, dim, dtype):
     }
 
 
+
 def write(op, library, cases, tolerance=1e-5):
-    device = torch.cuda.get_device_name()
-    report = {
-        "library": library,
-        **common.provenance(torch),
-        "cases": cases,
-    }
-    bad = [c for c in cases if not c["max_relative_error"] <= tolerance]
-    if bad:
-        sys.exit(f"PyTorch's {op} differs from FP64 by {bad[0]['max_relative_error']:.1e} on {device}: not recorded")
-    path = common.write_report(report, "results/baselines", f"torch-{op}-{device}")
-    for c in cases:
-        t = c["timing"]
-        size = " x ".join(str(v) for v in c["constants"].values())
-        rate = (
-            f"{c['flops'] / t['median_ms'] / 1e9:.1f} TFLOP/s"
-            if "flops" in c
-            else f"{c['bytes'] / t['median_ms'] / 1e6:.1f} GB/s"
-        )
-        print(
-            f"{library} {size} on {device}: median {t['median_ms']:.4f} ms "
-            f"(min {t['min_ms']:.4f}, max {t['max_ms']:.4f}, n={t['samples']}), "
-            f"{rate}, max rel. error vs FP64 {c['max_relative_error']:.1e}"
-        )
-    print(f"wrote {path}")
+    common.write_cases(torch, op, library, cases, tolerance)
 
 
 OPS = {

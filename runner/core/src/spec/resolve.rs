@@ -562,7 +562,10 @@ impl PuzzleSpec {
         if let Some(tolerance) = b.tolerance {
             let why = if !b.output {
                 Some("only an output is judged; remove it".to_string())
-            } else if !(tolerance.is_finite() && tolerance >= b.dtype.tolerance() && tolerance < 1.0) {
+            } else if !(tolerance.is_finite()
+                && tolerance >= b.dtype.tolerance()
+                && tolerance < 1.0)
+            {
                 Some(format!(
                     "must be a number from its type's, {}, up to 1",
                     b.dtype.tolerance()

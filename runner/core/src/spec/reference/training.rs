@@ -17,7 +17,7 @@ pub(super) fn named(name: &str) -> Option<Reference> {
                 &y.init.clone()?,
                 &i.input("dy")?,
                 dims2(y)?,
-            ))
+            )?)
         },
         "layernorm_backward" => layernorm_backward_outputs,
         "cross_entropy" => cross_entropy_outputs,
@@ -36,14 +36,19 @@ fn outputs<const N: usize>(named: [(&str, Vec<f64>); N]) -> Option<Outputs> {
 
 /// dx = y ⊙ (dy − Σ y·dy) for each row: the gradient of a loss through
 /// y = softmax(x), given the forward's output y and the loss's gradient dy.
-fn softmax_backward(y: &[f64], dy: &[f64], (_, cols): (usize, usize)) -> Vec<f64> {
-    y.chunks(cols.max(1))
+fn softmax_backward(y: &[f64], dy: &[f64], (_, cols): (usize, usize)) -> Option<Vec<f64>> {
+    if dy.len() != y.len() {
+        return None;
+    }
+    let dx = y
+        .chunks(cols.max(1))
         .zip(dy.chunks(cols.max(1)))
         .flat_map(|(y, dy)| {
             let dot: f64 = y.iter().zip(dy).map(|(a, b)| a * b).sum();
             y.iter().zip(dy).map(move |(y, dy)| y * (dy - dot))
         })
-        .collect()
+        .collect();
+    Some(dx)
 }
 
 fn layernorm_backward_outputs(i: &Inputs<'_>) -> Option<Outputs> {
@@ -113,13 +118,15 @@ fn cross_entropy_outputs(i: &Inputs<'_>) -> Option<Outputs> {
 
 /// Each row's loss, log Σ exp(x) − x[target], and its gradient with respect
 /// to the logits, softmax(x) − onehot(target): the gradient of the sum of
-/// the rows' losses. None when a target is not a column.
+/// the rows' losses. None when a target is not a column, or the shapes
+/// disagree.
 fn cross_entropy(
     logits: &[f64],
     targets: &[f64],
     (rows, cols): (usize, usize),
 ) -> Option<(Vec<f64>, Vec<f64>)> {
-    if targets.len() != rows || targets.iter().any(|&t| t < 0.0 || t as usize >= cols) {
+    let fits = logits.len() == rows * cols && targets.len() == rows;
+    if !fits || targets.iter().any(|&t| t < 0.0 || t as usize >= cols) {
         return None;
     }
     let mut loss = Vec::with_capacity(rows);
@@ -157,45 +164,54 @@ fn adamw_outputs(i: &Inputs<'_>) -> Option<Outputs> {
         weight_decay: i.scalar("weight_decay")?,
         step: i.scalar("step")?,
     };
-    let (param, m, v) = adamw(
+    let stepped = adamw(
         &settings,
         &i.input("param")?,
         &i.input("grad")?,
         &i.input("m")?,
         &i.input("v")?,
     )?;
-    outputs([("param_out", param), ("m_out", m), ("v_out", v)])
+    outputs([
+        ("param_out", stepped.param),
+        ("m_out", stepped.m),
+        ("v_out", stepped.v),
+    ])
+}
+
+/// The parameters and both moments after a step.
+#[derive(Debug, PartialEq)]
+struct Stepped {
+    param: Vec<f64>,
+    m: Vec<f64>,
+    v: Vec<f64>,
 }
 
 /// One AdamW step (Loshchilov and Hutter; PyTorch's `torch.optim.AdamW`):
 /// the moments move towards the gradient and its square, the parameter
 /// decays by lr·λ, then steps by lr times the bias-corrected first moment
 /// over the root of the second plus ε. None when the arrays differ in length.
-#[allow(clippy::type_complexity)]
-fn adamw(
-    s: &AdamW,
-    param: &[f64],
-    grad: &[f64],
-    m: &[f64],
-    v: &[f64],
-) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+fn adamw(s: &AdamW, param: &[f64], grad: &[f64], m: &[f64], v: &[f64]) -> Option<Stepped> {
     let n = param.len();
     if grad.len() != n || m.len() != n || v.len() != n || s.step < 1.0 {
         return None;
     }
     let correction1 = 1.0 - libm::pow(s.beta1, s.step);
     let correction2 = 1.0 - libm::pow(s.beta2, s.step);
-    let (mut p_out, mut m_out, mut v_out) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = Stepped {
+        param: Vec::with_capacity(n),
+        m: Vec::with_capacity(n),
+        v: Vec::with_capacity(n),
+    };
     for k in 0..n {
         let m1 = s.beta1 * m[k] + (1.0 - s.beta1) * grad[k];
         let v1 = s.beta2 * v[k] + (1.0 - s.beta2) * grad[k] * grad[k];
         let decayed = param[k] * (1.0 - s.lr * s.weight_decay);
         let update = (m1 / correction1) / ((v1 / correction2).sqrt() + s.eps);
-        p_out.push(decayed - s.lr * update);
-        m_out.push(m1);
-        v_out.push(v1);
+        out.param.push(decayed - s.lr * update);
+        out.m.push(m1);
+        out.v.push(v1);
     }
-    Some((p_out, m_out, v_out))
+    Some(out)
 }
 
 #[cfg(test)]
@@ -266,7 +282,7 @@ mod tests {
             };
             assert_close(
                 &format!("softmax dx {rows}x{cols}"),
-                &softmax_backward(&y, &dy, (rows, cols)),
+                &softmax_backward(&y, &dy, (rows, cols)).unwrap(),
                 &numeric_gradient(loss, &x),
             );
         }
@@ -361,7 +377,8 @@ mod tests {
         };
         // Step 1 from zero moments: m = g/2, v = g²/4; the corrections undo
         // both, so the step is lr·sign(g), after a decay to p·(1 − lr·λ).
-        let (p, m, v) = adamw(&s, &[2.0, -4.0], &[3.0, -1.0], &[0.0, 0.0], &[0.0, 0.0]).unwrap();
+        let Stepped { param: p, m, v } =
+            adamw(&s, &[2.0, -4.0], &[3.0, -1.0], &[0.0, 0.0], &[0.0, 0.0]).unwrap();
         assert_eq!(
             (p, m, v),
             (vec![1.0, -2.5], vec![1.5, -0.5], vec![2.25, 0.25])
@@ -369,7 +386,7 @@ mod tests {
         // Step 2 from given moments, by hand: m = 0.5·1 + 0.5·2 = 1.5,
         // v = 0.75·4 + 0.25·4 = 4, corrections 0.75 and 0.4375.
         let s = AdamW { step: 2.0, ..s };
-        let (p, m, v) = adamw(&s, &[1.0], &[2.0], &[1.0], &[4.0]).unwrap();
+        let Stepped { param: p, m, v } = adamw(&s, &[1.0], &[2.0], &[1.0], &[4.0]).unwrap();
         let update = (1.5 / 0.75) / (4.0f64 / 0.4375).sqrt();
         assert_eq!((m, v), (vec![1.5], vec![4.0]));
         assert!((p[0] - (0.75 - 0.5 * update)).abs() < 1e-15, "{p:?}");
