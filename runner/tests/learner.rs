@@ -501,9 +501,11 @@ fn the_cli_fits_80_columns() -> Result<(), Failed> {
         assert_eq!(code, 0, "{err}");
         seen.push_str(&out);
     }
-    let (code, out, err) = cli(&ws, &["progress"], &columns);
-    assert_eq!(code, 0, "{err}");
-    seen.push_str(&out);
+    for command in ["progress", "list"] {
+        let (code, out, err) = cli(&ws, &[command], &columns);
+        assert_eq!(code, 0, "{err}");
+        seen.push_str(&out);
+    }
     let long: Vec<&str> = seen
         .lines()
         .filter(|l| l.chars().count() > 80 && l.trim().contains(' '))
