@@ -112,7 +112,7 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {
-            print!("{}", report.to_text());
+            print!("{}", fitted(&report.to_text()));
         }
         return Ok(exit_code(&report));
     };
@@ -133,12 +133,32 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&both)?);
     } else {
         let path = args.file.as_deref().map(std::path::Path::display);
-        if let Some(path) = path {
-            print!("your kernel, {path}: ");
-        }
-        print!("{}{}", yours.to_text(), standing.to_text());
+        let mut text = path.map_or(String::new(), |path| format!("your kernel, {path}: "));
+        text.push_str(&yours.to_text());
+        text.push_str(&standing.to_text());
+        print!("{}", fitted(&text));
     }
     Ok(exit_code(&yours))
+}
+
+/// The report fitted to the terminal's width (`runner::learner::fit`):
+/// a long line goes on two spaces further in than it began, so its lines
+/// read as one item; piped, each stays whole.
+fn fitted(text: &str) -> String {
+    let width = runner::learner::fit::width();
+    text.lines()
+        .map(|line| {
+            let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
+            let hang = format!("{indent}  ");
+            let options = textwrap::Options::new(width)
+                .break_words(false)
+                .initial_indent(indent)
+                .subsequent_indent(&hang);
+            let mut lines = textwrap::wrap(line.trim_start_matches(' '), options).join("\n");
+            lines.push('\n');
+            lines
+        })
+        .collect()
 }
 
 /// 1 where the timed output was checked and wrong.

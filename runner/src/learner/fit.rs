@@ -1,6 +1,7 @@
 //! Prose fitted to a terminal's width: `runner check`, `hint` and `progress`
 //! wrap their sentences with a hanging indent, so a line never runs past
-//! the edge of an 80-column window. Words are never broken: a path or a
+//! the edge of an 80-column window (`list` and `bench` wrap to [`width`]
+//! too). Words are never broken: a path or a
 //! piece of code longer than the line stands alone on its line.
 //!
 //! Colour codes count for nothing (textwrap measures text as it shows).
