@@ -76,7 +76,7 @@ pub fn svg(map: &AccessMap) -> Option<String> {
         false => ("workgroup 0", "workgroup memory", "invocation"),
     };
     let elements = rows[0].len();
-    // Wide enough for the longest label ("r 32–63") at 11 px, about 0.6 em
+    // Wide enough for the longest label ("r 32–63") at 12 px, about 0.6 em
     // a character, so that no two labels touch.
     let longest = rows
         .iter()
@@ -85,8 +85,9 @@ pub fn svg(map: &AccessMap) -> Option<String> {
         .map(|w| w.chars().count() + 2)
         .max()
         .unwrap_or(1);
-    let cell = (longest * 7 + 10).max(30);
-    let (left, top, row_h) = (96, 44, 40);
+    let cell = (longest * 8 + 10).max(32);
+    // Room for "before barrier 1" at 12 px.
+    let (left, top, row_h) = (112, 44, 40);
     let title = format!(
         "`{}` ({memory} of {block}), between one barrier and the next: w = wrote, r = read",
         variable.name
@@ -99,7 +100,7 @@ pub fn svg(map: &AccessMap) -> Option<String> {
         s,
         "<svg class=\"puzzle-access-phases\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
          height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" \
-         font-size=\"11\" fill=\"currentColor\" role=\"img\" aria-label=\"`{}` of {block}, one row \
+         font-size=\"12\" fill=\"currentColor\" role=\"img\" aria-label=\"`{}` of {block}, one row \
          per interval between barriers: which {who_word} wrote and read each element in it\">",
         variable.name
     );
