@@ -231,6 +231,34 @@ pub enum NotHeld {
     },
 }
 
+/// Why a buffer's own `tolerance:` cannot stand; the words follow "the
+/// tolerance of `NAME` " in the spec's error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OwnToleranceError {
+    #[error("is set on an input; only an output is judged: remove it")]
+    NotAnOutput,
+    #[error("is {given}; it must lie from its type's, {least}, up to 1")]
+    OutOfRange { given: f64, least: f64 },
+}
+
+impl Dtype {
+    /// Whether `tolerance` may judge a buffer of this type (an output, or
+    /// not): finite, at least the type's own, below 1.
+    pub fn own_tolerance(self, tolerance: f64, output: bool) -> Result<(), OwnToleranceError> {
+        let least = self.tolerance();
+        if !output {
+            Err(OwnToleranceError::NotAnOutput)
+        } else if tolerance.is_finite() && (least..1.0).contains(&tolerance) {
+            Ok(())
+        } else {
+            Err(OwnToleranceError::OutOfRange {
+                given: tolerance,
+                least,
+            })
+        }
+    }
+}
+
 /// Why a buffer's `init` or `expect` has no values; the words follow
 /// "init of `NAME` " (or "expect of …") in the spec's error.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

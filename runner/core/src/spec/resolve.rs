@@ -560,24 +560,10 @@ impl PuzzleSpec {
             ));
         }
         if let Some(tolerance) = b.tolerance {
-            let why = if !b.output {
-                Some("only an output is judged; remove it".to_string())
-            } else if !(tolerance.is_finite()
-                && tolerance >= b.dtype.tolerance()
-                && tolerance < 1.0)
-            {
-                Some(format!(
-                    "must be a number from its type's, {}, up to 1",
-                    b.dtype.tolerance()
-                ))
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(self
-                    .origin
-                    .at(line, format!("the tolerance of `{name}` {why}")));
-            }
+            b.dtype.own_tolerance(tolerance, b.output).map_err(|e| {
+                self.origin
+                    .at(line, format!("the tolerance of `{name}` {e}"))
+            })?;
         }
         let (init, expect) = match (b.output, &b.init) {
             _ if b.scratch => (None, None),

@@ -447,13 +447,13 @@ fn malformed_specs_name_their_line() {
             "tolerance on an input",
             "  a: { len: SIZE, init: arange }",
             18,
-            "the tolerance of `a` only an output is judged",
+            "the tolerance of `a` is set on an input; only an output is judged",
         ),
         (
             "tolerance below the type's",
             "  out: { len: SIZE, output: true }",
             17,
-            "the tolerance of `out` must be a number from its type's, 0.00001, up to 1",
+            "the tolerance of `out` is 0.000000001; it must lie from its type's, 0.00001, up to 1",
         ),
     ];
     let replacement = |name: &str| match name {
