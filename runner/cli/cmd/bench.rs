@@ -141,24 +141,9 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
     Ok(exit_code(&yours))
 }
 
-/// The report fitted to the terminal's width (`runner::learner::fit`):
-/// a long line goes on two spaces further in than it began, so its lines
-/// read as one item; piped, each stays whole.
+/// The report fitted to the terminal's width; piped, each line stays whole.
 fn fitted(text: &str) -> String {
-    let width = runner::learner::fit::width();
-    text.lines()
-        .map(|line| {
-            let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
-            let hang = format!("{indent}  ");
-            let options = textwrap::Options::new(width)
-                .break_words(false)
-                .initial_indent(indent)
-                .subsequent_indent(&hang);
-            let mut lines = textwrap::wrap(line.trim_start_matches(' '), options).join("\n");
-            lines.push('\n');
-            lines
-        })
-        .collect()
+    runner::learner::fit::fit_report(text, runner::learner::fit::width())
 }
 
 /// 1 where the timed output was checked and wrong.

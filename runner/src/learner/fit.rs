@@ -58,6 +58,25 @@ pub fn fit_all(text: &str, width: usize) -> String {
         .collect()
 }
 
+/// A report of indented lines (`runner bench`) fitted to `width`: a long
+/// line goes on two spaces further in than it began, so its lines read as
+/// one item.
+pub fn fit_report(text: &str, width: usize) -> String {
+    text.lines()
+        .map(|line| {
+            let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
+            let hang = format!("{indent}  ");
+            let options = textwrap::Options::new(width)
+                .break_words(false)
+                .initial_indent(indent)
+                .subsequent_indent(&hang);
+            let mut lines = textwrap::wrap(line.trim_start_matches(' '), options).join("\n");
+            lines.push('\n');
+            lines
+        })
+        .collect()
+}
+
 /// Bytes of a list marker at the start of `body`: `- `, `• `, `→ `, `! `,
 /// `✘ `/`✔ `, or a number and `. ` (`12. `); 0 when there is none.
 fn marker_len(body: &str) -> usize {
@@ -112,6 +131,22 @@ mod tests {
         let line = format!("- {red} {red} {red}");
         // Shown, the line is 13 columns: it fits 13 however long its bytes.
         assert_eq!(fit(&line, 13).lines().count(), 1, "{line:?}");
+    }
+
+    #[test]
+    fn fit_report_goes_on_further_in() {
+        // (report, width, expected)
+        let cases: &[(&str, usize, &str)] = &[
+            ("  output: ok\n", 80, "  output: ok\n"),
+            (
+                "head line\n  achieved: one two three\n",
+                14,
+                "head line\n  achieved:\n    one two\n    three\n",
+            ),
+        ];
+        for (text, width, want) in cases {
+            assert_eq!(fit_report(text, *width), *want, "{text:?} at {width}");
+        }
     }
 
     #[test]
