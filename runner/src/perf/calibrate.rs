@@ -184,6 +184,7 @@ fn spec(kernel: &str, grid: u32, block: u32, args: Vec<Arg>, launch_args: Vec<us
             dynamic_shared_bytes: 0,
             args: launch_args,
             rank: 0,
+            setup: false,
         }],
         args,
         flops: None,

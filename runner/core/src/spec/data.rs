@@ -269,12 +269,14 @@ pub enum ValuesError {
     NoBound(u64),
     #[error("`random {seed} +` needs a number, got `{offset}`")]
     Offset { seed: u64, offset: String },
+    #[error("`random {seed} *` needs a number, got `{factor}`")]
+    Factor { seed: u64, factor: String },
     #[error("`arange` takes a number as its step, got `{0}`")]
     Step(String),
     #[error("`fill` needs a number, got `{0}`")]
     Fill(String),
     #[error(
-        "`{0}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, random SEED below BOUND, reference"
+        "`{0}` is not a list of numbers or one of: arange, arange STEP, zeros, ones, fill V, random SEED, random SEED + OFFSET, random SEED * FACTOR, random SEED below BOUND, reference"
     )]
     Unknown(String),
     /// `random SEED below BOUND` whose BOUND does not evaluate.
@@ -321,6 +323,10 @@ pub enum Values {
     /// softmax's answer does not move with them, but `exp` of them
     /// overflows `float` past 88.7: large logits that a kernel must survive.
     RandomAbove(u64, f64),
+    /// `random SEED * FACTOR`: the same quarters, all multiplied by FACTOR
+    /// (a power of two keeps them exact in BF16). Attention's queries and
+    /// keys at a half give scores of a model's size, not a one-hot softmax.
+    RandomTimes(u64, f64),
     /// `random SEED below BOUND`: whole numbers from 0 to BOUND − 1, spread
     /// evenly: indices into a table (an embedding's token ids). BOUND is a
     /// number or an expression of the constants, kept as written until the
@@ -335,7 +341,7 @@ pub enum Values {
 
 impl Values {
     /// Parses the word forms: `arange`, `zeros`, `ones`, `fill V`, `random SEED`,
-    /// `random SEED + OFFSET`, `random SEED below BOUND`.
+    /// `random SEED + OFFSET`, `random SEED * FACTOR`, `random SEED below BOUND`.
     pub fn parse_word(text: &str) -> Result<Values, ValuesError> {
         let words: Vec<&str> = text.split_whitespace().collect();
         if let ["random", seed, "below", bound @ ..] = &words[..] {
@@ -346,6 +352,16 @@ impl Values {
                 return Err(ValuesError::NoBound(seed));
             }
             return Ok(Values::RandomIndex(seed, bound.join(" ")));
+        }
+        if let ["random", seed, "*", factor] = text.split_whitespace().collect::<Vec<_>>()[..] {
+            let seed = seed
+                .parse()
+                .map_err(|_| ValuesError::Seed(seed.to_string()))?;
+            let factor: f64 = factor.parse().map_err(|_| ValuesError::Factor {
+                seed,
+                factor: factor.to_string(),
+            })?;
+            return Ok(Values::RandomTimes(seed, factor));
         }
         if let ["random", seed, "+", offset] = text.split_whitespace().collect::<Vec<_>>()[..] {
             let seed = seed
@@ -388,6 +404,7 @@ impl Values {
     pub fn reseeded(&self, seed: u64) -> Values {
         match self {
             Values::RandomAbove(_, offset) => Values::RandomAbove(seed, *offset),
+            Values::RandomTimes(_, factor) => Values::RandomTimes(seed, *factor),
             Values::RandomIndex(_, bound) => Values::RandomIndex(seed, bound.clone()),
             // `zeros` is a start, not data: counters and flags (Puzzle 38's
             // rounds) begin at zero on every run, or their protocol breaks.
@@ -417,6 +434,7 @@ impl Values {
                 })?,
             Values::Random(seed) if vary => Values::Random(moved(seed)),
             Values::RandomAbove(seed, offset) if vary => Values::RandomAbove(moved(seed), *offset),
+            Values::RandomTimes(seed, factor) if vary => Values::RandomTimes(moved(seed), *factor),
             Values::RandomIndex(seed, bound) if vary => {
                 Values::RandomIndex(moved(seed), bound.clone())
             }
@@ -483,6 +501,11 @@ impl Values {
                 .into_iter()
                 .map(|v| v + offset)
                 .collect()),
+            Values::RandomTimes(seed, factor) => Ok(Values::Random(*seed)
+                .materialize(len)?
+                .into_iter()
+                .map(|v| v * factor)
+                .collect()),
             Values::RandomIndex(seed, bound) => {
                 let bound: u64 = bound.parse().map_err(|_| ValuesError::BoundNotWorkedOut {
                     seed: *seed,
@@ -505,7 +528,7 @@ impl<'de> Deserialize<'de> for Values {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = Values;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of numbers, or arange / arange STEP / zeros / ones / fill V / random SEED / random SEED + OFFSET / reference")
+                f.write_str("a list of numbers, or arange / arange STEP / zeros / ones / fill V / random SEED / random SEED + OFFSET / random SEED * FACTOR / reference")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Values, E> {
                 Values::parse_word(v).map_err(E::custom)
@@ -603,6 +626,7 @@ mod tests {
             ("random 7", Ok(Values::Random(7))),
             ("random 7 + 100", Ok(Values::RandomAbove(7, 100.0))),
             ("random 7 + -2.5", Ok(Values::RandomAbove(7, -2.5))),
+            ("random 7 * 0.5", Ok(Values::RandomTimes(7, 0.5))),
             ("arange 2", Ok(Values::ArangeStep(2.0))),
         ];
         for (text, want) in cases {
@@ -645,6 +669,12 @@ mod tests {
         assert_eq!(
             Values::RandomAbove(1, 9.0).reseeded(5),
             Values::RandomAbove(5, 9.0)
+        );
+        let times = Values::RandomTimes(7, 0.5).materialize(1000).unwrap();
+        assert!(times.iter().zip(&r).all(|(t, r)| *t == r * 0.5));
+        assert_eq!(
+            Values::RandomTimes(1, 0.5).reseeded(5),
+            Values::RandomTimes(5, 0.5)
         );
         assert_eq!(Values::Arange.reseeded(5), Values::Random(5));
         // Indices: whole numbers below the bound, every one of them reached.

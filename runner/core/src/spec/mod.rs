@@ -10,7 +10,8 @@
 //! - [`model`]: the resolved spec (every size a number);
 //! - `ranks`: a spec on several GPUs (`gpus:`) laid out as one, a buffer a rank;
 //! - [`reference`]: CPU references, the expected outputs at any size;
-//! - [`resolve`]: from the one to the other, every error at its line.
+//! - [`resolve`]: from the one to the other, every error at its line;
+//! - `steps`: a multi-kernel puzzle's launches, setup steps first.
 
 pub mod data;
 pub mod expr;
@@ -21,6 +22,7 @@ mod ranks;
 pub mod raw;
 pub mod reference;
 pub mod resolve;
+mod steps;
 
 #[cfg(test)]
 mod ranks_tests;

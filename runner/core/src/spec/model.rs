@@ -178,6 +178,12 @@ pub struct Launch {
     /// the same time, one on each GPU, and may wait for each other.
     #[serde(default)]
     pub rank: u32,
+    /// A setup step: it makes inputs that the timed steps read, as a
+    /// forward pass saves what its backward pass needs. It runs before the
+    /// checked run's other steps, and once on each set of buffers before
+    /// any timed run, outside the timing. Setup steps come first.
+    #[serde(default)]
+    pub setup: bool,
 }
 
 impl Launch {

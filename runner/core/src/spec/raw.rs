@@ -181,6 +181,10 @@ pub struct RawStep {
     /// This kernel's parameters, in CUDA order; the spec's `args` when absent.
     #[serde(default)]
     pub args: Option<Spanned<Vec<String>>>,
+    /// Runs once on each set of buffers, outside the timing (see
+    /// [`crate::spec::model::Launch::setup`]).
+    #[serde(default)]
+    pub setup: Option<Spanned<bool>>,
 }
 
 /// The spec as written, before sizes are evaluated.

@@ -9,7 +9,7 @@ use crate::spec::data::Values;
 use crate::spec::expr::{self, Constants};
 use crate::spec::model::{Arg, Buffer, Launch, Spec, TensorMap};
 use crate::spec::ranks::{self, Entry, Kind, Layout, Pick};
-use crate::spec::raw::{RawBuffer, RawSpec, RawStep, ScalarValue, Size};
+use crate::spec::raw::{RawBuffer, RawSpec, ScalarValue, Size};
 use crate::spec::reference;
 use serde::Serialize;
 use serde_saphyr::Spanned;
@@ -23,7 +23,7 @@ pub struct SpecOrigin {
 }
 
 impl SpecOrigin {
-    fn at(&self, yaml_line: u64, message: impl Into<String>) -> Located {
+    pub(super) fn at(&self, yaml_line: u64, message: impl Into<String>) -> Located {
         let line = if yaml_line == 0 {
             self.first_line.saturating_sub(1)
         } else {
@@ -361,6 +361,7 @@ impl PuzzleSpec {
                 dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
                 args: all_args,
                 rank: 0,
+                setup: false,
             }],
             (Some(steps), None, None, None) if raw.dynamic_shared_bytes.is_none() => {
                 self.resolve_steps(steps, &raw.args.value, &dims, &shared_bytes)?
@@ -423,73 +424,6 @@ impl PuzzleSpec {
             // CPU reference computes from the same number.
             value: scalar.value.dtype.round(value),
         })
-    }
-
-    /// The launches of a multi-kernel puzzle, their args as indices into the
-    /// spec's `args` as written. Each step's args must be names from the
-    /// spec's `args`, and every arg must be used by some step: a buffer that
-    /// no kernel touches is a spec that does not line up.
-    fn resolve_steps(
-        &self,
-        steps: &Spanned<Vec<Spanned<RawStep>>>,
-        args: &[String],
-        dims: &dyn Fn(&Spanned<Vec<Size>>, &str) -> Result<[u32; 3], Located>,
-        shared_bytes: &dyn Fn(&Option<Spanned<Size>>) -> Result<u32, Located>,
-    ) -> Result<Vec<Launch>, Located> {
-        if steps.value.is_empty() {
-            return Err(self
-                .origin
-                .at(steps.referenced.line(), "`steps` lists no launches"));
-        }
-        let mut used = vec![false; args.len()];
-        let mut launches = Vec::new();
-        for step in &steps.value {
-            let raw = &step.value;
-            let indices = match &raw.args {
-                None => (0..args.len()).collect(),
-                Some(names) => {
-                    let mut indices = Vec::new();
-                    for name in &names.value {
-                        let index = args.iter().position(|a| a == name).ok_or_else(|| {
-                            self.origin.at(
-                                names.referenced.line(),
-                                format!(
-                                    "step `{}` passes `{name}`, which is not in the spec's `args` ({})",
-                                    raw.kernel,
-                                    args.join(", ")
-                                ),
-                            )
-                        })?;
-                        if indices.contains(&index) {
-                            return Err(self.origin.at(
-                                names.referenced.line(),
-                                format!("step `{}` passes `{name}` twice", raw.kernel),
-                            ));
-                        }
-                        indices.push(index);
-                    }
-                    indices
-                }
-            };
-            for &i in &indices {
-                used[i] = true;
-            }
-            launches.push(Launch {
-                kernel: raw.kernel.clone(),
-                grid: dims(&raw.grid, "grid")?,
-                block: dims(&raw.block, "block")?,
-                dynamic_shared_bytes: shared_bytes(&raw.dynamic_shared_bytes)?,
-                args: indices,
-                rank: 0,
-            });
-        }
-        if let Some(i) = used.iter().position(|u| !u) {
-            return Err(self.origin.at(
-                steps.referenced.line(),
-                format!("no step passes `{}` to its kernel", args[i]),
-            ));
-        }
-        Ok(launches)
     }
 
     fn resolve_buffer(

@@ -266,6 +266,23 @@ fn steps_share_buffers_and_reference_fills_expect() {
         "args default to the spec's"
     );
     assert_eq!(spec.launches[1].args, [0, 2, 3]);
+    assert!(
+        spec.launches.iter().all(|l| !l.setup),
+        "a step is timed unless it says `setup: true`"
+    );
+    let with_setup = TWO_STEPS.replacen(
+        "    block: [TPB]\n",
+        "    block: [TPB]\n    setup: true\n",
+        1,
+    );
+    let setup = parse(&with_setup)
+        .unwrap()
+        .resolve(&Constants::new())
+        .unwrap();
+    assert_eq!(
+        setup.launches.iter().map(|l| l.setup).collect::<Vec<_>>(),
+        [true, false]
+    );
     assert_eq!(spec.outputs().count(), 1, "scratch is not judged");
     let out = spec.outputs().next().unwrap().expect.clone().unwrap();
     assert_eq!(out.last(), Some(&105.0), "from the CPU reference");
@@ -307,6 +324,20 @@ fn steps_that_do_not_line_up() {
             "scratch: true, init: zeros }",
             25,
             "scratch buffer `sums` starts poisoned",
+        ),
+        (
+            "setup after a timed step",
+            "    args: [out, sums, size]",
+            "    args: [out, sums, size]\n    setup: true",
+            22,
+            "step `add_block_sums` is a setup step after a timed one",
+        ),
+        (
+            "nothing timed",
+            "steps:\n  - kernel: local_scan\n    grid: [\"(SIZE + TPB - 1) / TPB\"]\n    block: [TPB]\n  - kernel: add_block_sums\n    grid: [\"(SIZE + TPB - 1) / TPB\"]\n    block: [TPB]",
+            "steps:\n  - kernel: local_scan\n    setup: true\n    grid: [\"(SIZE + TPB - 1) / TPB\"]\n    block: [TPB]\n  - kernel: add_block_sums\n    setup: true\n    grid: [\"(SIZE + TPB - 1) / TPB\"]\n    block: [TPB]",
+            15,
+            "every step is a setup step",
         ),
         (
             "no kernel at all",
@@ -368,7 +399,7 @@ fn malformed_specs_name_their_line() {
         (
             "expect length",
             "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
-            23,
+            22,
             "lists 3 values",
         ),
         (

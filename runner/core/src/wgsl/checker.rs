@@ -386,6 +386,7 @@ mod tests {
                 dynamic_shared_bytes: 0,
                 args: vec![0, 1, 2],
                 rank: 0,
+                setup: false,
             }],
             args: vec![
                 buffer("out", None),

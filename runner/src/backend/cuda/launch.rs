@@ -2,7 +2,8 @@
 //! holding exactly the bytes the engine sent (each between canary bands,
 //! 2 or 4 bytes an element as its type has it), every
 //! launch of the run in order, CUDA events around each run, the checked
-//! run's outputs read back before the timed ones. Each run is announced
+//! run's outputs read back before the timed ones. A spec's setup steps run
+//! in the checked run and once on each other set of buffers, never timed. Each run is announced
 //! before it is made, so the engine gives every launch its own deadline.
 //!
 //! A spec on several GPUs (`gpus:`) runs rank r's launches and buffers on
@@ -24,7 +25,7 @@ use cudarc::nvrtc::Ptx;
 use puzzle_core::backend_contract::backend::BackendError;
 use puzzle_core::backend_contract::outcome::GUARD_ELEMENTS;
 use puzzle_core::backend_contract::timing::{Clock, Timing};
-use puzzle_core::spec::model::{Arg, Buffer, MAX_GPUS};
+use puzzle_core::spec::model::{Arg, Buffer, Launch, MAX_GPUS};
 
 /// Runs a compiled kernel on GPU 0, or on GPUs 0..n for a spec on n.
 /// Called in the isolated child process.
@@ -203,13 +204,14 @@ pub fn execute(
         .expect("Devices::open opens at least one GPU");
     let launch = |slices: &mut Vec<Option<cudarc::driver::CudaSlice<u8>>>,
                   maps: &[Option<TensorMapParam>],
-                  tables: &[Option<[u64; MAX_GPUS as usize]>]|
+                  tables: &[Option<[u64; MAX_GPUS as usize]>],
+                  steps: Steps|
      -> Result<f64, BackendError> {
         let start = first.record_event(timing_event).map_err(device)?;
         for other in others {
             other.wait(&start).map_err(device)?;
         }
-        for (launch, function, config) in &functions {
+        for (launch, function, config) in functions.iter().filter(|(l, ..)| steps.runs(l)) {
             // Each buffer's data, in bytes, between its bands.
             let mut views: Vec<Option<cudarc::driver::CudaViewMut<u8>>> = slices
                 .iter_mut()
@@ -257,7 +259,7 @@ pub fn execute(
         Ok(start.elapsed_ms(&end).map_err(device)? as f64)
     };
     announce(1);
-    launch(&mut sets[0], &maps[0], &tables[0])?;
+    launch(&mut sets[0], &maps[0], &tables[0], Steps::All)?;
 
     // Every buffer's bands are checked (a write before `out[0]` is caught
     // too); only outputs' values are judged, so only they come back whole.
@@ -278,21 +280,54 @@ pub fn execute(
         });
     }
     let count = sets.len();
+    // The other sets' setup steps, once each, before any timed run.
+    if functions.iter().any(|(l, ..)| l.setup) {
+        for set in 1..count {
+            announce(1);
+            launch(&mut sets[set], &maps[set], &tables[set], Steps::Setup)?;
+        }
+    }
     for run in 0..runs.warmup {
         announce(1);
         let set = (run + 1) % count;
-        launch(&mut sets[set], &maps[set], &tables[set])?;
+        launch(&mut sets[set], &maps[set], &tables[set], Steps::Timed)?;
     }
     let (mut samples, mut wall) = (Vec::new(), Vec::new());
     for run in 0..runs.timing_samples {
         announce(1);
         let started = std::time::Instant::now();
         let set = (runs.warmup + run + 1) % count;
-        samples.push(launch(&mut sets[set], &maps[set], &tables[set])?);
+        samples.push(launch(
+            &mut sets[set],
+            &maps[set],
+            &tables[set],
+            Steps::Timed,
+        )?);
         wall.push(started.elapsed().as_secs_f64() * 1e3);
     }
     let timing = Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall));
     Ok((DeviceOutcome::Ran(DeviceRun { timing, buffers }), blobs))
+}
+
+/// Which of a run's launches to make: the checked run makes every one; a
+/// spec's setup steps (a forward pass whose saved values its backward pass
+/// reads) run once on each other set of buffers, and the timed runs make
+/// the rest.
+#[derive(Clone, Copy)]
+enum Steps {
+    All,
+    Setup,
+    Timed,
+}
+
+impl Steps {
+    fn runs(self, launch: &Launch) -> bool {
+        match self {
+            Steps::All => true,
+            Steps::Setup => launch.setup,
+            Steps::Timed => !launch.setup,
+        }
+    }
 }
 
 /// "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".

@@ -90,6 +90,14 @@ impl Backend for WgpuBackend {
         // and f16 buffers), and what the adapter cannot launch.
         front::check_bindable(job.spec)?;
         adapter::check_limits(&self.limits, job.spec)?;
+        // This backend times every launch of a run; untimed setup steps
+        // exist for CUDA's backward passes only.
+        if let Some(step) = job.spec.launches.iter().find(|l| l.setup) {
+            return Err(BackendError::Launch(format!(
+                "step `{}` is a setup step, which only the CUDA backends run untimed",
+                step.kernel
+            )));
+        }
         let run = WgpuRun {
             spec: without_data(job.spec),
             source: job.source.clone(),

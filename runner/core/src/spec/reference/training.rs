@@ -1,5 +1,6 @@
 //! Part VIII's references, training: the gradients of a softmax, of
-//! LayerNorm and of a cross-entropy loss, and one AdamW step, in f64.
+//! LayerNorm, of a cross-entropy loss and of attention, and one AdamW
+//! step, in f64.
 //!
 //! A wrong gradient reference would let a wrong kernel pass, so each one is
 //! checked against central finite differences of the forward function it
@@ -22,6 +23,7 @@ pub(super) fn named(name: &str) -> Option<Reference> {
         "layernorm_backward" => layernorm_backward_outputs,
         "cross_entropy" => cross_entropy_outputs,
         "adamw" => adamw_outputs,
+        "attention_backward" => attention_backward_outputs,
         _ => return None,
     };
     Some(reference)
@@ -214,6 +216,78 @@ fn adamw(s: &AdamW, param: &[f64], grad: &[f64], m: &[f64], v: &[f64]) -> Option
     Some(out)
 }
 
+fn attention_backward_outputs(i: &Inputs<'_>) -> Option<Outputs> {
+    let q = i.buffer("q")?;
+    let [heads, seq, dim] = q.shape[..] else {
+        return None;
+    };
+    let grads = attention_backward(
+        &q.init.clone()?,
+        &i.input("k")?,
+        &i.input("v")?,
+        &i.input("dout")?,
+        (heads, seq, dim),
+    )?;
+    outputs([("dq", grads.dq), ("dk", grads.dk), ("dv", grads.dv)])
+}
+
+/// Attention's three input gradients.
+struct AttentionGrads {
+    dq: Vec<f64>,
+    dk: Vec<f64>,
+    dv: Vec<f64>,
+}
+
+/// The gradients of a loss through o = softmax(q kᵀ / √dim) v, every head
+/// `[seq, dim]` on its own, given dout. With P the softmax's weights:
+/// dv = Pᵀ dout; dP = dout vᵀ; dS = P ⊙ (dP − rowsum(P ⊙ dP)), whose row
+/// sum equals dout·o row by row; dq = dS k / √dim and dk = dSᵀ q / √dim.
+/// None when the tensors' lengths are not heads × seq × dim.
+fn attention_backward(
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    dout: &[f64],
+    (heads, seq, dim): (usize, usize, usize),
+) -> Option<AttentionGrads> {
+    let len = heads * seq * dim;
+    if [q.len(), k.len(), v.len(), dout.len()] != [len; 4] || len == 0 {
+        return None;
+    }
+    let scale = 1.0 / (dim as f64).sqrt();
+    let mut grads = AttentionGrads {
+        dq: vec![0.0; len],
+        dk: vec![0.0; len],
+        dv: vec![0.0; len],
+    };
+    // Row r of head h, in any of the four tensors.
+    let row = |h: usize, r: usize| (h * seq + r) * dim..(h * seq + r + 1) * dim;
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+    for h in 0..heads {
+        for i in 0..seq {
+            let qi = &q[row(h, i)];
+            let doi = &dout[row(h, i)];
+            let scores: Vec<f64> = (0..seq).map(|j| dot(qi, &k[row(h, j)]) * scale).collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = scores.iter().map(|s| libm::exp(s - max)).collect();
+            let sum: f64 = weights.iter().sum();
+            let p: Vec<f64> = weights.iter().map(|w| w / sum).collect();
+            let dp: Vec<f64> = (0..seq).map(|j| dot(doi, &v[row(h, j)])).collect();
+            let delta: f64 = p.iter().zip(&dp).map(|(p, d)| p * d).sum();
+            for j in 0..seq {
+                let ds = p[j] * (dp[j] - delta) * scale;
+                let kj = row(h, j);
+                for d in 0..dim {
+                    grads.dq[row(h, i)][d] += ds * k[kj.start + d];
+                    grads.dk[kj.start + d] += ds * qi[d];
+                    grads.dv[kj.start + d] += p[j] * doi[d];
+                }
+            }
+        }
+    }
+    Some(grads)
+}
+
 #[cfg(test)]
 mod tests {
     //! Each gradient against central differences of its forward function:
@@ -391,6 +465,66 @@ mod tests {
         assert!(
             adamw(&s, &[1.0], &[], &[1.0], &[1.0]).is_none(),
             "lengths differ"
+        );
+    }
+
+    /// Attention's output, as Puzzle 36 computes it, in the form the
+    /// gradients differentiate.
+    fn attention(
+        q: &[f64],
+        k: &[f64],
+        v: &[f64],
+        (heads, seq, dim): (usize, usize, usize),
+    ) -> Vec<f64> {
+        let scale = 1.0 / (dim as f64).sqrt();
+        let mut o = Vec::new();
+        for h in 0..heads {
+            let at = |t: &[f64], r: usize| t[(h * seq + r) * dim..][..dim].to_vec();
+            for i in 0..seq {
+                let scores: Vec<f64> = (0..seq)
+                    .map(|j| dot(&at(q, i), &at(k, j)) * scale)
+                    .collect();
+                let p = softmax(&scores);
+                o.extend((0..dim).map(|d| (0..seq).map(|j| p[j] * at(v, j)[d]).sum::<f64>()));
+            }
+        }
+        o
+    }
+
+    #[test]
+    fn attention_backward_is_the_gradient_of_attention() {
+        // (heads, seq, dim): one key, a short head, two heads.
+        for shape @ (heads, seq, dim) in [(1, 1, 2), (1, 4, 3), (2, 3, 4)] {
+            let len = heads * seq * dim;
+            let (q, k, v, dout) = (
+                values(1, len),
+                values(2, len),
+                values(3, len),
+                values(4, len),
+            );
+            let grads = attention_backward(&q, &k, &v, &dout, shape).unwrap();
+            // The loss Σ dout·o, whose gradients in q, k and v are dq, dk, dv.
+            let loss = |q: &[f64], k: &[f64], v: &[f64]| dot(&attention(q, k, v, shape), &dout);
+            let name = |t: &str| format!("attention {t} {heads}x{seq}x{dim}");
+            assert_close(
+                &name("dq"),
+                &grads.dq,
+                &numeric_gradient(|x| loss(x, &k, &v), &q),
+            );
+            assert_close(
+                &name("dk"),
+                &grads.dk,
+                &numeric_gradient(|x| loss(&q, x, &v), &k),
+            );
+            assert_close(
+                &name("dv"),
+                &grads.dv,
+                &numeric_gradient(|x| loss(&q, &k, x), &v),
+            );
+        }
+        assert!(
+            attention_backward(&[1.0], &[1.0], &[1.0], &[], (1, 1, 1)).is_none(),
+            "dout missing"
         );
     }
 }
