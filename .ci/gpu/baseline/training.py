@@ -18,6 +18,9 @@ the same operation in FP64 on the same inputs.
                       gradient in the logits, through autograd   (Puzzle 43)
   adamw               torch.optim.AdamW(fused=True).step() on one tensor
                                                                  (Puzzle 44)
+  attention_backward  SDPA's backward in BF16 (autograd.grad of its output),
+                      each of its backends alone: flash, cuDNN and
+                      memory-efficient, one file each      (Puzzle 45)
 
 The bytes recorded are the fewest each operation must move, counted as the
 book counts its kernels' (each input read once, each output written once),
@@ -38,6 +41,8 @@ LAYER_NORM_SIZES = [(8192, 4096)]
 CROSS_ENTROPY_SIZES = [(4096, 32768)]
 # Parameters: Puzzle 44's `bench` size.
 ADAMW_SIZES = [1 << 26]
+# (batch, heads, seq, dim): Puzzle 45's `bench` size, its 64 heads a batch of 4 x 16.
+ATTENTION_SIZES = [(4, 16, 4096, 128)]
 # AdamW's settings in Puzzle 44's spec (PyTorch's defaults, weight decay 0.01).
 LR, BETAS, EPS, WEIGHT_DECAY = 1e-3, (0.9, 0.999), 1e-8, 1e-2
 
@@ -157,6 +162,54 @@ def adamw_case(size):
     }
 
 
+def attention_backward_case(batch, heads, seq, dim, backend, name):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    gen = torch.Generator(device="cuda").manual_seed(seq * dim + 45)
+    shape = (batch, heads, seq, dim)
+    # The spec's ranges: queries and keys in [-2, 2), values and dout in [-4, 4).
+    half = lambda: (uniform(gen, *shape) / 2).to(torch.bfloat16).requires_grad_()
+    whole = lambda: uniform(gen, *shape).to(torch.bfloat16).requires_grad_()
+    q, k, v = half(), half(), whole()
+    dout = uniform(gen, *shape).to(torch.bfloat16)
+    sdpa = F.scaled_dot_product_attention
+    with sdpa_kernel([getattr(SDPBackend, backend)]):
+        out = sdpa(q, k, v)
+        # The backward alone: the forward's output and saved statistics stay.
+        call = lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True)
+        timing = timed(call)
+        got = call()
+    # The FP64 gradients a batch element at a time (the math backend).
+    error = 0.0
+    for b in range(batch):
+        exact_in = [t[b].detach().double().requires_grad_() for t in (q, k, v)]
+        exact_out = sdpa(*exact_in)
+        exact = torch.autograd.grad(exact_out, exact_in, dout[b].double())
+        for g, e in zip(got, exact):
+            error = max(error, common.relative_error(g[b], e))
+    return {
+        "name": f"attention_backward_{name}",
+        "constants": {"HEADS": batch * heads, "SEQ": seq, "DIM": dim},
+        # FlashAttention's count: five products of 2·seq²·dim, or 2.5 forwards.
+        "flops": 10 * batch * heads * seq * seq * dim,
+        "timing": timing,
+        "max_relative_error": error,
+    }
+
+
+def attention_backward():
+    for backend, name, label in [
+        ("FLASH_ATTENTION", "flash", "flash"),
+        ("CUDNN_ATTENTION", "cudnn", "cuDNN"),
+        ("EFFICIENT_ATTENTION", "efficient", "memory-efficient"),
+    ]:
+        write(
+            f"sdpa-backward-{name}-bf16",
+            f"SDPA's backward, BF16 ({label} backend)",
+            [attention_backward_case(*size, backend, name) for size in ATTENTION_SIZES],
+            tolerance=2e-2,
+        )
+
 
 def write(op, library, cases, tolerance=1e-5):
     common.write_cases(torch, op, library, cases, tolerance)
@@ -183,6 +236,7 @@ OPS = {
         "torch.optim.AdamW(fused=True).step (FP32)",
         [adamw_case(n) for n in ADAMW_SIZES],
     ),
+    "attention_backward": attention_backward,
 }
 wanted = sys.argv[1:] or list(OPS)
 unknown = [op for op in wanted if op not in OPS]

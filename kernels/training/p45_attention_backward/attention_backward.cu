@@ -35,6 +35,9 @@
 #define DQ_SPLIT (WARPS / DQ_TILES)
 #define DQ_COLS (DIM / DQ_SPLIT)
 #define DQ_ND (DQ_COLS / 8)
+// A row of a warp's dq patch in shared memory, padded by 8 floats so that
+// the 8 rows one store of a float2 a lane writes fall in different banks.
+#define DQ_PITCH (DQ_COLS + 8)
 static_assert(CHUNKS % 8 == 0, "the swizzle permutes 8 chunks: DIM is a multiple of 64");
 static_assert(BR % 64 == 0, "a row of dsᵀ is whole swizzles of 8 chunks");
 static_assert(WARPS % DQ_TILES == 0 && DIM % DQ_SPLIT == 0 && DQ_ND % 2 == 0,
@@ -42,59 +45,7 @@ static_assert(WARPS % DQ_TILES == 0 && DIM % DQ_SPLIT == 0 && DQ_ND % 2 == 0,
 
 typedef __nv_bfloat16 bf16;
 
-#include "../../tensor/hopper/mma.cuh"
-#include "../../tensor/hopper/async_copy.cuh"
-
-__device__ __forceinline__ float minus_infinity() {
-    return __int_as_float(0xff800000);
-}
-
-// The sum of v over the warp, in every lane.
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int offset = 16; offset > 0; offset /= 2) {
-        v += __shfl_xor_sync(0xffffffff, v, offset);
-    }
-    return v;
-}
-
-// Given, and untimed (a setup step): the forward pass, saving what the
-// backward pass reads. A warp a query row, with the online softmax of Puzzle
-// 28, in base 2 as in Puzzle 36: o, and lse = log2 Σ 2^(s·scale) with s the
-// raw scores, so that p = 2^(s·scale − lse).
-extern "C" __global__ void forward(bf16* o, float* lse, const bf16* q, const bf16* k,
-                                   const bf16* v, unsigned int seq) {
-    unsigned int row = blockIdx.x * ROWS + threadIdx.x / WARP;
-    unsigned int lane = threadIdx.x % WARP;
-    size_t head = static_cast<size_t>(row / seq) * seq * DIM;
-    const float scale = 1.44269504088896341f * rsqrtf(static_cast<float>(DIM));
-    float query[LANE_COLS], acc[LANE_COLS];
-    for (unsigned int c = 0; c < LANE_COLS; c++) {
-        query[c] = __bfloat162float(q[static_cast<size_t>(row) * DIM + c * WARP + lane]);
-        acc[c] = 0.0f;
-    }
-    float max = minus_infinity(), sum = 0.0f;
-    for (unsigned int j = 0; j < seq; j++) {
-        size_t at = head + static_cast<size_t>(j) * DIM + lane;
-        float part = 0.0f;
-        for (unsigned int c = 0; c < LANE_COLS; c++) {
-            part += query[c] * __bfloat162float(k[at + c * WARP]);
-        }
-        float score = warp_sum(part) * scale;
-        float new_max = fmaxf(max, score);
-        float factor = exp2f(max - new_max), weight = exp2f(score - new_max);
-        sum = sum * factor + weight;
-        for (unsigned int c = 0; c < LANE_COLS; c++) {
-            acc[c] = acc[c] * factor + weight * __bfloat162float(v[at + c * WARP]);
-        }
-        max = new_max;
-    }
-    for (unsigned int c = 0; c < LANE_COLS; c++) {
-        o[static_cast<size_t>(row) * DIM + c * WARP + lane] = __float2bfloat16(acc[c] / sum);
-    }
-    if (lane == 0) {
-        lse[row] = max + log2f(sum);
-    }
-}
+#include "backward_tiles.cuh"
 
 // Given: delta = rowsum(dout ⊙ o) for each query row, which equals
 // Σ p·dp over the row's keys; and dq set to zero for the atomics.
@@ -113,70 +64,6 @@ extern "C" __global__ void prepare(float* dq, float* delta, const bf16* o, const
     }
 }
 
-// Given: `rows` consecutive rows of a [SEQ, DIM] matrix into a swizzled tile.
-__device__ __forceinline__ void load_rows_async(bf16* tile, const bf16* from, unsigned int rows) {
-    for (unsigned int i = threadIdx.x; i < rows * CHUNKS; i += THREADS) {
-        unsigned int r = i / CHUNKS, c = i % CHUNKS;
-        copy_async_16(&tile[r * DIM + swizzle(r, c) * 8], &from[r * DIM + c * 8]);
-    }
-}
-
-// Given: BR floats (a query tile's lse or delta), 16 bytes a copy.
-__device__ __forceinline__ void load_floats_async(float* to, const float* from) {
-    for (unsigned int i = threadIdx.x; i < BR / 4; i += THREADS) {
-        copy_async_16(&to[i * 4], &from[i * 4]);
-    }
-}
-
-__device__ __forceinline__ unsigned int pack_bf16(float lo, float hi) {
-    __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<unsigned int*>(&pair);
-}
-
-// Given: acc = a bᵀ over DIM for the warp's 16 rows of `a` (from a_row) and
-// all BR rows of `b`: sᵀ = k qᵀ and dpᵀ = v doutᵀ. As Puzzle 36's scores:
-// a's rows as A fragments, b's rows already in the "col" layout of B.
-__device__ __forceinline__ void product_abt(float (&acc)[NQ][4], const bf16* a, unsigned int a_row,
-                                            const bf16* b, unsigned int lane) {
-#pragma unroll
-    for (unsigned int kk = 0; kk < KD; kk++) {
-        unsigned int af[4];
-        unsigned int r = a_row + lane % 16;
-        ldmatrix_x4(af, &a[r * DIM + swizzle(r, kk * 2 + lane / 16) * 8]);
-#pragma unroll
-        for (unsigned int n = 0; n < NQ; n += 2) {
-            unsigned int br = n * 8 + lane / 16 * 8 + lane % 8;
-            unsigned int got[4];
-            ldmatrix_x4(got, &b[br * DIM + swizzle(br, kk * 2 + (lane / 8) % 2) * 8]);
-            mma_16x8x16(acc[n], af, got[0], got[1]);
-            mma_16x8x16(acc[n + 1], af, got[2], got[3]);
-        }
-    }
-}
-
-// Given: acc += x b for the warp's 16 rows of x (in registers, the
-// accumulators of a product above) and b, BR rows of DIM: dv += pᵀ dout and
-// dk += dsᵀ q. As Puzzle 36's o += p v: two neighbouring 8-query tiles of
-// x are the A fragment of one 16-query step; b is read with .trans.
-__device__ __forceinline__ void product_xb(float (&acc)[ND][4], const float (&x)[NQ][4],
-                                           const bf16* b, unsigned int lane) {
-#pragma unroll
-    for (unsigned int kq = 0; kq < KQ; kq++) {
-        unsigned int xa[4] = {
-            pack_bf16(x[2 * kq][0], x[2 * kq][1]), pack_bf16(x[2 * kq][2], x[2 * kq][3]),
-            pack_bf16(x[2 * kq + 1][0], x[2 * kq + 1][1]),
-            pack_bf16(x[2 * kq + 1][2], x[2 * kq + 1][3])};
-#pragma unroll
-        for (unsigned int d = 0; d < ND; d += 2) {
-            unsigned int r = kq * 16 + lane % 8 + (lane / 8) % 2 * 8;
-            unsigned int got[4];
-            ldmatrix_x4_trans(got, &b[r * DIM + swizzle(r, d + lane / 16) * 8]);
-            mma_16x8x16(acc[d], xa, got[0], got[1]);
-            mma_16x8x16(acc[d + 1], xa, got[2], got[3]);
-        }
-    }
-}
-
 // Given: the warp's dsᵀ into shared memory, [BC keys][BR queries] in BF16.
 // An 8-query accumulator tile is one 16-byte chunk of a key's row.
 __device__ __forceinline__ void store_ds(bf16* ds_tile, const float (&ds)[NQ][4],
@@ -192,11 +79,22 @@ __device__ __forceinline__ void store_ds(bf16* ds_tile, const float (&ds)[NQ][4]
     }
 }
 
+// Four atomic additions in one instruction (sm_90): a warp's 32 cover 512
+// consecutive bytes, whole 32-byte sectors of L2.
+__device__ __forceinline__ void add_four(float* at, float4 v) {
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(at), "f"(v.x), "f"(v.y),
+                 "f"(v.z), "f"(v.w)
+                 : "memory");
+}
+
 // Given: dq += ds k · scale for this warp's piece of the query tile, added
 // into global memory. ds is stored transposed, so its A fragments come
 // through ldmatrix .trans; k is read with .trans as b is in product_xb.
+// The piece passes through the warp's own patch of shared memory, so that
+// the atomics go out four floats a lane, rows whole.
 __device__ __forceinline__ void add_dq(float* dq, const bf16* ds_tile, const bf16* k_tile,
-                                       float scale, unsigned int warp, unsigned int lane) {
+                                       float* patch, float scale, unsigned int warp,
+                                       unsigned int lane) {
     unsigned int tile = warp % DQ_TILES, col0 = warp / DQ_TILES * DQ_COLS;
     float acc[DQ_ND][4] = {};
 #pragma unroll
@@ -218,25 +116,18 @@ __device__ __forceinline__ void add_dq(float* dq, const bf16* ds_tile, const bf1
     for (unsigned int d = 0; d < DQ_ND; d++) {
 #pragma unroll
         for (unsigned int h = 0; h < 2; h++) {
-            float* at = dq + static_cast<size_t>(tile * 16 + lane / 4 + h * 8) * DIM + col0 + d * 8 +
-                        lane % 4 * 2;
-            atomicAdd(at, acc[d][2 * h] * scale);
-            atomicAdd(at + 1, acc[d][2 * h + 1] * scale);
+            float* at = &patch[(lane / 4 + h * 8) * DQ_PITCH + d * 8 + lane % 4 * 2];
+            *reinterpret_cast<float2*>(at) = make_float2(acc[d][2 * h] * scale, acc[d][2 * h + 1] * scale);
         }
     }
-}
-
-// Given: a warp's 16 rows of dk or dv, times `scale`, as BF16.
-__device__ __forceinline__ void store_rows(bf16* out, const float (&acc)[ND][4], float scale,
-                                           unsigned int lane) {
-#pragma unroll
-    for (unsigned int d = 0; d < ND; d++) {
-        bf16* at = out + static_cast<size_t>(lane / 4) * DIM + d * 8 + lane % 4 * 2;
-        *reinterpret_cast<__nv_bfloat162*>(at) =
-            __floats2bfloat162_rn(acc[d][0] * scale, acc[d][1] * scale);
-        *reinterpret_cast<__nv_bfloat162*>(at + 8 * DIM) =
-            __floats2bfloat162_rn(acc[d][2] * scale, acc[d][3] * scale);
+    __syncwarp();
+    for (unsigned int i = lane; i < 16 * DQ_COLS / 4; i += WARP) {
+        unsigned int r = i / (DQ_COLS / 4), c = i % (DQ_COLS / 4) * 4;
+        add_four(dq + static_cast<size_t>(tile * 16 + r) * DIM + col0 + c,
+                 *reinterpret_cast<const float4*>(&patch[r * DQ_PITCH + c]));
     }
+    // The patch is read before the next tile's writes.
+    __syncwarp();
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
@@ -250,6 +141,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     bf16* ds_tile = dout_tiles + 2 * BR * DIM;
     float* lse_tiles = reinterpret_cast<float*>(ds_tile + BC * BR);
     float* delta_tiles = lse_tiles + 2 * BR;
+    float* patch = delta_tiles + 2 * BR + (threadIdx.x / WARP) * 16 * DQ_PITCH;
     unsigned int warp = threadIdx.x / WARP;
     unsigned int lane = threadIdx.x % WARP;
     size_t head = static_cast<size_t>(blockIdx.y) * seq * DIM;
@@ -264,8 +156,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     load_rows_async(v_tile, v + key0, BC);
     load_rows_async(q_tiles, q + head, BR);
     load_rows_async(dout_tiles, dout + head, BR);
-    load_floats_async(lse_tiles, head_lse);
-    load_floats_async(delta_tiles, head_delta);
+    load_floats_async(lse_tiles, head_lse, BR);
+    load_floats_async(delta_tiles, head_delta, BR);
     commit_copies();
 
     float dk_acc[ND][4] = {}, dv_acc[ND][4] = {};
@@ -278,8 +170,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
             size_t from = head + static_cast<size_t>(t + 1) * BR * DIM;
             load_rows_async(q_tiles + next * BR * DIM, q + from, BR);
             load_rows_async(dout_tiles + next * BR * DIM, dout + from, BR);
-            load_floats_async(lse_tiles + next * BR, head_lse + (t + 1) * BR);
-            load_floats_async(delta_tiles + next * BR, head_delta + (t + 1) * BR);
+            load_floats_async(lse_tiles + next * BR, head_lse + (t + 1) * BR, BR);
+            load_floats_async(delta_tiles + next * BR, head_delta + (t + 1) * BR, BR);
         }
         commit_copies();
         wait_copies<1>();
@@ -313,7 +205,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         // Every warp's dsᵀ is in shared memory, and every warp is done with
         // this stage of q and dout.
         __syncthreads();
-        add_dq(dq + head + static_cast<size_t>(t) * BR * DIM, ds_tile, k_tile, grad_scale, warp, lane);
+        add_dq(dq + head + static_cast<size_t>(t) * BR * DIM, ds_tile, k_tile, patch, grad_scale, warp,
+               lane);
     }
     size_t rows = key0 + static_cast<size_t>(warp) * 16 * DIM;
     store_rows(dk + rows, dk_acc, grad_scale, lane);

@@ -539,6 +539,52 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     if release {
         w.published.release(t, addr, scope);
     }
+    // `red.add.v2.f32` and `.v4.f32` (sm_90): an atomic addition an
+    // element, at consecutive addresses.
+    let (vector, scalars): (&[Operand], &[Operand]) = match args.first() {
+        Some(Operand::Vector(values)) if red && i.vec > 1 => (values, &args[1..]),
+        _ => (&[], args),
+    };
+    if !vector.is_empty() {
+        for (k, value) in vector.iter().enumerate() {
+            let x = read(t, w, value, ty);
+            if update(t, i, w, b, addr + k as u64 * u64::from(width), x, 0).is_none() {
+                return false;
+            }
+        }
+        if acquire {
+            w.published.acquire(t, addr, scope);
+        }
+        return true;
+    }
+    let x = scalars.first().map_or(0, |a| read(t, w, a, ty));
+    let y = scalars.get(1).map_or(0, |a| read(t, w, a, ty));
+    let Some(old) = update(t, i, w, b, addr, x, y) else {
+        return false;
+    };
+    if !red {
+        write(t, &o[0], old);
+    }
+    if acquire {
+        w.published.acquire(t, addr, scope);
+    }
+    true
+}
+
+/// One element of an atomic operation: the old value at `addr` read, the
+/// operation's result with `x` (and `y`, for `cas`) written; None for an
+/// operation the checker does not know.
+fn update(
+    t: &mut ThreadState,
+    i: &Inst,
+    w: &mut World,
+    b: &mut Cluster<'_>,
+    addr: u64,
+    x: u64,
+    y: u64,
+) -> Option<u64> {
+    let ty = i.ty;
+    let width = ty.bytes();
     let load = Access {
         addr,
         width,
@@ -548,8 +594,6 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
         line: i.line as usize,
     };
     let old = w.load(t, b, load);
-    let x = args.first().map_or(0, |a| read(t, w, a, ty));
-    let y = args.get(1).map_or(0, |a| read(t, w, a, ty));
     let m = value::ones(ty.bits());
     let has = |s: &str| i.has(s);
     let new = if has("add") {
@@ -578,20 +622,14 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     } else if has("dec") {
         if old == 0 || old > x { x } else { old - 1 }
     } else {
-        return false;
+        return None;
     };
     let store = Access {
         write: true,
         ..load
     };
     w.store(t, b, store, new);
-    if !red {
-        write(t, &o[0], old);
-    }
-    if acquire {
-        w.published.acquire(t, addr, scope);
-    }
-    true
+    Some(old)
 }
 
 /// Reads an operand as bits of type `ty`.

@@ -202,3 +202,38 @@ fn printf_and_local_arrays() {
     );
     assert_eq!(r.printed_left_out, 0);
 }
+
+/// `red.global.add.v4.f32` (sm_90), which the attention backward's dq uses:
+/// an atomic addition an element, every thread's landing. Hand-written PTX,
+/// in the form NVRTC gives `atomicAdd(float4*, float4)`.
+#[test]
+fn vector_atomic_additions_add_every_element() {
+    let ptx = "
+.version 8.5
+.target sm_90a
+.address_size 64
+.visible .entry red_v4(.param .u64 out)
+{
+    .reg .b64 %rd<3>;
+    .reg .f32 %f<5>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.f32 %f1, 0f3F800000;
+    mov.f32 %f2, 0f40000000;
+    mov.f32 %f3, 0f40400000;
+    mov.f32 %f4, 0f40800000;
+    red.global.add.v4.f32 [%rd2], {%f1, %f2, %f3, %f4};
+    ret;
+}
+";
+    let r = run(
+        ptx,
+        "red_v4",
+        1,
+        8,
+        vec![buffer("out", Some(&[0.5; 4]), 4)],
+        vec![],
+    );
+    assert!(r.hazards.is_empty(), "atomics never race: {:#?}", r.hazards);
+    assert_eq!(out_values(&r, 4), [8.5, 16.5, 24.5, 32.5]);
+}
