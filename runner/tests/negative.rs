@@ -497,6 +497,21 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
         "elements of `param_out` are wrong",
         None,
     ),
+    // Attention backward: ds without delta; a query block's rows read as columns.
+    (
+        "p45_attention_backward_no_delta.cu",
+        "p45_attention_backward",
+        Status::Fail,
+        "elements of `dq` are wrong",
+        None,
+    ),
+    (
+        "p45_attention_backward_dq_pass_columns_for_rows.cu",
+        "p45_attention_backward_dq_pass",
+        Status::Fail,
+        "elements of `dq` are wrong",
+        None,
+    ),
     // Attention's online softmax: the output rows kept at an old maximum.
     (
         "p31_attention_fused_no_rescale.wgsl",

@@ -20,7 +20,8 @@ the same operation in FP64 on the same inputs.
                                                                  (Puzzle 44)
   attention_backward  SDPA's backward in BF16 (autograd.grad of its output),
                       each of its backends alone: flash, cuDNN and
-                      memory-efficient, one file each      (Puzzle 45)
+                      memory-efficient, one file each; the one PyTorch
+                      picks by default says so             (Puzzle 45)
 
 The bytes recorded are the fewest each operation must move, counted as the
 book counts its kernels' (each input read once, each output written once),
@@ -197,7 +198,22 @@ def attention_backward_case(batch, heads, seq, dim, backend, name):
     }
 
 
+def default_backend():
+    """The SDPA backend PyTorch picks on this GPU for Puzzle 45's inputs,
+    by name (torch._fused_sdp_choice answers with SDPBackend's number)."""
+    from torch.nn.attention import SDPBackend
+
+    batch, heads, seq, dim = ATTENTION_SIZES[0]
+    x = torch.zeros(batch, heads, seq, dim, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    chosen = torch._fused_sdp_choice(x, x, x)
+    for name, member in SDPBackend.__members__.items():
+        if int(member) == int(chosen):
+            return name
+    return f"unknown ({chosen})"
+
+
 def attention_backward():
+    default = default_backend()
     for backend, name, label in [
         ("FLASH_ATTENTION", "flash", "flash"),
         ("CUDNN_ATTENTION", "cudnn", "cuDNN"),
@@ -205,7 +221,8 @@ def attention_backward():
     ]:
         write(
             f"sdpa-backward-{name}-bf16",
-            f"SDPA's backward, BF16 ({label} backend)",
+            f"SDPA's backward, BF16 ({label} backend"
+            + ("; PyTorch's default on this GPU)" if backend == default else ")"),
             [attention_backward_case(*size, backend, name) for size in ATTENTION_SIZES],
             tolerance=2e-2,
         )
