@@ -11,7 +11,7 @@
 //! - `ranks`: a spec on several GPUs (`gpus:`) laid out as one, a buffer a rank;
 //! - [`reference`]: CPU references, the expected outputs at any size;
 //! - [`resolve`]: from the one to the other, every error at its line;
-//! - `steps`: a multi-kernel puzzle's launches, setup steps first.
+//! - [`steps`]: a multi-kernel puzzle's launches, setup steps first.
 
 pub mod data;
 pub mod expr;
@@ -22,7 +22,7 @@ mod ranks;
 pub mod raw;
 pub mod reference;
 pub mod resolve;
-mod steps;
+pub mod steps;
 
 #[cfg(test)]
 mod ranks_tests;

@@ -30,7 +30,7 @@ static_assert(BR % 16 == 0 && QC % 16 == 0, "whole k-steps of 16 for the product
 
 typedef __nv_bfloat16 bf16;
 
-#include "backward_tiles.cuh"
+#include "../p45_attention_backward/backward_tiles.cuh"
 
 // Given: delta = rowsum(dout ⊙ o) for each query row, which equals
 // Σ p·dp over the row's keys.
