@@ -185,9 +185,9 @@ pub fn bench(
         } else {
             Checked::Failed(problems)
         }
-    } else if let Some(sample) = reference::sampled(&spec, CHECK_BUDGET) {
+    } else if let Some((output, sample)) = reference::sampled(&spec, CHECK_BUDGET) {
         let of = spec.outputs().map(|b| b.len()).sum();
-        match verify::check_sample(&spec, &report.checks, "out", &sample) {
+        match verify::check_sample(&spec, &report.checks, output, &sample) {
             problems if problems.is_empty() => Checked::Sampled {
                 outputs: sample.len(),
                 of,

@@ -69,15 +69,17 @@ pub fn expected(spec: &Spec) -> Option<BTreeMap<String, Vec<f64>>> {
     reference(&Inputs { spec })
 }
 
-/// Expected values of output `out` at a sample of its elements, for a run
-/// too large to compute the whole reference for: `(flat index, value)` pairs
-/// costing about `budget` operations in all, spread over the whole output.
-/// Only references whose elements can be computed one at a time have one.
-pub fn sampled(spec: &Spec, budget: f64) -> Option<Vec<(usize, f64)>> {
+/// Expected values of one output at a sample of its elements, for a run
+/// too large to compute the whole reference for: the output's name, and
+/// `(flat index, value)` pairs costing about `budget` operations in all,
+/// spread over the whole output. Only references whose elements can be
+/// computed a few at a time have one (attention's backward pass: its dq).
+pub fn sampled(spec: &Spec, budget: f64) -> Option<(&'static str, Vec<(usize, f64)>)> {
     let inputs = Inputs { spec };
     match spec.reference.as_str() {
-        "matmul" => matmul::sampled(&inputs, budget),
-        "attention" => attention::sampled(&inputs, budget),
+        "matmul" => Some(("out", matmul::sampled(&inputs, budget)?)),
+        "attention" => Some(("out", attention::sampled(&inputs, budget)?)),
+        "attention_backward" => Some(("dq", training::sampled_dq(&inputs, budget)?)),
         _ => None,
     }
 }

@@ -406,7 +406,8 @@ fn attention_reference() {
     for (g, w) in out.iter().zip(want) {
         assert!((g - w).abs() < 1e-9, "{out:?}");
     }
-    let sample = sampled(&attention, 1e9).unwrap();
+    let (output, sample) = sampled(&attention, 1e9).unwrap();
+    assert_eq!(output, "out");
     assert_eq!(sample.len(), 4, "every row fits the budget");
     for (i, value) in sample {
         assert_eq!(value, out[i]);
@@ -449,7 +450,7 @@ fn sampled_matmul_agrees_with_the_full_one() {
             ],
         );
         let full = &expected(&spec).unwrap()["out"];
-        let sample = sampled(&spec, budget).unwrap();
+        let (_, sample) = sampled(&spec, budget).unwrap();
         assert_eq!(sample.len(), count, "{m}x{k}x{n}");
         let mut seen = std::collections::BTreeSet::new();
         for (flat, value) in sample {
@@ -458,6 +459,37 @@ fn sampled_matmul_agrees_with_the_full_one() {
         }
     }
     assert!(sampled(&spec("sum", vec![]), 1e9).is_none());
+}
+
+/// Attention backward's sampled rows of dq are the full reference's, and a
+/// small budget still samples one whole row.
+#[test]
+fn sampled_attention_backward_is_the_full_dq() {
+    let (heads, seq, dim) = (2, 5, 3);
+    let values = |seed: usize| -> Vec<f64> {
+        (0..heads * seq * dim)
+            .map(|i| ((i * 7 + seed * 3) % 11) as f64 / 4.0 - 1.0)
+            .collect()
+    };
+    let tensors = ["q", "k", "v", "dout"]
+        .iter()
+        .enumerate()
+        .map(|(seed, name)| buffer(name, &[heads, seq, dim], Some(values(seed))))
+        .collect();
+    let spec = spec("attention_backward", tensors);
+    let full = &expected(&spec).unwrap()["dq"];
+    for (budget, rows) in [(1.0, 1), (1e9, heads * seq)] {
+        let (output, sample) = sampled(&spec, budget).unwrap();
+        assert_eq!(output, "dq");
+        assert_eq!(sample.len(), rows * dim, "budget {budget}");
+        for (flat, value) in sample {
+            assert!(
+                (value - full[flat]).abs() < 1e-12,
+                "dq[{flat}]: {value} against {}",
+                full[flat]
+            );
+        }
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! checked against central finite differences of the forward function it
 //! differentiates (the tests at the end of this file).
 
-use super::{Inputs, Outputs, Reference, dims2, out, transformer::LAYER_NORM_EPS};
+use super::{Inputs, Outputs, Reference, dims2, out, spread, transformer::LAYER_NORM_EPS};
 use std::collections::BTreeMap;
 
 /// This family's reference called `name`, if it has one.
@@ -238,54 +238,146 @@ struct AttentionGrads {
     dv: Vec<f64>,
 }
 
+/// Attention's four tensors, each `[heads, seq, dim]` flattened, as the
+/// gradients read them.
+struct AttentionInputs<'a> {
+    q: &'a [f64],
+    k: &'a [f64],
+    v: &'a [f64],
+    dout: &'a [f64],
+    heads: usize,
+    seq: usize,
+    dim: usize,
+}
+
+/// One query row's share of the backward pass: its softmax weights P and
+/// their gradient through the softmax, dS (unscaled by 1 / √dim).
+struct QueryRow {
+    p: Vec<f64>,
+    ds: Vec<f64>,
+}
+
+impl<'a> AttentionInputs<'a> {
+    /// None when the tensors' lengths are not heads × seq × dim.
+    fn of(
+        q: &'a [f64],
+        k: &'a [f64],
+        v: &'a [f64],
+        dout: &'a [f64],
+        (heads, seq, dim): (usize, usize, usize),
+    ) -> Option<AttentionInputs<'a>> {
+        let len = heads * seq * dim;
+        if [q.len(), k.len(), v.len(), dout.len()] != [len; 4] || len == 0 {
+            return None;
+        }
+        Some(AttentionInputs {
+            q,
+            k,
+            v,
+            dout,
+            heads,
+            seq,
+            dim,
+        })
+    }
+
+    /// Row r of head h, in any of the four tensors.
+    fn row(&self, h: usize, r: usize) -> std::ops::Range<usize> {
+        (h * self.seq + r) * self.dim..(h * self.seq + r + 1) * self.dim
+    }
+
+    /// Query i of head h: P_ij = softmax_j(q_i·k_j / √dim), dP_ij = dout_i·v_j,
+    /// and dS_ij = P_ij (dP_ij − Σ_j P_ij dP_ij).
+    fn query_row(&self, h: usize, i: usize) -> QueryRow {
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+        let scale = 1.0 / (self.dim as f64).sqrt();
+        let (qi, doi) = (&self.q[self.row(h, i)], &self.dout[self.row(h, i)]);
+        let keys = 0..self.seq;
+        let scores: Vec<f64> = keys
+            .clone()
+            .map(|j| dot(qi, &self.k[self.row(h, j)]) * scale)
+            .collect();
+        let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = scores.iter().map(|s| libm::exp(s - max)).collect();
+        let sum: f64 = weights.iter().sum();
+        let p: Vec<f64> = weights.iter().map(|w| w / sum).collect();
+        let dp: Vec<f64> = keys.map(|j| dot(doi, &self.v[self.row(h, j)])).collect();
+        let delta: f64 = p.iter().zip(&dp).map(|(p, d)| p * d).sum();
+        let ds = p.iter().zip(&dp).map(|(p, d)| p * (d - delta)).collect();
+        QueryRow { p, ds }
+    }
+
+    /// Row i of head h of dq: Σ_j dS_ij k_j / √dim.
+    fn dq_row(&self, h: usize, i: usize) -> Vec<f64> {
+        let scale = 1.0 / (self.dim as f64).sqrt();
+        let ds = self.query_row(h, i).ds;
+        let mut dq = vec![0.0; self.dim];
+        for (j, ds) in ds.iter().enumerate() {
+            for (d, k) in dq.iter_mut().zip(&self.k[self.row(h, j)]) {
+                *d += ds * k * scale;
+            }
+        }
+        dq
+    }
+}
+
 /// The gradients of a loss through o = softmax(q kᵀ / √dim) v, every head
-/// `[seq, dim]` on its own, given dout. With P the softmax's weights:
-/// dv = Pᵀ dout; dP = dout vᵀ; dS = P ⊙ (dP − rowsum(P ⊙ dP)), whose row
-/// sum equals dout·o row by row; dq = dS k / √dim and dk = dSᵀ q / √dim.
-/// None when the tensors' lengths are not heads × seq × dim.
+/// on its own, given dout. With P the softmax's weights: dv = Pᵀ dout;
+/// dP = dout vᵀ; dS = P ⊙ (dP − rowsum(P ⊙ dP)), whose row sum equals
+/// dout·o row by row; dq = dS k / √dim and dk = dSᵀ q / √dim.
 fn attention_backward(
     q: &[f64],
     k: &[f64],
     v: &[f64],
     dout: &[f64],
-    (heads, seq, dim): (usize, usize, usize),
+    shape: (usize, usize, usize),
 ) -> Option<AttentionGrads> {
-    let len = heads * seq * dim;
-    if [q.len(), k.len(), v.len(), dout.len()] != [len; 4] || len == 0 {
-        return None;
-    }
-    let scale = 1.0 / (dim as f64).sqrt();
+    let t = AttentionInputs::of(q, k, v, dout, shape)?;
+    let scale = 1.0 / (t.dim as f64).sqrt();
+    let len = q.len();
     let mut grads = AttentionGrads {
         dq: vec![0.0; len],
         dk: vec![0.0; len],
         dv: vec![0.0; len],
     };
-    // Row r of head h, in any of the four tensors.
-    let row = |h: usize, r: usize| (h * seq + r) * dim..(h * seq + r + 1) * dim;
-    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
-    for h in 0..heads {
-        for i in 0..seq {
-            let qi = &q[row(h, i)];
-            let doi = &dout[row(h, i)];
-            let scores: Vec<f64> = (0..seq).map(|j| dot(qi, &k[row(h, j)]) * scale).collect();
-            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let weights: Vec<f64> = scores.iter().map(|s| libm::exp(s - max)).collect();
-            let sum: f64 = weights.iter().sum();
-            let p: Vec<f64> = weights.iter().map(|w| w / sum).collect();
-            let dp: Vec<f64> = (0..seq).map(|j| dot(doi, &v[row(h, j)])).collect();
-            let delta: f64 = p.iter().zip(&dp).map(|(p, d)| p * d).sum();
-            for j in 0..seq {
-                let ds = p[j] * (dp[j] - delta) * scale;
-                let kj = row(h, j);
-                for d in 0..dim {
-                    grads.dq[row(h, i)][d] += ds * k[kj.start + d];
-                    grads.dk[kj.start + d] += ds * qi[d];
-                    grads.dv[kj.start + d] += p[j] * doi[d];
+    for h in 0..t.heads {
+        for i in 0..t.seq {
+            let QueryRow { p, ds } = t.query_row(h, i);
+            let (qi, doi) = (t.row(h, i), t.row(h, i));
+            for j in 0..t.seq {
+                let kj = t.row(h, j);
+                for d in 0..t.dim {
+                    grads.dq[qi.start + d] += ds[j] * scale * k[kj.start + d];
+                    grads.dk[kj.start + d] += ds[j] * scale * q[qi.start + d];
+                    grads.dv[kj.start + d] += p[j] * dout[doi.start + d];
                 }
             }
         }
     }
     Some(grads)
+}
+
+/// `attention_backward`'s dq in whole rows, a sample of them costing about
+/// `budget` operations in all (see [`super::sampled`]): a row of dq needs
+/// only its own query's scores, where dk and dv need every query's.
+pub(super) fn sampled_dq(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> {
+    let q = i.buffer("q")?;
+    let [heads, seq, dim] = q.shape[..] else {
+        return None;
+    };
+    let (k, v, dout) = (i.input("k")?, i.input("v")?, i.input("dout")?);
+    let t = AttentionInputs::of(q.init.as_deref()?, &k, &v, &dout, (heads, seq, dim))?;
+    let rows = heads * seq;
+    let per_row = (4 * seq * dim) as f64;
+    let count = ((budget / per_row) as usize).clamp(1, rows);
+    Some(
+        spread(rows, count)
+            .flat_map(|row| {
+                let values = t.dq_row(row / seq, row % seq);
+                (0..dim).map(move |d| (row * dim + d, values[d]))
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
