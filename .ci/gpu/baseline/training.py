@@ -16,6 +16,9 @@ the same operation in FP64 on the same inputs.
                       saved mean and rstd: dx, dgamma and dbeta  (Puzzle 42)
   cross_entropy       F.cross_entropy(reduction="sum") forward and its
                       gradient in the logits, through autograd   (Puzzle 43)
+  *_compiled          the first three through torch.compile (Inductor's
+                      generated kernels), one file each: the fastest
+                      PyTorch has may be either
   adamw               torch.optim.AdamW(fused=True).step() on one tensor
                                                                  (Puzzle 44)
   attention_backward  SDPA's backward in BF16 (autograd.grad of its output),
@@ -57,15 +60,29 @@ def uniform(gen, *shape):
 
 
 
-def softmax_backward_case(rows, cols):
+def maybe_compiled(fn, compiled):
+    """`fn` as it is (eager: one library kernel a call) or through
+    torch.compile (Inductor's generated kernels), compiled on its first call,
+    which `timed` makes among its warm-up calls."""
+    return torch.compile(fn, dynamic=False) if compiled else fn
+
+
+def named(name, compiled):
+    return f"{name}_compiled" if compiled else name
+
+
+def softmax_backward_case(rows, cols, compiled=False):
     gen = torch.Generator(device="cuda").manual_seed(rows * cols + 41)
     y = torch.softmax(uniform(gen, rows, cols), dim=1)
     dy = uniform(gen, rows, cols)
-    call = lambda: torch._softmax_backward_data(dy, y, 1, torch.float32)
+    backward = maybe_compiled(
+        lambda dy, y: torch._softmax_backward_data(dy, y, 1, torch.float32), compiled
+    )
+    call = lambda: backward(dy, y)
     yd, dyd = y.double(), dy.double()
     exact = yd * (dyd - (yd * dyd).sum(dim=1, keepdim=True))
     return {
-        "name": "softmax_backward",
+        "name": named("softmax_backward", compiled),
         "constants": {"ROWS": rows, "COLS": cols},
         "bytes": 3 * 4 * rows * cols,
         "timing": timed(call),
@@ -73,15 +90,19 @@ def softmax_backward_case(rows, cols):
     }
 
 
-def layer_norm_backward_case(rows, cols):
+def layer_norm_backward_case(rows, cols, compiled=False):
     gen = torch.Generator(device="cuda").manual_seed(rows * cols + 42)
     x, dy = uniform(gen, rows, cols), uniform(gen, rows, cols)
     gamma, beta = uniform(gen, cols), uniform(gen, cols)
     _, mean, rstd = torch.ops.aten.native_layer_norm(x, (cols,), gamma, beta, 1e-5)
     mask = [True, True, True]
-    call = lambda: torch.ops.aten.native_layer_norm_backward(
-        dy, x, (cols,), mean, rstd, gamma, beta, mask
+    backward = maybe_compiled(
+        lambda dy, x, mean, rstd, gamma, beta: torch.ops.aten.native_layer_norm_backward(
+            dy, x, (cols,), mean, rstd, gamma, beta, mask
+        ),
+        compiled,
     )
+    call = lambda: backward(dy, x, mean, rstd, gamma, beta)
     # The three gradients in FP64, through autograd on FP64 copies.
     xd = x.double().requires_grad_()
     gd, bd = gamma.double().requires_grad_(), beta.double().requires_grad_()
@@ -89,7 +110,7 @@ def layer_norm_backward_case(rows, cols):
     got = call()
     error = max(common.relative_error(g, e) for g, e in zip(got, (xd.grad, gd.grad, bd.grad)))
     return {
-        "name": "layernorm_backward",
+        "name": named("layernorm_backward", compiled),
         "constants": {"ROWS": rows, "COLS": cols},
         # x and dy read, dx written; gamma read, dgamma and dbeta written.
         "bytes": 4 * (3 * rows * cols + 3 * cols),
@@ -98,14 +119,16 @@ def layer_norm_backward_case(rows, cols):
     }
 
 
-def cross_entropy_case(rows, vocab):
+def cross_entropy_case(rows, vocab, compiled=False):
     gen = torch.Generator(device="cuda").manual_seed(rows * vocab + 43)
     logits = uniform(gen, rows, vocab).requires_grad_()
     targets = torch.randint(0, vocab, (rows,), device="cuda", generator=gen)
 
+    # Compiled, the forward and the backward graphs are both Inductor's.
+    loss_of = maybe_compiled(lambda x: F.cross_entropy(x, targets, reduction="sum"), compiled)
+
     def call():
-        loss = F.cross_entropy(logits, targets, reduction="sum")
-        return torch.autograd.grad(loss, logits)[0]
+        return torch.autograd.grad(loss_of(logits), logits)[0]
 
     exact_logits = logits.detach().double().requires_grad_()
     F.cross_entropy(exact_logits, targets, reduction="sum").backward()
@@ -116,7 +139,7 @@ def cross_entropy_case(rows, vocab):
         common.relative_error(loss, exact_loss),
     )
     return {
-        "name": "cross_entropy",
+        "name": named("cross_entropy", compiled),
         "constants": {"ROWS": rows, "VOCAB": vocab},
         # The logits and the targets (the book's are 4-byte) read, the
         # gradient and the rows' losses written.
@@ -247,6 +270,23 @@ OPS = {
         "cross-entropy",
         "F.cross_entropy forward and backward (FP32)",
         [cross_entropy_case(r, v) for r, v in CROSS_ENTROPY_SIZES],
+    ),
+    # The same operations through torch.compile: the fastest PyTorch has
+    # for them may be Inductor's fused kernels, not the eager library's.
+    "softmax_backward_compiled": lambda: write(
+        "softmax-backward-compiled",
+        "torch.compile of torch._softmax_backward_data (Inductor, FP32)",
+        [softmax_backward_case(r, c, compiled=True) for r, c in SOFTMAX_SIZES],
+    ),
+    "layernorm_backward_compiled": lambda: write(
+        "layernorm-backward-compiled",
+        "torch.compile of aten.native_layer_norm_backward (Inductor, FP32)",
+        [layer_norm_backward_case(r, c, compiled=True) for r, c in LAYER_NORM_SIZES],
+    ),
+    "cross_entropy_compiled": lambda: write(
+        "cross-entropy-compiled",
+        "torch.compile of F.cross_entropy, forward and backward (Inductor, FP32)",
+        [cross_entropy_case(r, v, compiled=True) for r, v in CROSS_ENTROPY_SIZES],
     ),
     "adamw": lambda: write(
         "adamw",
