@@ -58,6 +58,10 @@ pub fn process_chapter(
     // Puzzle blocks pair with the source's puzzles in order (`links` can move lines, not blocks).
     let mut next_puzzle = puzzles.iter();
     let mut replacements = Vec::new();
+    // Every roofline block's "how this was measured", folded once after the
+    // last of them, and the index of that block's replacement.
+    let mut measured = Vec::new();
+    let mut last_roofline = None;
     for block in &blocks {
         let text = match &block.kind {
             BlockKind::Puzzle => {
@@ -78,7 +82,12 @@ pub fn process_chapter(
                         &session.roofs,
                     )
                 }) {
-                    Ok(text) => text,
+                    Ok(rendered) => {
+                        last_roofline = Some(replacements.len());
+                        let shown = rendered.shown.clone();
+                        measured.push(rendered);
+                        shown
+                    }
                     Err(problem) => failed_block(session, file, problem, &mut problems)?,
                 }
             }
@@ -123,6 +132,11 @@ pub fn process_chapter(
             }
         };
         replacements.push((block.range.clone(), text));
+    }
+    if let Some(last) = last_roofline {
+        replacements[last]
+            .1
+            .push_str(&roofline::measured_how(&measured));
     }
     let mut out = content.to_string();
     for (range, text) in replacements.into_iter().rev() {

@@ -76,6 +76,17 @@ pub enum RooflineError {
     Chart(#[from] ChartError),
 }
 
+/// A block as the page shows it: what every reader sees (the compact
+/// tables, verdicts and chart), and how it was measured (each GPU's roofs
+/// and full counts, then the datasheet table), which the page folds once
+/// for all its blocks ([`measured_how`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    pub shown: String,
+    pub how: String,
+    pub datasheet: String,
+}
+
 /// The block's Markdown/HTML, or a message naming what is wrong with it.
 // String-typed because the page's renderer (being restructured apart from
 // this change) chains it after `Session::book`, whose error is words:
@@ -86,8 +97,33 @@ pub fn render(
     recordings: &[Recording],
     baselines: &[Baseline],
     roofs: &roofs::Memo,
-) -> Result<String, String> {
+) -> Result<Rendered, String> {
     render_block(yaml, book, recordings, baselines, roofs).map_err(|e| e.to_string())
+}
+
+/// One folded "how this was measured" for a page's roofline blocks: each
+/// block's GPUs in page order, and each distinct datasheet table once (two
+/// blocks of the same kernels share one). Empty when no block has any.
+pub fn measured_how(blocks: &[Rendered]) -> String {
+    if blocks
+        .iter()
+        .all(|b| b.how.trim().is_empty() && b.datasheet.trim().is_empty())
+    {
+        return String::new();
+    }
+    let mut inner: String = blocks.iter().map(|b| b.how.as_str()).collect();
+    let mut seen: Vec<&str> = Vec::new();
+    for block in blocks {
+        if !block.datasheet.trim().is_empty() && !seen.contains(&block.datasheet.as_str()) {
+            seen.push(&block.datasheet);
+            inner.push_str(&block.datasheet);
+        }
+    }
+    format!(
+        "<details class=\"puzzle-measured-how\">\n<summary>How this page's figures were \
+         measured: each GPU's roofs, the full counts and the datasheets</summary>\n\n{inner}\n\
+         </details>\n"
+    )
 }
 
 /// The block's Markdown/HTML, or what is wrong with it.
@@ -97,7 +133,7 @@ pub fn render_block(
     recordings: &[Recording],
     baselines: &[Baseline],
     roofs: &roofs::Memo,
-) -> Result<String, RooflineError> {
+) -> Result<Rendered, RooflineError> {
     let block = RooflineBlock::parse(yaml)?;
     let mut shown_rows = Vec::new();
     for id in &block.puzzles {
@@ -232,15 +268,14 @@ pub fn render_block(
         );
     }
     // The roofs, the full counts and the datasheets: how the figures above
-    // were made, for the reader who asks, not in every reader's way.
-    let _ = writeln!(
-        md,
-        "<details class=\"puzzle-measured-how\">\n<summary>How this was measured: each GPU's \
-         roofs, the full counts and the datasheets</summary>\n\n{how}"
-    );
-    md.push_str(&datasheet_table(&shown_rows, block.sizes, math));
-    let _ = writeln!(md, "\n</details>\n</div>\n");
-    Ok(md)
+    // were made, for the reader who asks, not in every reader's way; the
+    // page folds them once, after its last block.
+    let _ = writeln!(md, "</div>\n");
+    Ok(Rendered {
+        shown: md,
+        how,
+        datasheet: datasheet_table(&shown_rows, block.sizes, math),
+    })
 }
 
 /// The roofs of one GPU in words: each memory roof with what set it, the
@@ -548,6 +583,49 @@ mod tests {
             (2.5, "2.500 ms"),
         ] {
             assert_eq!(datasheet_time(ms), text, "{ms}");
+        }
+    }
+
+    /// A page's blocks fold into one "how this was measured": every block's
+    /// GPUs in order, a datasheet table two blocks share written once, and
+    /// nothing at all for a page with nothing to fold.
+    #[test]
+    fn one_fold_a_page_table() {
+        let block = |how: &str, datasheet: &str| Rendered {
+            shown: "shown".into(),
+            how: how.into(),
+            datasheet: datasheet.into(),
+        };
+        let cases: [(&str, Vec<Rendered>, &[&str], usize); 3] = [
+            ("none", vec![block("", ""), block(" ", "")], &[], 0),
+            (
+                "shared datasheet",
+                vec![
+                    block("H100 of A\n", "table-x\n"),
+                    block("H100 of B\n", "table-x\n"),
+                ],
+                &["H100 of A", "H100 of B", "table-x"],
+                1,
+            ),
+            (
+                "two datasheets",
+                vec![block("A\n", "table-1\n"), block("B\n", "table-2\n")],
+                &["A\n", "B\n", "table-1", "table-2"],
+                1,
+            ),
+        ];
+        for (name, blocks, in_order, folds) in cases {
+            let page = measured_how(&blocks);
+            assert_eq!(page.matches("<details").count(), folds, "{name}: {page}");
+            let at: Vec<usize> = in_order.iter().map(|t| page.find(t).expect(name)).collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{name}: {page}");
+            if name == "shared datasheet" {
+                assert_eq!(page.matches("table-x").count(), 1, "{page}");
+            }
+            assert!(
+                !page.contains("shown"),
+                "{name}: the fold holds no shown text"
+            );
         }
     }
 }
