@@ -3,8 +3,9 @@
 //! 2 or 4 bytes an element as its type has it), every
 //! launch of the run in order, CUDA events around each run, the checked
 //! run's outputs read back before the timed ones. A spec's setup steps run
-//! in the checked run and once on each other set of buffers, never timed. Each run is announced
-//! before it is made, so the engine gives every launch its own deadline.
+//! in the checked run and once on each other set of buffers, never timed.
+//! Each run is announced before it is made, so the engine gives every
+//! launch its own deadline.
 //!
 //! A spec on several GPUs (`gpus:`) runs rank r's launches and buffers on
 //! GPU r ([`Devices`]), each rank's launches in order on its own stream, so
