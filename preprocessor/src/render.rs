@@ -307,7 +307,7 @@ pub fn kernel_block(
             "<details class=\"puzzle-recorded-runs\">\n<summary>The same {name} on {}</summary>\n",
             recorded_devices(&unlike)
         );
-        md.push_str(&recorded_results(&unlike, skeleton.local));
+        md.push_str(&recorded_results(&unlike, Some(skeleton.local)));
         let _ = writeln!(md, "</details>\n");
     }
     if let Some(diagram) = &skeleton.diagram {
@@ -321,18 +321,7 @@ pub fn kernel_block(
         escape(files.solution)
     );
     let _ = writeln!(md, "```{class}\n{}```\n", solution.code);
-    md.push_str(&result(solution.local));
-    // The GPUs' runs of a solution at its teaching size, folded: at these
-    // sizes they confirm the output; their times are the launch's.
-    if !solution.recorded.is_empty() {
-        let _ = writeln!(
-            md,
-            "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution on {}</summary>\n",
-            recorded_devices(&solution.recorded)
-        );
-        md.push_str(&recorded_results(&solution.recorded, solution.local));
-        let _ = writeln!(md, "</details>\n");
-    }
+    md.push_str(&solution_runs(&solution));
     if let Some(diagram) = &solution.diagram {
         md.push_str(diagram);
     }
@@ -384,6 +373,77 @@ pub fn diagram(
         ));
     }
     html
+}
+
+/// A solution's runs at its teaching size. Where the page was built
+/// without a GPU and a GPU's recording is current, that GPU's run comes
+/// first, and the build's own run (the CPU's, labelled so by its report)
+/// is folded below it with the other GPUs'; else the build's run comes
+/// first, the GPUs' folded. At these sizes the GPUs confirm the output;
+/// their times are the launch's.
+fn solution_runs(solution: &Shown) -> String {
+    let mut md = String::new();
+    let on_cpu = solution
+        .local
+        .device
+        .as_ref()
+        .is_none_or(|d| d.kind != "GPU");
+    let first_gpu = solution
+        .recorded
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| match r {
+            Recorded::Current { report, .. } => Some((i, *report)),
+            Recorded::Stale { .. } => None,
+        })
+        .filter(|_| on_cpu);
+    let Some((first, report)) = first_gpu else {
+        md.push_str(&result(solution.local));
+        if !solution.recorded.is_empty() {
+            let _ = writeln!(
+                md,
+                "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution on {}</summary>\n",
+                recorded_devices(&solution.recorded)
+            );
+            md.push_str(&recorded_results(&solution.recorded, Some(solution.local)));
+            let _ = writeln!(md, "</details>\n");
+        }
+        return md;
+    };
+    let gpu = &solution.recorded[first];
+    md.push_str(&recorded_results(std::slice::from_ref(gpu), None));
+    let others: Vec<Recorded> = solution
+        .recorded
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != first)
+        .map(|(_, r)| r.clone())
+        .collect();
+    let where_else = if others.is_empty() {
+        String::new()
+    } else {
+        format!("on {} and ", recorded_devices(&others))
+    };
+    let _ = writeln!(
+        md,
+        "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution {where_else}on \
+         the machine that built this page, which has no GPU</summary>\n"
+    );
+    md.push_str(&recorded_results(&others, Some(report)));
+    // The build's own run, said in a line where it reads like the GPU's.
+    let _ = write!(
+        md,
+        "<p class=\"puzzle-recorded\">Run while this page was built, on its machine's CPU"
+    );
+    if outcome(solution.local) == outcome(report) {
+        let _ = writeln!(md, ": the same output as the run above.</p>\n");
+        md.push_str(&verdict(solution.local));
+    } else {
+        let _ = writeln!(md, ":</p>\n");
+        md.push_str(&result(solution.local));
+    }
+    let _ = writeln!(md, "</details>\n");
+    md
 }
 
 /// "NVIDIA H100 80GB HBM3 and NVIDIA H200".
@@ -445,11 +505,11 @@ fn outcome(report: &RunReport) -> Outcome {
 /// exactly like a run shown before it (the local run, `local`, where it
 /// ran, or another GPU's) says so in a line instead of repeating them; its
 /// verdict, device and time stay.
-fn recorded_results(recorded: &[Recorded], local: &RunReport) -> String {
+fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>) -> String {
     let mut md = String::new();
     // What each run shown so far reads like, and where it is.
     let mut shown: Vec<(Outcome, String)> = Vec::new();
-    if matches!(local.status, Status::Pass | Status::Fail) {
+    if let Some(local) = local.filter(|l| matches!(l.status, Status::Pass | Status::Fail)) {
         shown.push((outcome(local), "the run above".to_string()));
     }
     for r in recorded {

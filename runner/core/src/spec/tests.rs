@@ -399,7 +399,7 @@ fn malformed_specs_name_their_line() {
         (
             "expect length",
             "  out: [10, 11, 12, 13, 14, 15, 16, 17, 18]",
-            22,
+            23,
             "lists 3 values",
         ),
         (
