@@ -372,6 +372,8 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
         &[
             // bf16 and f16 to and from f64: arithmetic only, no_std.
             "half",
+            // e4m3 to and from f64, the same way.
+            "float8",
             // Integers to text, for the access diagram's SVG: no I/O.
             "itoa",
             // Transcendental functions, identical on every platform.
@@ -409,7 +411,7 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     // The CUDA checker: PTX text in, bytes out; NVRTC is the engine's.
     (
         "runner/ptx",
-        &["libm", "half"],
+        &["libm", "half", "float8"],
         &[
             "std::fs",
             "std::process",

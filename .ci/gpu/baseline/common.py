@@ -1,8 +1,9 @@
 """What the baseline scripts share: PyTorch found (or a sentence saying why
 not), a library call timed the way `runner bench` times a kernel, the
-device, software and date every report carries, and a report written under
-the name `runner record` would give it. Imported by the scripts beside it
-(Python puts a script's own folder first on its path).
+device, software and date every report carries, a report written under the
+name `runner record` would give it, and the attention backend PyTorch picks
+by default. Imported by the scripts beside it (Python puts a script's own
+folder first on its path).
 """
 import datetime
 import json
@@ -34,9 +35,22 @@ def provenance(torch):
     }
 
 
+# GPU cycles of the sleep queued ahead of each timed call (about half a
+# millisecond): longer than PyTorch's host work before a launch.
+LEAD_CYCLES = 1_000_000
+
+
 def timed(call, samples, warmup):
     """`warmup` calls, then one pair of CUDA events around each of `samples`
-    calls; the median, fastest and slowest, in the recordings' schema."""
+    calls; the median, fastest and slowest, in the recordings' schema.
+
+    Each pair of events waits behind a short sleep on the GPU. Without it,
+    the start event completes at once on an idle GPU, and the time then
+    counts the host's work before the launch (Python, the dispatcher, a
+    library's heuristics): tens of microseconds, a third of a 0.1 ms
+    kernel's time. With it, the host queues the call while the GPU sleeps,
+    and the events time the GPU's work alone. (Baselines recorded before
+    2026-11-27 were timed without it.)"""
     import torch
 
     for _ in range(warmup):
@@ -44,6 +58,7 @@ def timed(call, samples, warmup):
     times = []
     for _ in range(samples):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(LEAD_CYCLES)
         start.record()
         call()
         end.record()
@@ -75,6 +90,21 @@ def relative_error(got, exact):
     """The largest difference between `got` and the FP64 `exact`, over the
     largest magnitude of `exact`: the error every baseline records."""
     return ((got.double() - exact).abs().max() / exact.abs().max()).item()
+
+
+def default_sdpa_backend(q, k, v):
+    """The backend scaled_dot_product_attention picks on this GPU for q, k
+    and v outside any sdpa_kernel restriction, by SDPBackend's member name
+    (torch._fused_sdp_choice, the choice SDPA itself makes, answers with
+    the member's number)."""
+    import torch
+    from torch.nn.attention import SDPBackend
+
+    chosen = torch._fused_sdp_choice(q, k, v)
+    for name, member in SDPBackend.__members__.items():
+        if int(member) == int(chosen):
+            return name
+    return f"unknown ({chosen})"
 
 
 def write_cases(torch, op, library, cases, tolerance=1e-5):

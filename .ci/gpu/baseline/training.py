@@ -221,22 +221,11 @@ def attention_backward_case(batch, heads, seq, dim, backend, name):
     }
 
 
-def default_backend():
-    """The SDPA backend PyTorch picks on this GPU for Puzzle 45's inputs,
-    by name (torch._fused_sdp_choice answers with SDPBackend's number)."""
-    from torch.nn.attention import SDPBackend
-
-    batch, heads, seq, dim = ATTENTION_SIZES[0]
-    x = torch.zeros(batch, heads, seq, dim, device="cuda", dtype=torch.bfloat16, requires_grad=True)
-    chosen = torch._fused_sdp_choice(x, x, x)
-    for name, member in SDPBackend.__members__.items():
-        if int(member) == int(chosen):
-            return name
-    return f"unknown ({chosen})"
-
-
 def attention_backward():
-    default = default_backend()
+    # The backend PyTorch picks for Puzzle 45's inputs, with gradients (as
+    # the backward's own choice is made).
+    x = torch.zeros(*ATTENTION_SIZES[0], device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    default = common.default_sdpa_backend(x, x, x)
     for backend, name, label in [
         ("FLASH_ATTENTION", "flash", "flash"),
         ("CUDNN_ATTENTION", "cudnn", "cuDNN"),

@@ -32,7 +32,7 @@ pub fn tolerance_note(spec: &puzzle_core::spec::model::Spec) -> String {
     let narrow: Vec<_> = spec
         .outputs()
         .map(|b| b.dtype)
-        .filter(|d| d.is_16_bit())
+        .filter(|d| d.is_narrow())
         .collect();
     if let Some(dtype) = narrow.first() {
         let exponent = -dtype.tolerance().log2();

@@ -163,7 +163,7 @@ pub fn render_block(
         };
         let compute = match math {
             Math::Fp32 => Some(fp32),
-            Math::Bf16Tensor => tensor.as_ref(),
+            tensor_math => tensor.of(tensor_math),
         };
         let rows: Vec<Row> = shown_rows
             .iter()

@@ -21,7 +21,10 @@
 //! rate `runner calibrate` does not measure. Their roof is the fastest BF16
 //! product measured on the GPU: cuBLAS's (`results/baselines/`, case
 //! `gemm_bf16`) or one of the book's. They never count toward the FP32 roof,
-//! which they would pass many times over.
+//! which they would pass many times over. FP8 kernels (`math: fp8-tensor`)
+//! have a roof of their own the same way, from cuBLAS's FP8 products
+//! (`gemm_fp8`, `gemm_fp8_fast_accum`) or the book's: FP8 runs at twice
+//! BF16's rate, and would otherwise raise the BF16 roof.
 
 use puzzle_core::chapter::book::Book;
 use puzzle_core::spec::math::Math;
@@ -48,10 +51,29 @@ pub struct BestCompute {
     pub from: String,
 }
 
+/// The best tensor-core rates measured on a GPU, one for each input type.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TensorRoofs {
+    pub bf16: Option<BestCompute>,
+    pub fp8: Option<BestCompute>,
+}
+
+impl TensorRoofs {
+    /// The roof for `math`'s kernels; `None` for FP32, which is not a tensor-core rate.
+    pub fn of(&self, math: Math) -> Option<&BestCompute> {
+        match math {
+            Math::Fp32 => None,
+            Math::Bf16Tensor => self.bf16.as_ref(),
+            Math::Fp8Tensor => self.fp8.as_ref(),
+        }
+    }
+}
+
 /// A GPU's ceilings with its memory roofs raised to the best measured, what
-/// each came from, the best FP32 rate, and the best BF16 tensor-core rate
-/// where one was measured (also in the ceilings' `bf16_tensor_gflop_s`).
-pub type Empirical = (Ceilings, Vec<Best>, BestCompute, Option<BestCompute>);
+/// each came from, the best FP32 rate, and the best tensor-core rates where
+/// they were measured (also in the ceilings' `bf16_tensor_gflop_s` and
+/// `fp8_tensor_gflop_s`).
+pub type Empirical = (Ceilings, Vec<Best>, BestCompute, TensorRoofs);
 
 /// Every recording's [`Empirical`] roofs, worked out once for a whole build,
 /// on first use: a book has a dozen roofline blocks, and each would otherwise
@@ -96,14 +118,16 @@ pub fn best_ceilings(
         gflop_s: 0.0,
         from: String::new(),
     };
-    let mut tensor: Option<BestCompute> = None;
+    let mut tensor = TensorRoofs::default();
     let mut offer_compute = |math: Math, gflop_s: f64, from: String| {
+        let zero = || BestCompute {
+            gflop_s: 0.0,
+            from: String::new(),
+        };
         let best = match math {
             Math::Fp32 => &mut compute,
-            Math::Bf16Tensor => tensor.get_or_insert(BestCompute {
-                gflop_s: 0.0,
-                from: String::new(),
-            }),
+            Math::Bf16Tensor => tensor.bf16.get_or_insert_with(zero),
+            Math::Fp8Tensor => tensor.fp8.get_or_insert_with(zero),
         };
         if gflop_s > best.gflop_s {
             *best = BestCompute { gflop_s, from };
@@ -192,9 +216,14 @@ pub fn best_ceilings(
         .filter(|b| b.device == recording.device.name)
     {
         for case in &library.cases {
-            if case.name == "gemm_bf16" {
+            let tensor_math = match case.name.as_str() {
+                "gemm_bf16" => Some(Math::Bf16Tensor),
+                "gemm_fp8" | "gemm_fp8_fast_accum" => Some(Math::Fp8Tensor),
+                _ => None,
+            };
+            if let Some(math) = tensor_math {
                 offer_compute(
-                    Math::Bf16Tensor,
+                    math,
                     case.gflop_s(),
                     format!(
                         "{}: {} at {}",
@@ -244,9 +273,11 @@ pub fn best_ceilings(
         Traffic::Write => 2,
     });
     ceilings.fp32_gflop_s.value = compute.gflop_s;
-    ceilings.bf16_tensor_gflop_s = tensor.as_ref().map(|t| runner::perf::calibrate::Measured {
+    let measured = |t: &BestCompute| runner::perf::calibrate::Measured {
         value: t.gflop_s,
         timing: ceilings.fp32_gflop_s.timing.clone(),
-    });
+    };
+    ceilings.bf16_tensor_gflop_s = tensor.bf16.as_ref().map(measured);
+    ceilings.fp8_tensor_gflop_s = tensor.fp8.as_ref().map(measured);
     Some((ceilings, best, compute, tensor))
 }

@@ -334,18 +334,64 @@ fn wgmma_address(desc: u64, i: u64, k: u64, eb: u64, mn_major: bool) -> Option<u
     Some(crate::exec_async::swizzled(l, width as u32))
 }
 
+/// The element types a `wgmma` reads: 16-bit ones take k = 16 a product
+/// and may be transposed; FP8 ones take k = 32 and must be K-major.
+#[derive(Clone, Copy)]
+enum WgmmaInput {
+    Bf16,
+    F16,
+    E4m3,
+    E5m2,
+}
+
+impl WgmmaInput {
+    fn of(i: &Inst) -> Self {
+        if i.has("e4m3") {
+            WgmmaInput::E4m3
+        } else if i.has("e5m2") {
+            WgmmaInput::E5m2
+        } else if i.has("bf16") {
+            WgmmaInput::Bf16
+        } else {
+            WgmmaInput::F16
+        }
+    }
+
+    fn bytes(self) -> u64 {
+        match self {
+            WgmmaInput::Bf16 | WgmmaInput::F16 => 2,
+            WgmmaInput::E4m3 | WgmmaInput::E5m2 => 1,
+        }
+    }
+
+    /// The value of the element whose bits are the low `bytes()` of `v`.
+    fn value(self, v: u64) -> f32 {
+        match self {
+            WgmmaInput::Bf16 => half(v, 0, true),
+            WgmmaInput::F16 => half(v, 0, false),
+            WgmmaInput::E4m3 => float8::F8E4M3::from_bits(v as u8).to_f32(),
+            WgmmaInput::E5m2 => float8::F8E5M2::from_bits(v as u8).to_f32(),
+        }
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16} d, a-desc,
-/// b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b`,
+/// b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b`, and
+/// `….m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} d, a-desc, b-desc, scale-d,
+/// imm-scale-a, imm-scale-b` (FP8 has no transposes: both operands K-major),
 /// both operands from shared memory; the accumulators as mma.sync's, a
-/// 16-row band a warp.
+/// 16-row band a warp. Products of FP8 (or 16-bit) inputs are exact in f64.
 fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) {
     let o = &i.operands;
-    let n: u64 = i
+    let (n, k): (u64, usize) = i
         .mods
         .iter()
-        .find_map(|m| m.strip_prefix("m64n")?.strip_suffix("k16")?.parse().ok())
-        .unwrap_or(8);
-    let bf = i.has("bf16");
+        .find_map(|m| {
+            let (n, k) = m.strip_prefix("m64n")?.split_once('k')?;
+            Some((n.parse().ok()?, k.parse().ok()?))
+        })
+        .unwrap_or((8, 16));
+    let input = WgmmaInput::of(i);
     let first = &group[0];
     let a_desc = read(first, w, &o[1], Ty::B64);
     let b_desc = read(first, w, &o[2], Ty::B64);
@@ -355,24 +401,27 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             .map_or(1, |x| read(first, w, x, Ty::S32) as u32 as i32)
     };
     let (scale_a, scale_b) = (imm(4), imm(5));
-    let (trans_a, trans_b) = (imm(6) == 1, imm(7) == 1);
+    // FP8's instruction has no transpose operands: absent means K-major.
+    let trans = |k: usize| o.get(k).is_some() && imm(k) == 1;
+    let (trans_a, trans_b) = (trans(6), trans(7));
     let line = i.line as usize;
+    let eb = input.bytes();
     let mut load = |desc: u64, row: u64, k: u64, mn: bool, t: &mut ThreadState| -> f32 {
-        let Some(off) = wgmma_address(desc, row, k, 2, mn) else {
+        let Some(off) = wgmma_address(desc, row, k, eb, mn) else {
             return 0.0;
         };
         let a = Access {
             addr: crate::memory::SHARED + off,
-            width: 2,
+            width: eb as u32,
             write: false,
             atomic: false,
             first: false,
             line,
         };
-        half(w.load(t, mem, a), 0, bf)
+        input.value(w.load(t, mem, a))
     };
-    let mut a = vec![[0f32; 16]; 64];
-    let mut b = vec![[0f32; 16]; n as usize];
+    let mut a = vec![vec![0f32; k]; 64];
+    let mut b = vec![vec![0f32; k]; n as usize];
     {
         let t = &mut group[0];
         for (m, row) in a.iter_mut().enumerate() {

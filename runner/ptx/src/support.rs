@@ -13,7 +13,10 @@ pub fn supports(i: &Inst) -> bool {
         Op::CpAsync => !i.has("bulk") || !i.has("tensor") || i.has("2d") || i.has("1d"),
         Op::Mma => i.has("m16n8k16") && !i.has("f64"),
         Op::Wmma => i.has("m16n16k16"),
-        Op::Wgmma => !i.has("mma_async") || (i.has("f32") && (i.has("bf16") || i.has("f16"))),
+        Op::Wgmma => {
+            let inputs = ["bf16", "f16", "e4m3", "e5m2"];
+            !i.has("mma_async") || (i.has("f32") && inputs.iter().any(|t| i.has(t)))
+        }
         _ => true,
     };
     let operands = match i.op {

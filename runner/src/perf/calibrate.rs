@@ -57,6 +57,11 @@ pub struct Ceilings {
     /// kernel of the book's), the roof Part VI's kernels are placed under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bf16_tensor_gflop_s: Option<Measured>,
+    /// FP8 (e4m3) tensor-core operations per second, in GFLOP/s: like
+    /// `bf16_tensor_gflop_s`, filled by a page from the fastest FP8 product
+    /// measured (cuBLAS's through `torch._scaled_mm`, or the book's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp8_tensor_gflop_s: Option<Measured>,
     /// Device time of an empty kernel, in µs: the floor under every launch.
     pub launch_us: Measured,
     /// Bytes one streaming launch moves (read + write).
@@ -129,6 +134,7 @@ impl Ceilings {
         match math {
             Math::Fp32 => Some(self.fp32_gflop_s.value),
             Math::Bf16Tensor => self.bf16_tensor_gflop_s.as_ref().map(|m| m.value),
+            Math::Fp8Tensor => self.fp8_tensor_gflop_s.as_ref().map(|m| m.value),
         }
     }
 }
@@ -303,6 +309,7 @@ pub fn calibrate(backend: &dyn Backend, samples: usize) -> Result<Ceilings, Back
             timing: arithmetic,
         },
         bf16_tensor_gflop_s: None,
+        fp8_tensor_gflop_s: None,
         launch_us: Measured {
             value: launch.median_ms * 1e3,
             timing: launch,

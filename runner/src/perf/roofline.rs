@@ -175,6 +175,8 @@ pub struct Datasheet {
     pub fp32_gflop_s: f64,
     /// Dense BF16 on the tensor cores (without sparsity), where the table has it.
     pub bf16_tensor_gflop_s: Option<f64>,
+    /// Dense FP8 on the tensor cores, where the GPU has them and the table has it.
+    pub fp8_tensor_gflop_s: Option<f64>,
     pub bandwidth_gb_s: f64,
     /// Where the figures come from.
     pub source: &'static str,
@@ -192,6 +194,7 @@ impl Datasheet {
         match math {
             Math::Fp32 => Some(self.fp32_gflop_s),
             Math::Bf16Tensor => self.bf16_tensor_gflop_s,
+            Math::Fp8Tensor => self.fp8_tensor_gflop_s,
         }
     }
 
@@ -207,6 +210,7 @@ pub const DATASHEETS: &[Datasheet] = &[
         name: "NVIDIA A100",
         fp32_gflop_s: 19_500.0,
         bf16_tensor_gflop_s: Some(312_000.0),
+        fp8_tensor_gflop_s: None,
         bandwidth_gb_s: 1_555.0,
         source: "the MatMul chapter's worked example (NVIDIA A100 architecture whitepaper; BF16 tensor cores, dense)",
         matches: "A100",
@@ -215,6 +219,7 @@ pub const DATASHEETS: &[Datasheet] = &[
         name: "NVIDIA RTX 4000 Ada",
         fp32_gflop_s: 26_700.0,
         bf16_tensor_gflop_s: None,
+        fp8_tensor_gflop_s: None,
         bandwidth_gb_s: 360.0,
         source: "the puzzles blog post's worked example (RTX 4000 Ada datasheet)",
         matches: "RTX 4000 Ada",
@@ -223,16 +228,18 @@ pub const DATASHEETS: &[Datasheet] = &[
         name: "NVIDIA H100 SXM5",
         fp32_gflop_s: 67_000.0,
         bf16_tensor_gflop_s: Some(989_400.0),
+        fp8_tensor_gflop_s: Some(1_978_900.0),
         bandwidth_gb_s: 3_350.0,
-        source: "NVIDIA H100 datasheet (FP32 without tensor cores; BF16 tensor cores, dense; HBM3)",
+        source: "NVIDIA H100 datasheet (FP32 without tensor cores; BF16 and FP8 tensor cores, dense; HBM3)",
         matches: "H100 80GB HBM3",
     },
     Datasheet {
         name: "NVIDIA H200 SXM",
         fp32_gflop_s: 67_000.0,
         bf16_tensor_gflop_s: Some(989_400.0),
+        fp8_tensor_gflop_s: Some(1_978_900.0),
         bandwidth_gb_s: 4_800.0,
-        source: "NVIDIA H200 datasheet (FP32 without tensor cores; BF16 tensor cores, dense; HBM3e)",
+        source: "NVIDIA H200 datasheet (FP32 without tensor cores; BF16 and FP8 tensor cores, dense; HBM3e)",
         matches: "H200",
     },
 ];
@@ -264,6 +271,7 @@ mod tests {
             write_gb_s: Some(measured(800.0)),
             fp32_gflop_s: measured(10_000.0),
             bf16_tensor_gflop_s: None,
+            fp8_tensor_gflop_s: None,
             launch_us: measured(3.0),
             stream_bytes: 0,
             date: String::new(),

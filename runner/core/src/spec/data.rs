@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 /// The element type of a buffer or scalar.
 ///
-/// `bf16` and `f16` are buffer types only: kernel scalars are passed as
-/// 32-bit words ([`Dtype::holds`] refuses them), and WGSL cannot bind
-/// arrays of them (a spec with one runs in CUDA C only).
+/// `bf16`, `f16` and `e4m3` are buffer types only: kernel scalars are
+/// passed as 32-bit words ([`Dtype::holds`] refuses them), and WGSL cannot
+/// bind arrays of them (a spec with one runs in CUDA C only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Dtype {
@@ -22,6 +22,10 @@ pub enum Dtype {
     Bf16,
     /// IEEE binary16: a 5-bit exponent and an 11-bit significand.
     F16,
+    /// FP8 E4M3 as NVIDIA's GPUs have it (`__nv_fp8_e4m3`, PyTorch's
+    /// `float8_e4m3fn`): a 4-bit exponent and a 4-bit significand, finite
+    /// up to ±448, no infinities, NaN only as S.1111.111.
+    E4m3,
 }
 
 impl Dtype {
@@ -30,6 +34,7 @@ impl Dtype {
         match self {
             Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
             Dtype::Bf16 | Dtype::F16 => 2,
+            Dtype::E4m3 => 1,
         }
     }
 
@@ -40,12 +45,14 @@ impl Dtype {
             Dtype::U32 => "u32",
             Dtype::Bf16 => "bf16",
             Dtype::F16 => "f16",
+            Dtype::E4m3 => "e4m3",
         }
     }
 
-    /// Whether elements are 16 bits wide (bf16, f16).
-    pub const fn is_16_bit(self) -> bool {
-        self.size() == 2
+    /// Whether elements are narrower than a 32-bit word (bf16, f16, e4m3):
+    /// no scalar and no WGSL binding can have such a type.
+    pub const fn is_narrow(self) -> bool {
+        self.size() < 4
     }
 
     /// How far an output element may be from its expected value, relative
@@ -62,11 +69,13 @@ impl Dtype {
     ///   absolute part of the `1 +`, cover a kernel's FP32 arithmetic before
     ///   that rounding, which may land its result on the other side of a
     ///   rounding boundary. Puzzle 33's page derives the rule.
+    /// - e4m3: the same rule for p = 4, so 2^-3.
     pub const fn tolerance(self) -> f64 {
         match self {
             Dtype::F32 | Dtype::I32 | Dtype::U32 => 1e-5,
             Dtype::Bf16 => 1.0 / 128.0,
             Dtype::F16 => 1.0 / 1024.0,
+            Dtype::E4m3 => 1.0 / 8.0,
         }
     }
 
@@ -76,18 +85,21 @@ impl Dtype {
     /// payload, unlike those a kernel computes (NVIDIA GPUs write the
     /// canonical 0x7FFF in bf16 and f16) or the host converts (0x7FC0 in
     /// bf16, 0x7E00 in f16): a computed NaN is never taken for poison.
+    /// e4m3 has two NaNs and no payload: its poison is the negative one,
+    /// 0xFF, since a GPU's conversion to e4m3 writes 0x7F for any NaN.
     pub const fn poison_bits(self) -> u32 {
         match self {
             Dtype::F32 => 0x7FC0_0DEA, // a quiet NaN with a recognisable payload
             Dtype::I32 | Dtype::U32 => 0xDEAD_BEEF,
             Dtype::Bf16 => 0x7FDA,
             Dtype::F16 => 0x7EDA,
+            Dtype::E4m3 => 0xFF,
         }
     }
 
     /// Whether a scalar argument's value is one this type can hold exactly;
     /// else why not ("is -1; a u32 holds whole numbers from 0 to 4294967295").
-    /// A 16-bit type holds no scalar at all: kernels take scalars as 32-bit words.
+    /// A narrow type holds no scalar at all: kernels take scalars as 32-bit words.
     pub fn holds(self, value: f64) -> Result<(), NotHeld> {
         let (low, high) = match self {
             Dtype::F32 => {
@@ -97,7 +109,7 @@ impl Dtype {
                     Err(NotHeld::NotFinite(value))
                 };
             }
-            Dtype::Bf16 | Dtype::F16 => return Err(NotHeld::SixteenBit(self)),
+            Dtype::Bf16 | Dtype::F16 | Dtype::E4m3 => return Err(NotHeld::Narrow(self)),
             Dtype::I32 => (i32::MIN as f64, i32::MAX as f64),
             Dtype::U32 => (0.0, u32::MAX as f64),
         };
@@ -113,10 +125,12 @@ impl Dtype {
         }
     }
 
-    /// `value` as this type's bits (16-bit types in the low half). Floats
+    /// `value` as this type's bits (narrow types in the low bits). Floats
     /// round to nearest even. The `_const` conversions of `half` never use
     /// the CPU's conversion instructions, whose f64 → f16 goes through f32
     /// (rounding twice): the same bits on every machine and in WebAssembly.
+    /// `float8`'s conversion is integer arithmetic too, and saturates as a
+    /// GPU's `satfinite` conversion does: past ±448 is ±448.
     fn bits(self, value: f64) -> u32 {
         match self {
             Dtype::F32 => (value as f32).to_bits(),
@@ -124,6 +138,7 @@ impl Dtype {
             Dtype::U32 => value as u32,
             Dtype::Bf16 => half::bf16::from_f64_const(value).to_bits() as u32,
             Dtype::F16 => half::f16::from_f64_const(value).to_bits() as u32,
+            Dtype::E4m3 => float8::F8E4M3::from_f64(value).to_bits() as u32,
         }
     }
 
@@ -135,6 +150,7 @@ impl Dtype {
             Dtype::U32 => bits as f64,
             Dtype::Bf16 => half::bf16::from_bits(bits as u16).to_f64_const(),
             Dtype::F16 => half::f16::from_bits(bits as u16).to_f64_const(),
+            Dtype::E4m3 => float8::F8E4M3::from_bits(bits as u8).to_f64(),
         }
     }
 
@@ -175,10 +191,13 @@ impl Dtype {
     }
 
     /// The element that fills the guard band after buffer number `tag`
-    /// (16-bit types in the low half). Each buffer gets its own: NaN payloads
+    /// (narrow types in the low bits). Each buffer gets its own: NaN payloads
     /// survive arithmetic, so a kernel that reads past the end of `a` and
     /// writes past the end of `out` would otherwise copy one band's pattern
-    /// into the other unnoticed. All are NaNs apart from the poison.
+    /// into the other unnoticed. All are NaNs apart from the poison, but
+    /// for e4m3, whose NaNs carry no payload: its bands hold large negative
+    /// numbers, −448 down to −256 by tag, which wreck any sum that reads
+    /// them and which a kernel's own writes are unlikely to match.
     pub const fn canary_bits(self, tag: u32) -> u32 {
         match self {
             Dtype::F32 => 0x7FC0_C000 | (tag & 0xFF),
@@ -187,6 +206,8 @@ impl Dtype {
             // in bf16 and f16, and a band holding it would miss such a write.
             Dtype::Bf16 => 0x7FE0 | (tag % 0x1F),
             Dtype::F16 => 0x7F00 | (tag % 0xFF),
+            // 0xFE is −448; 0xF8 is −256.
+            Dtype::E4m3 => 0xFE - (tag % 7),
         }
     }
 
@@ -217,7 +238,7 @@ pub enum NotHeld {
     #[error("is {0}; an f32 holds finite values up to about 3.4e38")]
     NotFinite(f64),
     #[error("is {}; scalars are passed as 32-bit words: use f32, i32 or u32", .0.name())]
-    SixteenBit(Dtype),
+    Narrow(Dtype),
     #[error(
         "is {value}; a{} {} holds whole numbers from {low} to {high}",
         if *dtype == Dtype::U32 { "" } else { "n" },
@@ -746,7 +767,14 @@ mod tests {
         );
     }
 
-    const ALL: [Dtype; 5] = [Dtype::F32, Dtype::I32, Dtype::U32, Dtype::Bf16, Dtype::F16];
+    const ALL: [Dtype; 6] = [
+        Dtype::F32,
+        Dtype::I32,
+        Dtype::U32,
+        Dtype::Bf16,
+        Dtype::F16,
+        Dtype::E4m3,
+    ];
 
     #[test]
     fn poison_round_trip_table() {
@@ -777,6 +805,11 @@ mod tests {
         assert_eq!(Dtype::U32.poison(1), 0xDEAD_BEEFu32.to_le_bytes());
         assert_eq!(Dtype::Bf16.poison(2), [0xDA, 0x7F, 0xDA, 0x7F]);
         assert_eq!(Dtype::F16.poison(1), [0xDA, 0x7E]);
+        // e4m3's poison is the NaN no conversion writes; 0x7F, the one a
+        // GPU's conversion writes, reads as a computed NaN.
+        assert_eq!(Dtype::E4m3.poison(2), [0xFF, 0xFF]);
+        assert!(Dtype::E4m3.decode(&[0x7F])[0].unwrap().is_nan());
+        assert!(Dtype::E4m3.decode(&Dtype::E4m3.encode(&[f64::NAN]))[0].is_some());
     }
 
     #[test]
@@ -797,6 +830,13 @@ mod tests {
             (Dtype::F16, 1e6, f64::INFINITY),
             (Dtype::F32, 0.1, 0.1f32 as f64),
             (Dtype::F32, -3.75, -3.75),
+            (Dtype::E4m3, 3.75, 3.75), // every quarter of `random` is exact
+            (Dtype::E4m3, 1.0625, 1.0), // 1 + 2^-4: a tie, to the even 1.0
+            (Dtype::E4m3, 1.1875, 1.25), // 1 + 3·2^-4: a tie, to the even 1 + 2^-2
+            (Dtype::E4m3, 448.0, 448.0), // the largest e4m3
+            (Dtype::E4m3, 1e6, 448.0), // saturated, as the GPU's `satfinite` does
+            (Dtype::E4m3, -1e6, -448.0),
+            (Dtype::E4m3, 0.001953125, 0.001953125), // 2^-9, the smallest subnormal
         ];
         for (dtype, value, held) in cases {
             assert_eq!(dtype.round(value), held, "{dtype:?} {value}");
@@ -819,7 +859,7 @@ mod tests {
                 assert_ne!(bits, dtype.poison_bits(), "{dtype:?} tag {tag}");
             }
         }
-        for dtype in [Dtype::F32, Dtype::U32, Dtype::Bf16, Dtype::F16] {
+        for dtype in [Dtype::F32, Dtype::U32, Dtype::Bf16, Dtype::F16, Dtype::E4m3] {
             let size = dtype.size();
             let mut band = dtype.canary(1, 4);
             assert_eq!(band.len(), 4 * size);
@@ -831,18 +871,23 @@ mod tests {
             );
             band[2 * size..3 * size].copy_from_slice(&dtype.encode(&[5.0]));
             assert_eq!(dtype.overwritten(1, &band), [2], "{dtype:?}");
-            // A band is never poison, for any buffer, and never a number.
+            // A band is never poison, for any buffer, and never a number
+            // (e4m3's: a number no sum survives).
             for tag in 0..300 {
                 let canary = dtype.canary(tag, 1);
                 assert_ne!(canary, dtype.poison(1), "{dtype:?} {tag}");
-                if dtype != Dtype::U32 {
-                    assert!(dtype.decode(&canary)[0].unwrap().is_nan(), "{dtype:?}");
+                let value = dtype.decode(&canary)[0].unwrap();
+                match dtype {
+                    Dtype::U32 => {}
+                    Dtype::E4m3 => assert!((-448.0..=-256.0).contains(&value), "{tag}"),
+                    _ => assert!(value.is_nan(), "{dtype:?}"),
                 }
             }
         }
         assert_eq!(Dtype::F32.canary(3, 1), 0x7FC0_C003u32.to_le_bytes());
         assert_eq!(Dtype::Bf16.canary(33, 1), [0xE2, 0x7F]); // 33 % 31
         assert_eq!(Dtype::F16.canary(3, 1), [0x03, 0x7F]);
+        assert_eq!(Dtype::E4m3.canary(0, 2), [0xFE, 0xFE]);
     }
 
     #[test]
@@ -881,19 +926,20 @@ mod tests {
 
     #[test]
     fn tolerance_table() {
-        // The f32 rule is what it always was; 16-bit types get twice their unit roundoff.
+        // The f32 rule is what it always was; narrow types get twice their unit roundoff.
         let cases = [
             (Dtype::F32, 1e-5),
             (Dtype::I32, 1e-5),
             (Dtype::U32, 1e-5),
             (Dtype::Bf16, 2f64.powi(-7)),
             (Dtype::F16, 2f64.powi(-10)),
+            (Dtype::E4m3, 2f64.powi(-3)),
         ];
         for (dtype, tolerance) in cases {
             assert_eq!(dtype.tolerance(), tolerance, "{dtype:?}");
         }
         let names: Vec<&str> = ALL.iter().map(|d| d.name()).collect();
-        assert_eq!(names, ["f32", "i32", "u32", "bf16", "f16"]);
+        assert_eq!(names, ["f32", "i32", "u32", "bf16", "f16", "e4m3"]);
         for dtype in ALL {
             let json = serde_json::to_string(&dtype).unwrap();
             assert_eq!(json, format!("\"{}\"", dtype.name()));

@@ -19,6 +19,9 @@ pub enum Math {
     Fp32,
     /// BF16 inputs, FP32 accumulation, on the tensor cores.
     Bf16Tensor,
+    /// FP8 (e4m3) inputs, FP32 accumulation, on the tensor cores: twice
+    /// BF16's rate, so a roof of its own.
+    Fp8Tensor,
 }
 
 impl Math {
@@ -27,6 +30,7 @@ impl Math {
         match self {
             Math::Fp32 => "FP32",
             Math::Bf16Tensor => "BF16 tensor-core",
+            Math::Fp8Tensor => "FP8 tensor-core",
         }
     }
 }
@@ -37,7 +41,11 @@ mod tests {
 
     #[test]
     fn names_table() {
-        for (yaml, want) in [("fp32", Math::Fp32), ("bf16-tensor", Math::Bf16Tensor)] {
+        for (yaml, want) in [
+            ("fp32", Math::Fp32),
+            ("bf16-tensor", Math::Bf16Tensor),
+            ("fp8-tensor", Math::Fp8Tensor),
+        ] {
             let got: Math = serde_saphyr::from_str(yaml).unwrap();
             assert_eq!(got, want, "{yaml}");
         }

@@ -655,14 +655,18 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(num_workgroups) n: 
         }
     }
 
-    /// WGSL binds no bf16 (and f16 only behind `enable f16`): a spec with a
-    /// 16-bit buffer is refused in words, whatever the kernel says.
+    /// WGSL binds no bf16 and no FP8 (and f16 only behind `enable f16`): a
+    /// spec with a narrow buffer is refused in words, whatever the kernel says.
     #[test]
-    fn a_16_bit_buffer_is_refused_in_words() {
+    fn a_narrow_buffer_is_refused_in_words() {
         use crate::spec::data::Dtype;
         let body = "@compute @workgroup_size(8) fn main() {}";
         let source = SourceText::new(format!("{HEADER}{body}"), std::path::Path::new("k.wgsl"), 1);
-        for (dtype, name) in [(Dtype::Bf16, "bf16"), (Dtype::F16, "f16")] {
+        for (dtype, name) in [
+            (Dtype::Bf16, "bf16"),
+            (Dtype::F16, "f16"),
+            (Dtype::E4m3, "e4m3"),
+        ] {
             let mut spec = spec(1, 8, 8);
             if let Arg::Buffer(b) = &mut spec.args[1] {
                 b.dtype = dtype;
@@ -673,7 +677,8 @@ fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(num_workgroups) n: 
                 err.to_string(),
                 format!(
                     "cannot launch: buffer `a` is {name}, which WGSL cannot bind (WGSL has no \
-                     bf16, and f16 only behind `enable f16`): this puzzle runs in CUDA C only"
+                     bf16 and no FP8, and f16 only behind `enable f16`): this puzzle runs in CUDA \
+                     C only"
                 )
             );
         }

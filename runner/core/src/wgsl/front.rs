@@ -316,23 +316,23 @@ fn matches_dtype(scalar: naga::Scalar, dtype: Dtype) -> bool {
         Dtype::I32 => naga::Scalar::I32,
         Dtype::U32 => naga::Scalar::U32,
         Dtype::F16 => naga::Scalar::F16,
-        Dtype::Bf16 => return false,
+        Dtype::Bf16 | Dtype::E4m3 => return false,
     };
     scalar == want
 }
 
 /// Whether WGSL can run this spec at all: refused, in a sentence, when a
-/// buffer is 16-bit. WGSL has no bf16, and f16 only behind `enable f16`
+/// buffer is narrower than 32 bits. WGSL has no bf16 and no FP8, and f16 only behind `enable f16`
 /// with a device feature (`shader-f16`) that is not requested here, nor
 /// offered by every adapter. Every WGSL path (the wgpu backend, the CPU
 /// checker, the page's WebGPU run) asks this before anything is compiled,
 /// so such a spec gets these words rather than a binding mismatch.
 pub fn check_bindable(spec: &Spec) -> Result<(), BackendError> {
-    match spec.buffers().find(|b| b.dtype.is_16_bit()) {
+    match spec.buffers().find(|b| b.dtype.is_narrow()) {
         None => Ok(()),
         Some(b) => Err(BackendError::Launch(format!(
-            "buffer `{}` is {}, which WGSL cannot bind (WGSL has no bf16, and f16 only behind \
-             `enable f16`): this puzzle runs in CUDA C only",
+            "buffer `{}` is {}, which WGSL cannot bind (WGSL has no bf16 and no FP8, and f16 \
+             only behind `enable f16`): this puzzle runs in CUDA C only",
             b.name,
             b.dtype.name()
         ))),

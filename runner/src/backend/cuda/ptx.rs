@@ -214,6 +214,7 @@ fn cuda_type(dtype: Dtype) -> &'static str {
         Dtype::U32 => "unsigned int",
         Dtype::Bf16 => "__nv_bfloat16",
         Dtype::F16 => "__half",
+        Dtype::E4m3 => "__nv_fp8_e4m3",
     }
 }
 

@@ -31,6 +31,9 @@ fn data_type(dtype: Dtype) -> CUtensorMapDataType {
         Dtype::U32 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32,
         Dtype::Bf16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
         Dtype::F16 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        // The TMA moves bytes and has no FP8 type of its own: FP8 tiles
+        // travel as 8-bit integers, bit for bit.
+        Dtype::E4m3 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
     }
 }
 

@@ -1,5 +1,8 @@
 //! The matrix product's reference, whole or at a sample of its elements
-//! (a bench size's product is too large to compute whole on the CPU).
+//! (a bench size's product is too large to compute whole on the CPU), and
+//! the scaled product of FP8 GEMMs: `out = scale_a · scale_b · (a · btᵀ)`,
+//! with b given transposed (`bt`, its columns as rows) as FP8 products
+//! take it.
 
 use super::{Inputs, Reference, dims2, out, spread};
 
@@ -15,9 +18,64 @@ pub(super) fn named(name: &str) -> Option<Reference> {
                 dims2(b)?,
             )?)
         },
+        "matmul_scaled" => |i| {
+            let scaled = Scaled::of(i)?;
+            let n = scaled.n;
+            out((0..scaled.m * n)
+                .map(|flat| scaled.at(flat / n, flat % n))
+                .collect())
+        },
         _ => return None,
     };
     Some(reference)
+}
+
+/// `matmul_scaled`'s inputs: a (m × k), bt (n × k) and the two scales.
+struct Scaled {
+    a: Vec<f64>,
+    bt: Vec<f64>,
+    scale: f64,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+impl Scaled {
+    fn of(i: &Inputs<'_>) -> Option<Self> {
+        let (a, bt) = (i.buffer("a")?, i.buffer("bt")?);
+        let ((m, k), (n, k2)) = (dims2(a)?, dims2(bt)?);
+        (k == k2).then_some(())?;
+        Some(Scaled {
+            a: a.init.clone()?,
+            bt: bt.init.clone()?,
+            scale: i.scalar("scale_a")? * i.scalar("scale_b")?,
+            m,
+            n,
+            k,
+        })
+    }
+
+    /// out[row][col]: row of a against row `col` of bt, times both scales.
+    fn at(&self, row: usize, col: usize) -> f64 {
+        let (a, bt) = (
+            &self.a[row * self.k..][..self.k],
+            &self.bt[col * self.k..][..self.k],
+        );
+        self.scale * a.iter().zip(bt).map(|(x, y)| x * y).sum::<f64>()
+    }
+}
+
+/// `matmul_scaled`'s outputs at a sample of elements costing about
+/// `budget` operations in all.
+pub(super) fn sampled_scaled(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> {
+    let scaled = Scaled::of(i)?;
+    let (m, n, k) = (scaled.m, scaled.n, scaled.k);
+    let count = ((budget / (2 * k) as f64) as usize).clamp(1, (m * n).max(1));
+    Some(
+        spread(m * n, count)
+            .map(|flat| (flat, scaled.at(flat / n, flat % n)))
+            .collect(),
+    )
 }
 
 /// `matmul`'s outputs at a sample of elements costing about `budget`

@@ -17,7 +17,7 @@
 //! - `reductions`: sums, dot products, a group's mean, a row's length;
 //! - `scans`: prefix sums, and what is built on them (compaction, a
 //!   histogram's bin starts);
-//! - `matmul`: the matrix product, whole or sampled;
+//! - `matmul`: the matrix product, whole or sampled, and FP8's scaled one;
 //! - `transformer`: softmax, the norms, GELU, an embedding's lookup;
 //! - `attention`: softmax(q kᵀ / √dim) v per head, whole or sampled;
 //! - `training`: the backward pass (a softmax's, LayerNorm's, a
@@ -78,6 +78,7 @@ pub fn sampled(spec: &Spec, budget: f64) -> Option<(&'static str, Vec<(usize, f6
     let inputs = Inputs { spec };
     match spec.reference.as_str() {
         "matmul" => Some(("out", matmul::sampled(&inputs, budget)?)),
+        "matmul_scaled" => Some(("out", matmul::sampled_scaled(&inputs, budget)?)),
         "attention" => Some(("out", attention::sampled(&inputs, budget)?)),
         "attention_backward" => Some(("dq", training::sampled_dq(&inputs, budget)?)),
         _ => None,

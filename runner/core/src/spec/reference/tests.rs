@@ -461,6 +461,36 @@ fn sampled_matmul_agrees_with_the_full_one() {
     assert!(sampled(&spec("sum", vec![]), 1e9).is_none());
 }
 
+/// FP8's scaled product takes b transposed and multiplies by both scales;
+/// its sample is the whole product's at the sampled elements.
+#[test]
+fn scaled_matmul_reads_b_transposed() {
+    let scalar = |name: &str, value: f64| Arg::Scalar {
+        name: name.into(),
+        dtype: Dtype::F32,
+        value,
+    };
+    // a = [[1, 2], [3, 4]]; b = [[5, 6], [7, 8]] given as bt = [[5, 7], [6, 8]].
+    let spec = spec(
+        "matmul_scaled",
+        vec![
+            buffer("out", &[2, 2], None),
+            buffer("a", &[2, 2], Some(vec![1.0, 2.0, 3.0, 4.0])),
+            buffer("bt", &[2, 2], Some(vec![5.0, 7.0, 6.0, 8.0])),
+            scalar("scale_a", 0.5),
+            scalar("scale_b", 0.25),
+        ],
+    );
+    // a · b = [[19, 22], [43, 50]], times 1/8.
+    let full = &expected(&spec).unwrap()["out"];
+    assert_eq!(full, &[2.375, 2.75, 5.375, 6.25]);
+    let (name, sample) = sampled(&spec, 1e9).unwrap();
+    assert_eq!(name, "out");
+    for (flat, value) in sample {
+        assert_eq!(value, full[flat], "at {flat}");
+    }
+}
+
 /// Attention backward's sampled rows of dq are the full reference's, and a
 /// small budget still samples one whole row.
 #[test]
