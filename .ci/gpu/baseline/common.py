@@ -92,15 +92,15 @@ def relative_error(got, exact):
     return ((got.double() - exact).abs().max() / exact.abs().max()).item()
 
 
-def default_sdpa_backend(q, k, v):
+def default_sdpa_backend(q, k, v, is_causal=False):
     """The backend scaled_dot_product_attention picks on this GPU for q, k
-    and v outside any sdpa_kernel restriction, by SDPBackend's member name
-    (torch._fused_sdp_choice, the choice SDPA itself makes, answers with
-    the member's number)."""
+    and v (causal or not) outside any sdpa_kernel restriction, by
+    SDPBackend's member name (torch._fused_sdp_choice, the choice SDPA
+    itself makes, answers with the member's number)."""
     import torch
     from torch.nn.attention import SDPBackend
 
-    chosen = torch._fused_sdp_choice(q, k, v)
+    chosen = torch._fused_sdp_choice(q, k, v, is_causal=is_causal)
     for name, member in SDPBackend.__members__.items():
         if int(member) == int(chosen):
             return name

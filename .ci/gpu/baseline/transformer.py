@@ -149,28 +149,29 @@ def attention_inputs(batch, heads, seq, dim, dtype):
     return uniform(), uniform(), uniform()
 
 
-def attention_case(batch, heads, seq, dim, dtype, backend, name):
+def attention_case(batch, heads, seq, dim, dtype, backend, name, causal=False):
     """SDPA restricted to `backend` (SDPBackend's member name), recorded as
-    the case `name`."""
+    the case `name`; `causal`, each query sees the keys up to its own."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     q, k, v = attention_inputs(batch, heads, seq, dim, dtype)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     with sdpa_kernel([getattr(SDPBackend, backend)]):
-        call = lambda: sdpa(q, k, v)
+        call = lambda: sdpa(q, k, v, is_causal=causal)
         timing = timed(call)
         got = call()
     # The FP64 answer a head group at a time: its score matrices are 128 MiB each.
     error = 0.0
     scale = 0.0
     for b in range(batch):
-        exact = sdpa(q[b].double(), k[b].double(), v[b].double())
+        exact = sdpa(q[b].double(), k[b].double(), v[b].double(), is_causal=causal)
         error = max(error, (got[b].double() - exact).abs().max().item())
         scale = max(scale, exact.abs().max().item())
     return {
         "name": name,
         "constants": {"HEADS": batch * heads, "SEQ": seq, "DIM": dim},
-        "flops": 4 * batch * heads * seq * seq * dim,
+        # Causal attention does half the products (the book's specs count it so).
+        "flops": (2 if causal else 4) * batch * heads * seq * seq * dim,
         "timing": timing,
         "max_relative_error": error / scale,
     }
@@ -204,6 +205,28 @@ def attention():
             f"SDPA, BF16 ({label} backend"
             + ("; PyTorch's default on this GPU)" if backend == default else ")"),
             [attention_case(*size, torch.bfloat16, backend, name) for size in ATTENTION_SIZES],
+            tolerance=1e-2,
+        )
+
+
+def attention_causal():
+    """The causal forms in BF16, on the backends that have one fast: flash
+    and cuDNN (the memory-efficient backend is slower than both already)."""
+    q, k, v = attention_inputs(*ATTENTION_SIZES[0], torch.bfloat16)
+    default = common.default_sdpa_backend(q, k, v, is_causal=True)
+    print(f"SDPA's default causal backend for BF16 on {torch.cuda.get_device_name()}: {default}")
+    for backend, op, label, name in [
+        ("FLASH_ATTENTION", "sdpa-flash-bf16-causal", "flash", "attention_causal_bf16"),
+        ("CUDNN_ATTENTION", "sdpa-cudnn-bf16-causal", "cuDNN", "attention_causal_bf16_cudnn"),
+    ]:
+        write(
+            op,
+            f"SDPA, BF16, causal ({label} backend"
+            + ("; PyTorch's default on this GPU)" if backend == default else ")"),
+            [
+                attention_case(*size, torch.bfloat16, backend, name, causal=True)
+                for size in ATTENTION_SIZES
+            ],
             tolerance=1e-2,
         )
 
@@ -242,6 +265,7 @@ OPS = {
         [embedding_case(*size) for size in EMBEDDING_SIZES],
     ),
     "attention": attention,
+    "attention_causal": attention_causal,
 }
 wanted = sys.argv[1:] or list(OPS)
 unknown = [op for op in wanted if op not in OPS]

@@ -33,11 +33,8 @@ typedef __nv_bfloat16 bf16;
 
 #include "../hopper/mma.cuh"
 #include "../hopper/async_copy.cuh"
+#include "../hopper/attention_values.cuh"
 
-// Minus infinity, the running maximum before any score (NVRTC has no <cmath>).
-__device__ __forceinline__ float minus_infinity() {
-    return __int_as_float(0xff800000);
-}
 
 // Given: `rows` consecutive rows of a [SEQ, DIM] matrix into a swizzled tile.
 __device__ __forceinline__ void load_rows_async(bf16* tile, const bf16* from, unsigned int rows) {
@@ -45,13 +42,6 @@ __device__ __forceinline__ void load_rows_async(bf16* tile, const bf16* from, un
         unsigned int r = i / CHUNKS, c = i % CHUNKS;
         copy_async_16(&tile[r * DIM + swizzle(r, c) * 8], &from[r * DIM + c * 8]);
     }
-}
-
-// Two floats as one register of BF16s, the first in the low half: the order
-// of neighbouring columns in a fragment.
-__device__ __forceinline__ unsigned int pack_bf16(float lo, float hi) {
-    __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<unsigned int*>(&pair);
 }
 
 // Given: s = q kᵀ for the warp's WR rows and the tile's BC keys, q read as

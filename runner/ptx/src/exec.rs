@@ -374,7 +374,7 @@ fn step(
         Op::Membar | Op::Fence => {
             t.fenced = Some(i.scope);
         }
-        Op::Prefetch => {}
+        Op::Prefetch | Op::Setmaxnreg => {}
         Op::Printf => {
             let format = read(t, w, &o[0], Ty::U64);
             let args = read(t, w, &o[1], Ty::U64);

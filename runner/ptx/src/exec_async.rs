@@ -293,7 +293,7 @@ fn complete_tx(t: &mut ThreadState, w: &World, b: &mut Cluster, mbar: u64, bytes
 }
 
 /// The bulk copies of the TMA: `cp.async.bulk` (bytes) and
-/// `cp.async.bulk.tensor.{1,2}d` (a box of a tensor map), global to shared,
+/// `cp.async.bulk.tensor.{1..5}d` (a box of a tensor map), global to shared,
 /// counted on an mbarrier, to one block or (`.multicast::cluster`) to the
 /// blocks of a mask. Made when issued, as the issuing thread's accesses.
 fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
@@ -354,30 +354,35 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
             return false;
         };
         let eb = u64::from(map.element_bytes);
-        let box0 = u64::from(*map.box_dims.first().unwrap_or(&1));
-        let box1 = u64::from(*map.box_dims.get(1).unwrap_or(&1));
-        let dim0 = *map.dims.first().unwrap_or(&1);
-        let dim1 = *map.dims.get(1).unwrap_or(&1);
-        let (c0, c1) = (
-            coords.first().copied().unwrap_or(0),
-            coords.get(1).copied().unwrap_or(0),
-        );
         let base = match w.globals.get(map.buffer) {
             Some(r) => memory::global_address(map.buffer, r.lead as u64),
             None => return false,
         };
-        for r in 0..box1 {
-            for e in 0..box0 {
-                let (x, y) = (c0.wrapping_add(e as i64), c1.wrapping_add(r as i64));
-                let inside = x >= 0 && y >= 0 && (x as u64) < dim0 && (y as u64) < dim1;
-                let src = inside.then(|| {
-                    base.wrapping_add(
-                        ((y as u64).wrapping_mul(dim0).wrapping_add(x as u64)).wrapping_mul(eb),
-                    )
-                });
-                let l = (r * box0 + e) * eb;
-                copies.push((src, l, eb as u32));
+        // The box, innermost dimension first, walked in the order it lands
+        // in shared memory; each element's source is its coordinates in the
+        // tensor, or none (a zero) past any of its edges.
+        let rank = map.box_dims.len().max(1);
+        let boxes: Vec<u64> = (0..rank)
+            .map(|d| u64::from(*map.box_dims.get(d).unwrap_or(&1)))
+            .collect();
+        let elements: u64 = boxes.iter().product();
+        for l in 0..elements {
+            let (mut rest, mut offset, mut stride, mut inside) = (l, 0u64, 1u64, true);
+            for (d, &size) in boxes.iter().enumerate() {
+                let within = rest % size;
+                rest /= size;
+                let x = coords
+                    .get(d)
+                    .copied()
+                    .unwrap_or(0)
+                    .wrapping_add(within as i64);
+                let dim = *map.dims.get(d).unwrap_or(&1);
+                inside &= x >= 0 && (x as u64) < dim;
+                offset = offset.wrapping_add((x as u64).wrapping_mul(stride));
+                stride = stride.wrapping_mul(dim);
             }
+            let src = inside.then(|| base.wrapping_add(offset.wrapping_mul(eb)));
+            copies.push((src, l * eb, eb as u32));
         }
         let dst_off = dst.wrapping_sub(memory::SHARED);
         for c in &mut copies {

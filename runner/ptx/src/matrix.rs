@@ -375,11 +375,44 @@ impl WgmmaInput {
     }
 }
 
+/// A taken from the warpgroup's registers: four 32-bit registers a thread,
+/// in mma.sync's A-fragment layout for each warp's band of 16 rows. Lane `l`
+/// of warp `w` holds rows 16w + l/4 (registers 0 and 2) and 16w + l/4 + 8
+/// (1 and 3); registers 0 and 1 hold the first half of k, 2 and 3 the
+/// second, each its `4 / bytes` neighbouring values from k = (4 / bytes)(l % 4).
+fn register_operand(
+    regs_op: &Operand,
+    group: &[ThreadState],
+    w: &World,
+    input: WgmmaInput,
+    a: &mut [Vec<f32>],
+    scale: f32,
+) {
+    let regs_of = regs(regs_op);
+    let per_reg = (4 / input.bytes()) as usize;
+    let k = a.first().map_or(0, Vec::len);
+    for (idx, t) in group.iter().enumerate() {
+        let (warp, lane) = (idx / 32, idx % 32);
+        for (j, r) in regs_of.iter().enumerate().take(4) {
+            let bits = read(t, w, r, Ty::B32);
+            let row = 16 * warp + lane / 4 + 8 * (j % 2);
+            for e in 0..per_reg {
+                let col = (j / 2) * (k / 2) + per_reg * (lane % 4) + e;
+                let byte = e as u64 * input.bytes() * 8;
+                if let Some(x) = a.get_mut(row).and_then(|r| r.get_mut(col)) {
+                    *x = input.value(bits >> byte) * scale;
+                }
+            }
+        }
+    }
+}
+
 /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16} d, a-desc,
 /// b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b`, and
 /// `….m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} d, a-desc, b-desc, scale-d,
 /// imm-scale-a, imm-scale-b` (FP8 has no transposes: both operands K-major),
-/// both operands from shared memory; the accumulators as mma.sync's, a
+/// b from shared memory, a from shared memory or (`{a0, a1, a2, a3}`, then
+/// no imm-trans-a) from registers; the accumulators as mma.sync's, a
 /// 16-row band a warp. Products of FP8 (or 16-bit) inputs are exact in f64.
 fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'_>) {
     let o = &i.operands;
@@ -392,8 +425,15 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
         })
         .unwrap_or((8, 16));
     let input = WgmmaInput::of(i);
+    // A from registers (`{a0, a1, a2, a3}`) has no descriptor and no
+    // transpose operand: its imm-trans-b comes one place earlier.
+    let a_in_registers = matches!(o[1], Operand::Vector(_));
     let first = &group[0];
-    let a_desc = read(first, w, &o[1], Ty::B64);
+    let a_desc = if a_in_registers {
+        0
+    } else {
+        read(first, w, &o[1], Ty::B64)
+    };
     let b_desc = read(first, w, &o[2], Ty::B64);
     let accumulate = read(first, w, &o[3], Ty::Pred) != 0;
     let imm = |k: usize| {
@@ -403,7 +443,15 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
     let (scale_a, scale_b) = (imm(4), imm(5));
     // FP8's instruction has no transpose operands: absent means K-major.
     let trans = |k: usize| o.get(k).is_some() && imm(k) == 1;
-    let (trans_a, trans_b) = (trans(6), trans(7));
+    let (trans_a, trans_b) = if a_in_registers {
+        (false, trans(6))
+    } else {
+        (trans(6), trans(7))
+    };
+    let mut a = vec![vec![0f32; k]; 64];
+    if a_in_registers {
+        register_operand(&o[1], group, w, input, &mut a, scale_a as f32);
+    }
     let line = i.line as usize;
     let eb = input.bytes();
     let mut load = |desc: u64, row: u64, k: u64, mn: bool, t: &mut ThreadState| -> f32 {
@@ -420,13 +468,14 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
         };
         input.value(w.load(t, mem, a))
     };
-    let mut a = vec![vec![0f32; k]; 64];
     let mut b = vec![vec![0f32; k]; n as usize];
     {
         let t = &mut group[0];
-        for (m, row) in a.iter_mut().enumerate() {
-            for (k, x) in row.iter_mut().enumerate() {
-                *x = load(a_desc, m as u64, k as u64, trans_a, t) * scale_a as f32;
+        if !a_in_registers {
+            for (m, row) in a.iter_mut().enumerate() {
+                for (k, x) in row.iter_mut().enumerate() {
+                    *x = load(a_desc, m as u64, k as u64, trans_a, t) * scale_a as f32;
+                }
             }
         }
         for (col, column) in b.iter_mut().enumerate() {

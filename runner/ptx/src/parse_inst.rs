@@ -70,6 +70,9 @@ pub enum Op {
     Mma,
     Wmma,
     Wgmma,
+    /// `setmaxnreg`: registers moved between warpgroups. It changes what
+    /// the hardware allots, not what a thread computes: nothing to model.
+    Setmaxnreg,
     Mapa,
     Activemask,
     /// CUDA's `printf` (a `call` of `vprintf`): the format's address, the
@@ -592,6 +595,7 @@ pub fn decode(
         "mma" => Op::Mma,
         "wmma" => Op::Wmma,
         "wgmma" => Op::Wgmma,
+        "setmaxnreg" => Op::Setmaxnreg,
         "mapa" => Op::Mapa,
         "activemask" => Op::Activemask,
         _ => Op::Other,

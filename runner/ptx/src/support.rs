@@ -10,7 +10,10 @@ pub fn supports(i: &Inst) -> bool {
     let n = i.operands.len();
     let known = match i.op {
         Op::Other => false,
-        Op::CpAsync => !i.has("bulk") || !i.has("tensor") || i.has("2d") || i.has("1d"),
+        Op::CpAsync => {
+            let ranks = ["1d", "2d", "3d", "4d", "5d"];
+            !i.has("bulk") || !i.has("tensor") || ranks.iter().any(|r| i.has(r))
+        }
         Op::Mma => i.has("m16n8k16") && !i.has("f64"),
         Op::Wmma => i.has("m16n16k16"),
         Op::Wgmma => {

@@ -1,5 +1,6 @@
 //! Attention's reference, softmax(q kᵀ / √dim) v for every head, whole or at
-//! a sample of its rows (one row's scores serve all its columns).
+//! a sample of its rows (one row's scores serve all its columns), and its
+//! causal form, where query i sees keys 0 to i only.
 
 use super::reductions::dot;
 use super::{Inputs, Reference, out, spread};
@@ -8,20 +9,25 @@ use crate::spec::model::Buffer;
 /// This family's reference called `name`, if it has one.
 pub(super) fn named(name: &str) -> Option<Reference> {
     let reference: Reference = match name {
-        "attention" => |i| {
-            let heads = Heads::of(i.buffer("q")?, i.buffer("k")?, i.buffer("v")?)?;
-            out((0..heads.count * heads.seq)
-                .flat_map(|row| heads.row(row))
-                .collect())
-        },
+        "attention" => |i| whole(i, false),
+        "attention_causal" => |i| whole(i, true),
         _ => return None,
     };
     Some(reference)
 }
 
-/// `attention`'s outputs in whole rows, a sample of them costing about
-/// `budget` operations in all (see [`super::sampled`]).
-pub(super) fn sampled(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> {
+/// Every row of every head's output.
+fn whole(i: &Inputs<'_>, causal: bool) -> Option<super::Outputs> {
+    let heads = Heads::of(i.buffer("q")?, i.buffer("k")?, i.buffer("v")?)?;
+    out((0..heads.count * heads.seq)
+        .flat_map(|row| heads.row(row, causal))
+        .collect())
+}
+
+/// The outputs of `attention` (or, `causal`, of `attention_causal`) in whole
+/// rows, a sample of them costing about `budget` operations in all (see
+/// [`super::sampled`]).
+pub(super) fn sampled(i: &Inputs<'_>, budget: f64, causal: bool) -> Option<Vec<(usize, f64)>> {
     let heads = Heads::of(i.buffer("q")?, i.buffer("k")?, i.buffer("v")?)?;
     let rows = heads.count * heads.seq;
     let per_row = (4 * heads.seq * heads.dim) as f64;
@@ -29,7 +35,7 @@ pub(super) fn sampled(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> 
     Some(
         spread(rows, count)
             .flat_map(|row| {
-                let values = heads.row(row);
+                let values = heads.row(row, causal);
                 (0..heads.dim).map(move |d| (row * heads.dim + d, values[d]))
             })
             .collect(),
@@ -67,13 +73,15 @@ impl<'a> Heads<'a> {
     }
 
     /// Output row `row` (head `row / seq`, query `row % seq`): the softmax of
-    /// its scores q·k / √dim, largest subtracted, weighting the rows of v.
-    fn row(&self, row: usize) -> Vec<f64> {
+    /// its scores q·k / √dim, largest subtracted, weighting the rows of v;
+    /// `causal`, over the keys up to the query's own position only.
+    fn row(&self, row: usize, causal: bool) -> Vec<f64> {
         let (seq, dim) = (self.seq, self.dim);
         let head = row / seq * seq * dim;
         let query = &self.q[row * dim..][..dim];
         let scale = 1.0 / (dim as f64).sqrt();
-        let scores: Vec<f64> = (0..seq)
+        let keys = if causal { row % seq + 1 } else { seq };
+        let scores: Vec<f64> = (0..keys)
             .map(|j| dot(query, &self.k[head + j * dim..][..dim]) * scale)
             .collect();
         let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -79,7 +79,8 @@ pub fn sampled(spec: &Spec, budget: f64) -> Option<(&'static str, Vec<(usize, f6
     match spec.reference.as_str() {
         "matmul" => Some(("out", matmul::sampled(&inputs, budget)?)),
         "matmul_scaled" => Some(("out", matmul::sampled_scaled(&inputs, budget)?)),
-        "attention" => Some(("out", attention::sampled(&inputs, budget)?)),
+        "attention" => Some(("out", attention::sampled(&inputs, budget, false)?)),
+        "attention_causal" => Some(("out", attention::sampled(&inputs, budget, true)?)),
         "attention_backward" => Some(("dq", training::sampled_dq(&inputs, budget)?)),
         _ => None,
     }

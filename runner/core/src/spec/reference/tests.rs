@@ -418,6 +418,28 @@ fn attention_reference() {
     assert!(expected(&spec("attention", vec![flat, k, v])).is_none());
 }
 
+/// Causal attention, by hand: the first query of each head sees its own
+/// key only, so it copies that row of v; the second sees both, as in
+/// `attention`; and the sampled rows are the full reference's.
+#[test]
+fn attention_causal_reference() {
+    let q = buffer("q", &[2, 2, 1], Some(vec![0.0, 0.0, 100.0, -100.0]));
+    let k = buffer("k", &[2, 2, 1], Some(vec![1.0, 2.0, 0.0, 1.0]));
+    let v = buffer("v", &[2, 2, 1], Some(vec![4.0, 8.0, -1.0, 3.0]));
+    let causal = spec("attention_causal", vec![q, k, v]);
+    let out = &expected(&causal).unwrap()["out"];
+    // Head 0: query 0 sees key 0 (4); query 1 both keys, equal scores (6).
+    // Head 1: query 0 sees key 0 (-1); query 1 prefers key 0 (-1).
+    let want = [4.0, 6.0, -1.0, -1.0];
+    for (g, w) in out.iter().zip(want) {
+        assert!((g - w).abs() < 1e-9, "{out:?}");
+    }
+    let (_, sample) = sampled(&causal, 1e9).unwrap();
+    for (i, value) in sample {
+        assert_eq!(value, out[i]);
+    }
+}
+
 /// An embedding, by hand: each token's row of the table, in the ids'
 /// order, repeats included; an id past the table has no reference.
 #[test]

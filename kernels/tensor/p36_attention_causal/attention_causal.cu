@@ -1,0 +1,154 @@
+// Puzzle 36, step 4: step 3, causal. Query i sees keys 0 to i only, as a
+// language model's attention does: a block walks the tiles of keys up to
+// the one that holds its diagonal, and on that tile masks the keys past
+// each query. BR = BC, so a block's last tile is its diagonal, and it does
+// (query tile + 1) tiles' work: the blocks with the most start first. The
+// mask is the puzzle; everything else is step 3's. Compute capability 9.0
+// only (compute_90a).
+#include <cuda_bf16.h>
+
+#define DIM 128
+#define BC 128
+#define STAGES 3
+#define CONSUMERS 2
+#define BR (CONSUMERS * 64)
+#define THREADS ((CONSUMERS + 1) * 128)
+// A row of q, k or v is BOXES boxes of 64 values (128 bytes: one swizzle row).
+#define BOXES (DIM / 64)
+#define Q_TILE (BR * DIM)
+#define KV_TILE (BC * DIM)
+// Bytes one stage receives: a tile of k and one of v.
+#define STAGE_BYTES (2 * KV_TILE * 2)
+// The accumulators a thread holds: scores (64 x BC a warpgroup) and output (64 x DIM).
+#define S_ACC (BC / 2)
+#define O_ACC (DIM / 2)
+// Registers a thread after `setmaxnreg`: 128 x 24 + 256 x 240 fit the SM's 64 K.
+#define PRODUCER_REGISTERS 24
+#define CONSUMER_REGISTERS 240
+static_assert(BC == 128, "the scores' wgmma is m64n128");
+static_assert(DIM == 64 || DIM == 128, "the output's wgmma is m64n64 or m64n128");
+static_assert(BR == BC, "a block's last tile of keys is its diagonal");
+
+typedef __nv_bfloat16 bf16;
+
+#include "../hopper/attention.cuh"
+#include "../hopper/attention_products.cuh"
+
+// The causal edge on the diagonal tile, whose first key is `first_key`:
+// each of this lane's scores whose key comes after its query becomes minus
+// infinity, which the softmax turns into a probability of 0. Lane l holds
+// rows l / 4 (h = 0) and l / 4 + 8 (h = 1) of its warp's 16, whose first
+// query is `first_row`, at keys 8j + 2 (l % 4) and the next of the tile.
+__device__ __forceinline__ void mask_causal(float (&scores)[S_ACC], unsigned int first_row,
+                                            unsigned int first_key) {
+    unsigned int lane = threadIdx.x % 32;
+    // BEGIN PUZZLE (roughly 12 lines)
+#pragma unroll
+    for (unsigned int h = 0; h < 2; h++) {
+        unsigned int query = first_row + lane / 4 + 8 * h;
+#pragma unroll
+        for (unsigned int j = 0; j < BC / 8; j++) {
+            unsigned int key = first_key + 8 * j + lane % 4 * 2;
+            if (key > query) {
+                scores[4 * j + 2 * h] = minus_infinity();
+            }
+            if (key + 1 > query) {
+                scores[4 * j + 2 * h + 1] = minus_infinity();
+            }
+        }
+    }
+    // END PUZZLE
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    attention_causal(bf16* out, const __grid_constant__ TensorMap q_map,
+                     const __grid_constant__ TensorMap k_map,
+                     const __grid_constant__ TensorMap v_map, unsigned int seq) {
+    extern __shared__ unsigned char shared_raw[];
+    // The 128-byte swizzle is computed on address bits: each box starts on
+    // a 1024-byte boundary (the spec asks for 1 KiB extra).
+    unsigned int misalignment = shared_address(shared_raw) % 1024;
+    bf16* q_tile = reinterpret_cast<bf16*>(shared_raw + (misalignment ? 1024 - misalignment : 0));
+    bf16* k_tiles = q_tile + Q_TILE;
+    bf16* v_tiles = k_tiles + STAGES * KV_TILE;
+    __shared__ __align__(8) unsigned long long q_full;
+    __shared__ __align__(8) unsigned long long full[STAGES];
+    __shared__ __align__(8) unsigned long long empty[STAGES];
+    // The blocks with the most tiles of keys to walk start first.
+    unsigned int query_tile = gridDim.x - 1 - blockIdx.x;
+    unsigned int head = blockIdx.y;
+    unsigned int row0 = query_tile * BR;
+    unsigned int group = threadIdx.x / 128;
+    unsigned int thread = threadIdx.x % 128;
+    unsigned int tiles = query_tile + 1;
+    if (threadIdx.x == 0) {
+        barrier_init(&q_full, 1);
+        for (unsigned int s = 0; s < STAGES; s++) {
+            // `empty`: one arrival from each consumer warp.
+            barrier_init(&full[s], 1);
+            barrier_init(&empty[s], CONSUMERS * 4);
+        }
+    }
+    __syncthreads();
+    if (group == 0) {
+        registers_decrease<PRODUCER_REGISTERS>();
+        if (thread == 0) {
+            produce(q_tile, k_tiles, v_tiles, &q_map, &k_map, &v_map, &q_full, full, empty, row0,
+                    head, tiles);
+        }
+        return;
+    }
+    registers_increase<CONSUMER_REGISTERS>();
+    unsigned int consumer = group - 1;
+    unsigned int lane = thread % 32;
+    unsigned int first_row = row0 + consumer * 64 + thread / 32 * 16;
+    // This consumer's 64 rows of q, in each box.
+    const bf16* q_rows = q_tile + consumer * 64 * 64;
+    // Scores in base 2, as in step 1.
+    const float scale = 1.44269504088896341f * rsqrtf(static_cast<float>(DIM));
+    float o[O_ACC] = {};
+    float row_max[2] = {minus_infinity(), minus_infinity()};
+    float row_sum[2] = {0.0f, 0.0f};
+    float factor[2];
+    float scores[S_ACC];
+    unsigned int p[BC / 16][4];
+    barrier_wait(&q_full, 0);
+    // Tile 0's scores and softmax come first: there is no product of a
+    // tile before it to overlap them with (and o, all zeros, needs no rescale).
+    barrier_wait(&full[0], 0);
+    issue_scores(scores, q_rows, k_tiles);
+    wgmma_wait<0>();
+    if (tiles == 1) {
+        mask_causal(scores, first_row, 0);
+    }
+    online_softmax(scores, row_max, row_sum, factor, scale);
+    pack_probabilities(p, scores);
+    for (unsigned int t = 1; t < tiles; t++) {
+        unsigned int s = t % STAGES, before = (t - 1) % STAGES;
+        barrier_wait(&full[s], t / STAGES % 2);
+        // Groups complete in the order they were issued: the scores first.
+        issue_scores(scores, q_rows, k_tiles + s * KV_TILE);
+        issue_output(o, p, v_tiles + before * KV_TILE);
+        wgmma_wait<1>();
+        // Tile t's softmax runs while tile t - 1's o += p v does. It must
+        // not touch o, which the tensor cores are adding into, nor p.
+        if (t == tiles - 1) {
+            mask_causal(scores, first_row, t * BC);
+        }
+        online_softmax(scores, row_max, row_sum, factor, scale);
+        wgmma_wait<0>();
+        // Tile t - 1 is finished with: its stage goes back, and o takes
+        // tile t's change of maximum before tile t's product adds to it.
+        if (lane == 0) {
+            barrier_arrive(&empty[before]);
+        }
+        rescale(o, factor);
+        pack_probabilities(p, scores);
+    }
+    issue_output(o, p, v_tiles + (tiles - 1) % STAGES * KV_TILE);
+    wgmma_wait<0>();
+    if (lane == 0) {
+        barrier_arrive(&empty[(tiles - 1) % STAGES]);
+    }
+    store_output(out, o, row_sum, head, seq, first_row);
+}
