@@ -1,9 +1,9 @@
-// Puzzle 36, step 4: step 3, causal. Query i sees keys 0 to i only, as a
+// Puzzle 36, step 5: step 4, causal. Query i sees keys 0 to i only, as a
 // language model's attention does: a block walks the tiles of keys up to
 // the one that holds its diagonal, and on that tile masks the keys past
 // each query. BR = BC, so a block's last tile is its diagonal, and it does
 // (query tile + 1) tiles' work: the blocks with the most start first. The
-// mask is the puzzle; everything else is step 3's. Compute capability 9.0
+// mask is the puzzle; everything else is step 4's. Compute capability 9.0
 // only (compute_90a).
 #include <cuda_bf16.h>
 
@@ -28,11 +28,13 @@
 static_assert(BC == 128, "the scores' wgmma is m64n128");
 static_assert(DIM == 64 || DIM == 128, "the output's wgmma is m64n64 or m64n128");
 static_assert(BR == BC, "a block's last tile of keys is its diagonal");
+static_assert(CONSUMERS <= 3, "turns on named barriers 1 to 3 (0 is __syncthreads())");
 
 typedef __nv_bfloat16 bf16;
 
 #include "../hopper/attention.cuh"
 #include "../hopper/attention_products.cuh"
+#include "../hopper/attention_turns.cuh"
 
 // The causal edge on the diagonal tile, whose first key is `first_key`:
 // each of this lane's scores whose key comes after its query becomes minus
@@ -113,10 +115,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     float scores[S_ACC];
     unsigned int p[BC / 16][4];
     barrier_wait(&q_full, 0);
+    // Consumer 0 takes the first turn: the last consumer hands it over
+    // before it has issued anything.
+    if (consumer == CONSUMERS - 1) {
+        pass_turn(consumer);
+    }
     // Tile 0's scores and softmax come first: there is no product of a
     // tile before it to overlap them with (and o, all zeros, needs no rescale).
     barrier_wait(&full[0], 0);
+    wait_turn(consumer);
     issue_scores(scores, q_rows, k_tiles);
+    pass_turn(consumer);
     wgmma_wait<0>();
     if (tiles == 1) {
         mask_causal(scores, first_row, 0);
@@ -126,9 +135,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     for (unsigned int t = 1; t < tiles; t++) {
         unsigned int s = t % STAGES, before = (t - 1) % STAGES;
         barrier_wait(&full[s], t / STAGES % 2);
-        // Groups complete in the order they were issued: the scores first.
+        wait_turn(consumer);
         issue_scores(scores, q_rows, k_tiles + s * KV_TILE);
         issue_output(o, p, v_tiles + before * KV_TILE);
+        pass_turn(consumer);
         wgmma_wait<1>();
         // Tile t's softmax runs while tile t - 1's o += p v does. It must
         // not touch o, which the tensor cores are adding into, nor p.
@@ -145,7 +155,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         rescale(o, factor);
         pack_probabilities(p, scores);
     }
+    wait_turn(consumer);
     issue_output(o, p, v_tiles + (tiles - 1) % STAGES * KV_TILE);
+    pass_turn(consumer);
     wgmma_wait<0>();
     if (lane == 0) {
         barrier_arrive(&empty[(tiles - 1) % STAGES]);

@@ -208,6 +208,7 @@ pub fn block_memory(layout: &SharedLayout, b: u32) -> BlockMemory {
         block_index: b,
         names: layout.names.clone(),
         mbarrier_changes: 0,
+        named: Default::default(),
     }
 }
 
@@ -336,6 +337,9 @@ pub fn run_cluster(
                 warp::Resolved::Deadlock => return Ok(true),
                 warp::Resolved::None => {}
             }
+        }
+        for (threads, mem) in blocks.iter_mut().zip(mems.iter_mut()) {
+            resolved |= crate::named::resolve(threads, &mut mem.named);
         }
         if resolved {
             continue;
@@ -482,7 +486,7 @@ fn block_barrier(kernel: &Kernel, threads: &mut [ThreadState], w: &mut World) ->
     let at_barrier: Vec<usize> = live
         .iter()
         .copied()
-        .filter(|&i| matches!(threads[i].stop, Some(Stop::Barrier { .. })))
+        .filter(|&i| matches!(threads[i].stop, Some(Stop::Barrier { count: None, .. })))
         .collect();
     if at_barrier.is_empty() || at_barrier.len() < live.len() {
         return false;

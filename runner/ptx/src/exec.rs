@@ -82,7 +82,11 @@ pub fn run_thread(
                     return Ok(Stop::Warp { mask });
                 }
                 if i.has("arrive") {
-                    // A producer's arrival at a named barrier: it does not wait.
+                    // An arrival at a named barrier: it counts, and does not wait.
+                    let id = o.first().map_or(0, |x| read(t, w, x, Ty::U32) as u32);
+                    let mem = &mut shared.mems[shared.own];
+                    crate::named::arrive(t, mem.named.entry(id).or_default());
+                    mem.mbarrier_changes += 1;
                     t.pc += 1;
                     continue;
                 }

@@ -15,7 +15,7 @@ use crate::parse_inst::{Inst, Op, Operand, Space, Sreg, Ty, flag};
 use crate::thread::{Origin, ThreadState, describe, numbered};
 use crate::trace::{Touch, VariableTrace};
 use crate::value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Bytes of `printf` output a run keeps; the rest is counted, not kept.
 pub const MAX_PRINTED: usize = 1 << 20;
@@ -44,6 +44,8 @@ pub struct BlockMemory {
     /// How often an mbarrier changed (a wait that keeps failing while none
     /// does is a deadlock).
     pub mbarrier_changes: u64,
+    /// Named barriers' current phases by id (see `named`).
+    pub named: BTreeMap<u32, crate::named::NamedBarrier>,
 }
 
 /// The shared memories of the blocks running together: one block's, or a

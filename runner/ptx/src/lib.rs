@@ -42,6 +42,7 @@ pub mod hazard;
 pub mod launch;
 pub mod matrix;
 pub mod memory;
+pub mod named;
 pub mod order;
 pub mod parse;
 pub mod parse_call;

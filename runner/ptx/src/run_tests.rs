@@ -237,3 +237,52 @@ fn vector_atomic_additions_add_every_element() {
     assert!(r.hazards.is_empty(), "atomics never race: {:#?}", r.hazards);
     assert_eq!(out_values(&r, 4), [8.5, 16.5, 24.5, 32.5]);
 }
+
+/// Named barriers with a count (`testdata/named.cu`): two producer warps
+/// arrive without waiting and two consumer warps wait, while a fifth warp
+/// takes no part. The hand-off is ordered and its values arrive; a count
+/// that no phase reaches hangs, and is reported; producers that skip the
+/// barrier race with the readers.
+#[test]
+fn named_barriers_hand_off_between_warps() {
+    let a: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let cases: [(&str, &str, Option<Kind>); 3] = [
+        (
+            "arrive and sync, 128",
+            include_str!("testdata/named.ptx"),
+            None,
+        ),
+        (
+            "a count of 192",
+            include_str!("testdata/named_hang.ptx"),
+            Some(Kind::Deadlock),
+        ),
+        (
+            "no arrival",
+            include_str!("testdata/named_race.ptx"),
+            Some(Kind::Race),
+        ),
+    ];
+    for (case, ptx, want) in cases {
+        let r = run(
+            ptx,
+            "handoff",
+            1,
+            160,
+            vec![buffer("out", None, 64), buffer("a", Some(&a), 64)],
+            vec![],
+        );
+        match want {
+            None => {
+                assert!(r.hazards.is_empty(), "{case}: {:#?}", r.hazards);
+                let doubled: Vec<f32> = a.iter().map(|x| 2.0 * x).collect();
+                assert_eq!(out_values(&r, 64), doubled, "{case}");
+            }
+            Some(kind) => assert!(
+                r.hazards.iter().any(|h| h.kind == kind),
+                "{case}: wanted {kind:?}, got {:#?}",
+                r.hazards
+            ),
+        }
+    }
+}
