@@ -363,7 +363,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         // tensor, or none (a zero) past any of its edges.
         let rank = map.box_dims.len().max(1);
         let boxes: Vec<u64> = (0..rank)
-            .map(|d| u64::from(*map.box_dims.get(d).unwrap_or(&1)))
+            .map(|d| u64::from(*map.box_dims.get(d).unwrap_or(&1)).max(1))
             .collect();
         let elements: u64 = boxes.iter().product();
         for l in 0..elements {
