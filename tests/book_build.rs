@@ -32,18 +32,26 @@ const DEBUGGING_CASES: &[(&str, &str, bool)] = &[
     ("d08_wait_forever", "did not finish", false),
 ];
 
+/// The environment variable naming a folder where the real book's build is
+/// kept for CI's page checks (absent: a temporary folder, removed after).
+const KEEP_BUILD: &str = "BOOK_TESTS_KEEP_BUILD";
+
 fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     let root = root();
     let before = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
-    let out = tempfile::tempdir().unwrap();
-    let output = build(&root, out.path());
+    let temp = tempfile::tempdir().unwrap();
+    // CI reads this build for its page checks instead of building the whole
+    // book a second time (.ci/run, "mdbook build"): it names a folder to keep.
+    let kept = std::env::var_os(KEEP_BUILD).map(std::path::PathBuf::from);
+    let out = kept.as_deref().unwrap_or(temp.path());
+    let output = build(&root, out);
     assert!(
         output.status.success(),
         "mdbook build failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     for chapter in CHAPTERS {
-        let html = std::fs::read_to_string(out.path().join(format!("{chapter}.html"))).unwrap();
+        let html = std::fs::read_to_string(out.join(format!("{chapter}.html"))).unwrap();
         // Each chapter: a configuration table, a skeleton that fails, and solutions that pass (WGSL)
         // or compile (CUDA without a GPU), labelled with their device.
         for part in [
@@ -73,8 +81,7 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     // The debugging cases: a whole kernel given with its bug, no gap and no
     // marker, the report that names the bug, and the fix folded away.
     for &(case, report, traced) in DEBUGGING_CASES {
-        let html =
-            std::fs::read_to_string(out.path().join(format!("debugging/{case}.html"))).unwrap();
+        let html = std::fs::read_to_string(out.join(format!("debugging/{case}.html"))).unwrap();
         let (given, _) = html
             .split_once("<summary>WGSL solution")
             .unwrap_or_else(|| panic!("{case}.html has no WGSL solution"));
