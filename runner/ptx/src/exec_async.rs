@@ -28,16 +28,6 @@ fn offset(w: &World, t: &ThreadState, i: &Inst, o: &Operand, b: &Cluster) -> Opt
     }
 }
 
-/// Publishes what `t` knows into an mbarrier's phase.
-fn arrive_knowledge(t: &mut ThreadState, block: u32, m: &mut Mbarrier) {
-    m.gathering.merge(&t.knows);
-    let r = m.gathering.threads.entry(t.index).or_insert(0);
-    *r = (*r).max(t.released + 1);
-    let e = m.gathering.blocks.entry(block).or_insert(0);
-    *e = (*e).max(t.epoch);
-    t.released += 1;
-}
-
 /// Runs an `mbarrier` instruction; `Some` where the thread must stop
 /// (a wait that failed yields, and resumes after the instruction).
 pub fn mbarrier(
@@ -109,7 +99,7 @@ pub fn mbarrier(
                 return uninitialized(t, w, line);
             };
             let token = m.phase;
-            arrive_knowledge(t, block, m);
+            t.release_into(&mut m.gathering, block);
             m.tx += tx;
             m.pending = m.pending.saturating_sub(count);
             if verb == "arrive_drop" {
@@ -205,7 +195,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
             let block = b.mems[b.own].block_index;
             let b = &mut b.mems[target];
             if let Some(m) = b.mbarriers.get_mut(&off) {
-                arrive_knowledge(t, block, m);
+                t.release_into(&mut m.gathering, block);
                 if !i.has("noinc") {
                     m.pending += 1;
                 }

@@ -22,20 +22,9 @@ pub struct NamedBarrier {
     pub gathering: Knowledge,
 }
 
-/// What `t` has done so far becomes part of what the barrier's phase
-/// hands on (a release), as an mbarrier arrival's does.
-fn contribute(t: &mut ThreadState, gathering: &mut Knowledge) {
-    gathering.merge(&t.knows);
-    let r = gathering.threads.entry(t.index).or_insert(0);
-    *r = (*r).max(t.released + 1);
-    let e = gathering.blocks.entry(t.block_id).or_insert(0);
-    *e = (*e).max(t.epoch);
-    t.released += 1;
-}
-
 /// `bar.arrive id, count`: one arrival at the barrier's current phase.
 pub fn arrive(t: &mut ThreadState, barrier: &mut NamedBarrier) {
-    contribute(t, &mut barrier.gathering);
+    t.release_into(&mut barrier.gathering, t.block_id);
     barrier.arrived += 1;
 }
 
@@ -73,7 +62,8 @@ pub fn resolve(threads: &mut [ThreadState], named: &mut BTreeMap<u32, NamedBarri
         }
         let mut merged = std::mem::take(&mut barrier.gathering);
         for &i in &waiting {
-            contribute(&mut threads[i], &mut merged);
+            let t = &mut threads[i];
+            t.release_into(&mut merged, t.block_id);
         }
         // Arrivals past the count belong to the next phase (and keep what
         // they knew with them: more order, never a false race).

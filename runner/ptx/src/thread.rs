@@ -67,6 +67,18 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
+    /// Publishes what this thread knows, and that its accesses so far come
+    /// before whoever acquires `gathering` (a release: an mbarrier arrival,
+    /// a named barrier's), as a thread of block `block`.
+    pub fn release_into(&mut self, gathering: &mut Knowledge, block: u32) {
+        gathering.merge(&self.knows);
+        let r = gathering.threads.entry(self.index).or_insert(0);
+        *r = (*r).max(self.released + 1);
+        let e = gathering.blocks.entry(block).or_insert(0);
+        *e = (*e).max(self.epoch);
+        self.released += 1;
+    }
+
     pub fn lane(&self) -> u32 {
         self.linear % 32
     }
