@@ -661,6 +661,79 @@ fn the_crates_table_lists_each_crates_dependencies() {
     assert!(checked >= 4, "only {checked} rows were checked");
 }
 
+/// Each package's features, as `cargo tree` resolves them for `selection`.
+fn features(selection: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "tree",
+            "--quiet",
+            "--offline",
+            "--locked",
+            "--prefix",
+            "none",
+        ])
+        .args(["--format", "{p}|{f}"])
+        .args(selection)
+        .current_dir(root())
+        .output()
+        .expect("running cargo tree");
+    assert!(
+        output.status.success(),
+        "cargo tree {selection:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Some((package, list)) = line.split_once('|') else {
+            continue;
+        };
+        // "name v1.2.3 (/path)" for the workspace's own: the name and version name it.
+        let package: String = package.split(' ').take(2).collect::<Vec<_>>().join(" ");
+        let list = list.trim_end_matches(" (*)");
+        packages
+            .entry(package)
+            .or_default()
+            .extend(list.split(',').filter(|f| !f.is_empty()).map(String::from));
+    }
+    packages
+}
+
+/// `cargo test -p runner` (the README's command), `cargo run -p runner`,
+/// the preprocessor's own build and the workspace's tests all build the
+/// shared dependencies with the same features, so CI and a learner compile
+/// them once (runner/Cargo.toml's "feature parity" lines). A dependency
+/// whose features differ between two of these commands is listed.
+fn every_build_of_the_workspace_shares_its_dependencies() {
+    let workspace = features(&["--workspace"]);
+    assert!(
+        workspace.len() > 100,
+        "cargo tree listed {} packages",
+        workspace.len()
+    );
+    let mut problems = Vec::new();
+    for selection in [
+        &["-p", "runner"][..],
+        &["-p", "runner", "-e", "normal,build"],
+        &["-p", "mdbook-puzzles", "-e", "normal,build"],
+        &["--workspace", "--exclude", "runner"],
+    ] {
+        for (package, features) in features(selection) {
+            let all = &workspace[&package];
+            if &features != all {
+                let missing: Vec<_> = all.difference(&features).collect();
+                problems.push(format!("{selection:?}: {package} lacks {missing:?}"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "builds that would compile a dependency a second time, with other features \
+         (add the features to runner/Cargo.toml's feature parity lines):\n{}",
+        problems.join("\n")
+    );
+}
+
 /// This group's trials, for the suite's `main`.
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     crate::panicking_trials!("architecture":
@@ -671,5 +744,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         paths_are_read_as_written,
         the_code_map_names_every_module_and_nothing_else,
         the_crates_table_lists_each_crates_dependencies,
+        every_build_of_the_workspace_shares_its_dependencies,
     )
 }
