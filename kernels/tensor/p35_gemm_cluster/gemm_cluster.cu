@@ -40,6 +40,7 @@ typedef __nv_bfloat16 bf16;
 #include "../hopper/tma.cuh"
 #include "../hopper/wgmma.cuh"
 #include "../hopper/wgmma_shapes.cuh"
+#include "../hopper/cluster.cuh"
 
 // Given: which tile of out this block computes: step 5's walk, taken by
 // whole clusters (whose blocks sit side by side along n), each block then
@@ -54,48 +55,6 @@ __device__ __forceinline__ void block_tile(unsigned int rank, unsigned int& tile
     unsigned int rows = GROUP < left ? GROUP : left;
     tile_row = first_row + id % per_group % rows;
     tile_col = id % per_group / rows * CLUSTER + rank;
-}
-
-// Given: tma_load, but the box lands at the same offset `to` in the shared
-// memory of every block of the cluster named in `blocks` (bit r: rank r),
-// and each block's barrier at `bar`'s offset counts the bytes it received.
-__device__ __forceinline__ void tma_load_multicast(void* to, const TensorMap* map, unsigned int x,
-                                                   unsigned int y, unsigned long long* bar,
-                                                   unsigned short blocks) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(to)),
-        "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(bar)),
-        "h"(blocks)
-        : "memory");
-}
-
-// Given: one arrival on the barrier at `bar`'s offset in block `rank` of the
-// cluster (this block included). Its ordering is the default, release at
-// the block's scope: with `.release.cluster` the arrival also waited for
-// the wgmma group left in flight, and the kernel took 50 % longer.
-__device__ __forceinline__ void barrier_arrive_in(unsigned long long* bar, unsigned int rank) {
-    unsigned int remote;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(remote)
-                 : "r"(shared_address(bar)), "r"(rank));
-    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote)
-                 : "memory");
-}
-
-// Given: barrier_wait, also seeing what other blocks of the cluster wrote
-// before their arrivals.
-__device__ __forceinline__ void barrier_wait_cluster(unsigned long long* bar, unsigned int parity) {
-    unsigned int done = 0;
-    while (!done) {
-        asm volatile(
-            "{\n .reg .pred p;\n"
-            " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-            " selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(shared_address(bar)), "r"(parity)
-            : "memory");
-    }
 }
 
 extern "C" __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)

@@ -51,19 +51,9 @@ typedef unsigned char fp8;
 #include "../hopper/tma.cuh"
 #include "../hopper/wgmma.cuh"
 #include "../hopper/wgmma_fp8.cuh"
-
-// Given: step 5's order of the tiles, GROUP rows of tiles down each column,
-// so that the tiles of a and b that running blocks read stay in L2; here
-// for tile number `id` of a grid of `rows` x `cols` tiles.
-__device__ __forceinline__ void tile_at(unsigned int id, unsigned int rows, unsigned int cols,
-                                        unsigned int& tile_row, unsigned int& tile_col) {
-    unsigned int per_group = GROUP * cols;
-    unsigned int first_row = id / per_group * GROUP;
-    unsigned int left = rows - first_row;
-    unsigned int group_rows = GROUP < left ? GROUP : left;
-    tile_row = first_row + id % per_group % group_rows;
-    tile_col = id % per_group / group_rows;
-}
+// tile_at: step 5's order of the tiles, GROUP rows down each column, for
+// tile number `id` of a grid of `rows` x `cols` tiles.
+#include "../hopper/tile_order.cuh"
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     gemm_fp8(bf16* out, const __grid_constant__ TensorMap a_map,
