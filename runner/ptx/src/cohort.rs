@@ -254,6 +254,7 @@ pub fn block_threads(
                 fenced: None,
                 last_poll: None,
                 stop: None,
+                wgmma_reads: Default::default(),
             }
         })
         .collect()

@@ -95,9 +95,14 @@ pub fn run_thread(
                 return Ok(Stop::Barrier { id, count });
             }
             Op::Ldmatrix | Op::Mma | Op::Wmma => return Ok(Stop::Warp { mask: u32::MAX }),
-            // A warpgroup's product; its fence, commit and wait order nothing
-            // here, since the product is made when issued.
-            Op::Wgmma if i.has("mma_async") => return Ok(Stop::Warp { mask: u32::MAX }),
+            // A warpgroup's product, made when issued, and the wait that
+            // retires products: both taken by the whole warpgroup together
+            // (matrix::resolve_warpgroups). The operands' reads stay
+            // pending from the product to that wait (matrix::retire).
+            Op::Wgmma if i.has("mma_async") || i.has("wait_group") => {
+                return Ok(Stop::Warp { mask: u32::MAX });
+            }
+            Op::Wgmma if i.has("commit_group") => crate::matrix::commit(t),
             Op::Wgmma => {}
             // The lanes that reach it together: see `warp::resolve`.
             Op::Activemask => return Ok(Stop::Warp { mask: 0 }),
@@ -538,6 +543,7 @@ mod tests {
                         rank: 0,
                         block_id: 0,
                         stop: None,
+                        wgmma_reads: Default::default(),
                     };
                     let masked: Vec<u64> = inst.operands[1..]
                         .iter()

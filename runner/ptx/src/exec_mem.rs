@@ -118,6 +118,10 @@ pub struct World<'l> {
     /// bytes past [`MAX_PRINTED`] left out.
     pub printed: String,
     pub printed_left_out: usize,
+    /// The lines of the `wgmma`s whose operands were read again when their
+    /// group retired (`matrix::retire`): a race with one of those reads
+    /// is explained as the tensor cores still reading.
+    pub tensor_core_lines: std::collections::BTreeSet<usize>,
 }
 
 impl World<'_> {
@@ -424,6 +428,15 @@ impl World<'_> {
                     "threads of different blocks are never ordered within one launch (__syncthreads() \
                      waits for its own block only) unless a release and an acquire order them: split \
                      the work into two launches, or use atomics"
+                        .to_string()
+                } else if !other_wrote && self.tensor_core_lines.contains(&other.line) {
+                    "the tensor cores may read a wgmma's operands until wgmma.wait_group retires \
+                     its group, and this write comes after no such wait: hand a stage back (an \
+                     mbarrier arrival) only after the wait that retires the products reading it"
+                        .to_string()
+                } else if !a.write && self.tensor_core_lines.contains(&a.line) {
+                    "the tensor cores may read a wgmma's operands until wgmma.wait_group retires \
+                     its group, and the other thread's write is not ordered before that wait"
                         .to_string()
                 } else if other.warp == block_linear.wrapping_mul(64).wrapping_add(t.warp()) {
                     "no __syncthreads() or __syncwarp() lies between the two accesses, so either may come \

@@ -257,9 +257,15 @@ impl Shadow {
             self.reads
                 .retain(|r| r.rank != a.rank || r.step >= a.step || r.bytes & !a.bytes != 0);
         }
-        let known = self.reads.iter().any(|r| r.thread == a.thread);
-        if !known && self.reads.len() < READS_KEPT {
-            self.reads.push(a);
+        // A thread's later read of the same bytes replaces its earlier one: a
+        // writer must come after the later read too (a wgmma's operands,
+        // read again when its group retires, rely on this).
+        let kept = self.reads.len();
+        match self.reads.iter_mut().find(|r| r.thread == a.thread) {
+            Some(r) if a.bytes & r.bytes == r.bytes => *r = a,
+            Some(_) => {}
+            None if kept < READS_KEPT => self.reads.push(a),
+            None => {}
         }
         conflict
     }
@@ -452,6 +458,54 @@ mod tests {
             let got = shadow.read(&Now {
                 access: second,
                 knows,
+            });
+            assert_eq!(got.is_some(), races, "{name}");
+        }
+    }
+
+    /// A thread's later read of the same bytes replaces its earlier one, so
+    /// a writer that acquired a release made between the two still races
+    /// with the later read (a wgmma's operands, read again at the wait
+    /// that retires them, after a stage was handed back too early).
+    #[test]
+    fn a_later_read_by_the_same_thread_counts() {
+        // The writer knows thread 0's accesses made before its release 1.
+        let from_thread = Knowledge {
+            threads: BTreeMap::from([(0, 1)]),
+            ..Knowledge::default()
+        };
+        let none = Knowledge::default();
+        let mut after_release = at(0, 0, 0);
+        after_release.released = 1;
+        let mut half = after_release;
+        half.bytes = 0x3;
+        let writer = at(300, 2, 0);
+        let cases: [(&str, &[Access], bool); 3] = [
+            ("one read, before the release", &[at(0, 0, 0)], false),
+            (
+                "read again after the release",
+                &[at(0, 0, 0), after_release],
+                true,
+            ),
+            // Not kept: merging the two would stamp the earlier read's bytes
+            // with the later read's order, a false report; this may miss one.
+            (
+                "a later read of fewer bytes leaves the earlier",
+                &[at(0, 0, 0), half],
+                false,
+            ),
+        ];
+        for (name, reads, races) in cases {
+            let mut shadow = Shadow::default();
+            for r in reads {
+                shadow.read(&Now {
+                    access: *r,
+                    knows: &none,
+                });
+            }
+            let got = shadow.write(&Now {
+                access: writer,
+                knows: &from_thread,
             });
             assert_eq!(got.is_some(), races, "{name}");
         }

@@ -291,10 +291,20 @@ pub fn resolve_warpgroups(
         if hi - lo < 128 || !threads[lo..hi].iter().all(at_wgmma) {
             continue;
         }
-        wgmma(&kernel.body[pc], &mut threads[lo..hi], w, mem);
+        let i = &kernel.body[pc];
+        if i.has("wait_group") {
+            let keep = i
+                .operands
+                .first()
+                .map_or(0, |x| read(&threads[lo], w, x, Ty::U32) as usize);
+            retire(&mut threads[lo], keep, w, mem);
+        } else {
+            wgmma(i, &mut threads[lo..hi], w, mem);
+        }
         // The tensor cores read for the whole warpgroup (the reads are kept
-        // as its first thread's): any of its threads that releases after
-        // this (an mbarrier arrival handing the stage back) releases them too.
+        // as its first thread's, at the product and again at the wait that
+        // retires it): any of its threads that releases after this (an
+        // mbarrier arrival handing the stage back) releases them too.
         let first = threads[lo].index;
         let released = threads[lo].released + 1;
         threads[lo].released = released;
@@ -454,6 +464,7 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
     }
     let line = i.line as usize;
     let eb = input.bytes();
+    let mut reads = Vec::new();
     let mut load = |desc: u64, row: u64, k: u64, mn: bool, t: &mut ThreadState| -> f32 {
         let Some(off) = wgmma_address(desc, row, k, eb, mn) else {
             return 0.0;
@@ -466,6 +477,7 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             first: false,
             line,
         };
+        reads.push(a.addr);
         input.value(w.load(t, mem, a))
     };
     let mut b = vec![vec![0f32; k]; n as usize];
@@ -484,6 +496,10 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             }
         }
     }
+    group[0]
+        .wgmma_reads
+        .open
+        .extend(runs(reads, eb as u32, line));
     let dst = regs(&o[0]);
     for (idx, t) in group.iter_mut().enumerate() {
         let (warp, lane) = ((idx / 32) as u64, (idx % 32) as u64);
@@ -508,6 +524,63 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
                 .sum();
             let sum = (f64::from(before) + products) as f32;
             write(t, d, u64::from(sum.to_bits()));
+        }
+    }
+}
+
+/// A wgmma's reads (addresses of `width`-byte elements) as runs of
+/// contiguous bytes, none over 8 bytes or across an 8-byte boundary: what
+/// `retire` reads again, with an eighth of the accesses.
+fn runs(mut addrs: Vec<u64>, width: u32, line: usize) -> Vec<(u64, u32, usize)> {
+    addrs.sort_unstable();
+    addrs.dedup();
+    let mut out: Vec<(u64, u32, usize)> = Vec::new();
+    for a in addrs {
+        match out.last_mut() {
+            Some((start, bytes, _))
+                if *start + u64::from(*bytes) == a
+                    && (a + u64::from(width) - 1) / 8 == *start / 8 =>
+            {
+                *bytes += width;
+            }
+            _ => out.push((a, width, line)),
+        }
+    }
+    out
+}
+
+/// `wgmma.commit_group`: the reads issued since the last commit become a
+/// group (only the warpgroup's first thread holds any).
+pub fn commit(t: &mut ThreadState) {
+    if !t.wgmma_reads.open.is_empty() {
+        let group = std::mem::take(&mut t.wgmma_reads.open);
+        t.wgmma_reads.committed.push_back(group);
+    }
+}
+
+/// `wgmma.wait_group keep`, for the warpgroup whose first thread is `t`:
+/// every group but the `keep` newest is done, and its operands' reads
+/// happen again here, as `t`'s. The
+/// tensor cores may read an operand at any time until this wait, so a
+/// stage handed back to a producer before it (an mbarrier arrival between
+/// the commit and the wait) is overwritten while still being read: the
+/// producer's copy races with these reads, which the checker reports.
+fn retire(t: &mut ThreadState, keep: usize, w: &mut World, mem: &mut Cluster<'_>) {
+    while t.wgmma_reads.committed.len() > keep {
+        let Some(group) = t.wgmma_reads.committed.pop_front() else {
+            break;
+        };
+        for (addr, width, line) in group {
+            w.tensor_core_lines.insert(line);
+            let a = Access {
+                addr,
+                width,
+                write: false,
+                atomic: false,
+                first: false,
+                line,
+            };
+            w.load(t, mem, a);
         }
     }
 }

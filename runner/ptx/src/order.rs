@@ -137,6 +137,7 @@ mod tests {
             fenced: None,
             last_poll: None,
             stop: None,
+            wgmma_reads: Default::default(),
         }
     }
 

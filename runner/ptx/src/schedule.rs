@@ -77,6 +77,7 @@ pub fn run(
         tensor_maps: HashMap::new(),
         printed: String::new(),
         printed_left_out: 0,
+        tensor_core_lines: Default::default(),
     };
     let deadline = (config.clock)() + config.timeout;
     let mut rng = Rng::new(config.seed);

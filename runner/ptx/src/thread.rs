@@ -64,6 +64,20 @@ pub struct ThreadState {
     /// registers and local memory).
     pub last_poll: Option<(usize, u64, u64, u64)>,
     pub stop: Option<Stop>,
+    /// The shared memory its warpgroup's `wgmma`s read, held by the
+    /// warpgroup's first thread (see `matrix::retire`).
+    pub wgmma_reads: WgmmaReads,
+}
+
+/// Shared memory a warpgroup's `wgmma`s read: (address, bytes, line). The
+/// tensor cores may read an operand at any time until `wgmma.wait_group`
+/// retires its group, so the reads stay pending until then.
+#[derive(Debug, Default, Clone)]
+pub struct WgmmaReads {
+    /// Since the last `wgmma.commit_group`.
+    pub open: Vec<(u64, u32, usize)>,
+    /// Committed groups, oldest first.
+    pub committed: std::collections::VecDeque<Vec<(u64, u32, usize)>>,
 }
 
 impl ThreadState {
