@@ -342,7 +342,7 @@ fn step(
                 w.published.acquire(t, addr, i.scope);
             }
         }
-        Op::Atom | Op::Red => return crate::exec_mem::atomic(t, i, w, shared),
+        Op::Atom | Op::Red => return crate::exec_atomic::atomic(t, i, w, shared),
         Op::Cvta => {
             let v = read(t, w, &o[1], Ty::U64);
             let to = i.has("to");

@@ -1,7 +1,7 @@
 //! What the threads of a launch share ([`World`]: global memory, the
 //! parameters (each rank's), the checks and their reports, what releases
 //! published) and what a block's threads share ([`BlockMemory`]: shared
-//! memory and its mbarriers), with the loads, stores and atomics that go
+//! memory and its mbarriers), with the loads and stores that go
 //! through them.
 //! Every access is checked here: its address against its region and guard
 //! bands, its bytes against the race rule, a read of shared memory or of a
@@ -11,7 +11,7 @@ use crate::access::Counter;
 use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now};
 use crate::memory::{self, Place, Region};
 use crate::order::Publications;
-use crate::parse_inst::{Inst, Op, Operand, Space, Sreg, Ty, flag};
+use crate::parse_inst::{Operand, Space, Sreg, Ty};
 use crate::thread::{Origin, ThreadState, describe, numbered};
 use crate::trace::{Touch, VariableTrace};
 use crate::value;
@@ -525,126 +525,6 @@ fn shared_name(b: &BlockMemory, off: u64, width: usize) -> String {
         Some((at, name)) => format!("`{name}[{}]`", (off - at) / width.max(1) as u64),
         None => format!("shared memory at byte {off}"),
     }
-}
-
-/// `atom` and `red`: a read-modify-write, never a race, counted as one
-/// read and one write; with `.release`/`.acquire` semantics (or after a
-/// fence) it publishes and takes over what threads know.
-pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>) -> bool {
-    let o = &i.operands;
-    let red = i.op == Op::Red;
-    let (addr_op, args) = if red {
-        (&o[0], &o[1..])
-    } else {
-        (&o[1], &o[2..])
-    };
-    let Some(addr) = w.address(t, addr_op, i.space) else {
-        return true;
-    };
-    let ty = i.ty;
-    let width = ty.bytes();
-    let release = i.flag(flag::RELEASE) || t.fenced.is_some();
-    let acquire = i.flag(flag::ACQUIRE) || t.fenced.is_some();
-    // A fence makes a relaxed atomic release and acquire at the narrower
-    // of the two scopes.
-    let scope = match t.fenced.take() {
-        Some(f) if !i.flag(flag::RELEASE | flag::ACQUIRE) => f.min(i.scope),
-        _ => i.scope,
-    };
-    if release {
-        w.published.release(t, addr, scope);
-    }
-    // `red.add.v2.f32` and `.v4.f32` (sm_90): an atomic addition an
-    // element, at consecutive addresses.
-    let (vector, scalars): (&[Operand], &[Operand]) = match args.first() {
-        Some(Operand::Vector(values)) if red && i.vec > 1 => (values, &args[1..]),
-        _ => (&[], args),
-    };
-    if !vector.is_empty() {
-        for (k, value) in vector.iter().enumerate() {
-            let x = read(t, w, value, ty);
-            if update(t, i, w, b, addr + k as u64 * u64::from(width), x, 0).is_none() {
-                return false;
-            }
-        }
-        if acquire {
-            w.published.acquire(t, addr, scope);
-        }
-        return true;
-    }
-    let x = scalars.first().map_or(0, |a| read(t, w, a, ty));
-    let y = scalars.get(1).map_or(0, |a| read(t, w, a, ty));
-    let Some(old) = update(t, i, w, b, addr, x, y) else {
-        return false;
-    };
-    if !red {
-        write(t, &o[0], old);
-    }
-    if acquire {
-        w.published.acquire(t, addr, scope);
-    }
-    true
-}
-
-/// One element of an atomic operation: the old value at `addr` read, the
-/// operation's result with `x` (and `y`, for `cas`) written; None for an
-/// operation the checker does not know.
-fn update(
-    t: &mut ThreadState,
-    i: &Inst,
-    w: &mut World,
-    b: &mut Cluster<'_>,
-    addr: u64,
-    x: u64,
-    y: u64,
-) -> Option<u64> {
-    let ty = i.ty;
-    let width = ty.bytes();
-    let load = Access {
-        addr,
-        width,
-        write: false,
-        atomic: true,
-        first: true,
-        line: i.line as usize,
-    };
-    let old = w.load(t, b, load);
-    let m = value::ones(ty.bits());
-    let has = |s: &str| i.has(s);
-    let new = if has("add") {
-        if ty == Ty::F32 {
-            u64::from((f32::from_bits(old as u32) + f32::from_bits(x as u32)).to_bits())
-        } else if ty == Ty::F64 {
-            (f64::from_bits(old) + f64::from_bits(x)).to_bits()
-        } else {
-            old.wrapping_add(x) & m
-        }
-    } else if has("exch") {
-        x
-    } else if has("cas") {
-        if old == x { y } else { old }
-    } else if has("min") || has("max") {
-        let less = value::compare(crate::parse_inst::Cmp::Lt, old, x, ty);
-        if has("min") == less { old } else { x }
-    } else if has("and") {
-        old & x
-    } else if has("or") {
-        old | x
-    } else if has("xor") {
-        old ^ x
-    } else if has("inc") {
-        if old >= x { 0 } else { old + 1 }
-    } else if has("dec") {
-        if old == 0 || old > x { x } else { old - 1 }
-    } else {
-        return None;
-    };
-    let store = Access {
-        write: true,
-        ..load
-    };
-    w.store(t, b, store, new);
-    Some(old)
 }
 
 /// Reads an operand as bits of type `ty`.

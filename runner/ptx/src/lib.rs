@@ -37,6 +37,7 @@ pub mod access;
 pub mod cohort;
 pub mod exec;
 pub mod exec_async;
+pub mod exec_atomic;
 pub mod exec_mem;
 pub mod hazard;
 pub mod launch;
