@@ -590,6 +590,14 @@ const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // Part VI: step 8's staged rows all written to the first 64 columns.
+    (
+        "p35_gemm_persistent_chunk_not_offset.cu",
+        "p35_gemm_persistent",
+        Status::Fail,
+        "elements of `out` were never written",
+        None,
+    ),
     // Part VI: attention's output not rescaled when a row's maximum rises.
     (
         "p36_attention_overlap_no_rescale.cu",
