@@ -207,7 +207,7 @@ pub fn block_memory(layout: &SharedLayout, b: u32) -> BlockMemory {
         mbarriers: HashMap::<u64, Mbarrier>::new(),
         block_index: b,
         names: layout.names.clone(),
-        mbarrier_changes: 0,
+        barrier_changes: 0,
         named: Default::default(),
     }
 }
@@ -308,7 +308,7 @@ pub fn run_cluster(
             }
         }
         rng.shuffle(&mut ready);
-        let changes: u64 = mems.iter().map(|m| m.mbarrier_changes).sum();
+        let changes: u64 = mems.iter().map(|m| m.barrier_changes).sum();
         let stores = w.changes;
         let mut only_waits = !ready.is_empty();
         for &(k, i) in &ready {
@@ -355,7 +355,7 @@ pub fn run_cluster(
         }
         let spinning = || w.ranked && blocks.iter().flatten().any(|t| t.stop == Some(Stop::Spin));
         if all!().any(|t| t.stop == Some(Stop::Wait)) && !spinning() {
-            let now: u64 = mems.iter().map(|m| m.mbarrier_changes).sum();
+            let now: u64 = mems.iter().map(|m| m.barrier_changes).sum();
             if only_waits && now == changes {
                 idle_waits += 1;
             } else {
@@ -397,7 +397,7 @@ pub fn run_cluster(
         // while memory changes; a deadlock after rounds in which nothing
         // did and no barrier opened.
         if w.ranked && all!().any(|t| t.stop == Some(Stop::Spin)) {
-            let now: u64 = mems.iter().map(|m| m.mbarrier_changes).sum();
+            let now: u64 = mems.iter().map(|m| m.barrier_changes).sum();
             idle_spins = match now != changes || w.changes != stores {
                 true => 0,
                 false => idle_spins + 1,
@@ -428,6 +428,26 @@ pub fn run_cluster(
         if let Some(t) = stuck {
             let line = kernel.body.get(t.pc).map_or(0, |x| x.line as usize);
             let message = match t.stop {
+                Some(Stop::Barrier {
+                    id,
+                    count: Some(count),
+                }) => {
+                    let waiting = all!()
+                        .filter(|u| u.block_id == t.block_id && u.stop == t.stop)
+                        .count();
+                    let arrived = mems
+                        .iter()
+                        .find(|m| m.block_index == t.block_id)
+                        .and_then(|m| m.named.get(&id))
+                        .map_or(0, |b| b.arrived);
+                    format!(
+                        "{} waits at named barrier {id} for {count} threads, but {waiting} wait \
+                         there and {arrived} arrived without waiting, and every other thread of \
+                         its block has finished or waits elsewhere: none can go on, and the GPU \
+                         hangs (is the barrier's count the number of threads that reach it?)",
+                        describe(&t.thread)
+                    )
+                }
                 Some(Stop::Warp { .. }) => format!(
                     "{} waits at a warp operation for lanes of its mask that wait at a barrier: \
                      neither can go on, and the GPU hangs",

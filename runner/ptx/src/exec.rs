@@ -86,7 +86,7 @@ pub fn run_thread(
                     let id = o.first().map_or(0, |x| read(t, w, x, Ty::U32) as u32);
                     let mem = &mut shared.mems[shared.own];
                     crate::named::arrive(t, mem.named.entry(id).or_default());
-                    mem.mbarrier_changes += 1;
+                    mem.barrier_changes += 1;
                     t.pc += 1;
                     continue;
                 }

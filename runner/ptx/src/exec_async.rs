@@ -60,7 +60,7 @@ pub fn mbarrier(
     let arg = |k: usize, t: &ThreadState, w: &World| o.get(k).map(|x| read(t, w, x, Ty::U64));
     let block = cluster.mems[cluster.own].block_index;
     let b = &mut cluster.mems[target];
-    b.mbarrier_changes += 1;
+    b.barrier_changes += 1;
     match verb {
         "init" => {
             let count = arg(1, t, w).unwrap_or(1) as u32;
@@ -126,7 +126,7 @@ pub fn mbarrier(
             m.complete_if_due();
         }
         "try_wait" | "test_wait" => {
-            b.mbarrier_changes -= 1;
+            b.barrier_changes -= 1;
             let parity = i.has("parity");
             let x = arg(2, t, w).unwrap_or(0);
             let Some(m) = b.mbarriers.get(&off) else {
@@ -201,7 +201,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
                 }
                 m.pending = m.pending.saturating_sub(1);
                 m.complete_if_due();
-                b.mbarrier_changes += 1;
+                b.barrier_changes += 1;
             }
         }
         return true;
@@ -268,7 +268,7 @@ fn complete_tx(t: &mut ThreadState, w: &World, b: &mut Cluster, mbar: u64, bytes
     let block = b.mems[b.own].block_index;
     let _ = w;
     if let Some(mem) = b.mems.get_mut(target) {
-        mem.mbarrier_changes += 1;
+        mem.barrier_changes += 1;
         if let Some(m) = mem.mbarriers.get_mut(&off) {
             m.gathering.merge(&t.knows);
             let r = m.gathering.threads.entry(t.index).or_insert(0);

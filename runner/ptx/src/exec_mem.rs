@@ -41,9 +41,9 @@ pub struct BlockMemory {
     pub block_index: u32,
     /// Shared variables' names by offset, for messages.
     pub names: Vec<(u64, String)>,
-    /// How often an mbarrier changed (a wait that keeps failing while none
-    /// does is a deadlock).
-    pub mbarrier_changes: u64,
+    /// How often an mbarrier or a named barrier changed (a wait that keeps
+    /// failing while none does is a deadlock).
+    pub barrier_changes: u64,
     /// Named barriers' current phases by id (see `named`).
     pub named: BTreeMap<u32, crate::named::NamedBarrier>,
 }

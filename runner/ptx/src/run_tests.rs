@@ -246,7 +246,8 @@ fn vector_atomic_additions_add_every_element() {
 #[test]
 fn named_barriers_hand_off_between_warps() {
     let a: Vec<f32> = (0..64).map(|i| i as f32).collect();
-    let cases: [(&str, &str, Option<Kind>); 3] = [
+    // (case, kernel, the hazard wanted and words of its message).
+    let cases: [(&str, &str, Option<(Kind, &str)>); 3] = [
         (
             "arrive and sync, 128",
             include_str!("testdata/named.ptx"),
@@ -255,12 +256,12 @@ fn named_barriers_hand_off_between_warps() {
         (
             "a count of 192",
             include_str!("testdata/named_hang.ptx"),
-            Some(Kind::Deadlock),
+            Some((Kind::Deadlock, "named barrier 1 for 192 threads, but")),
         ),
         (
             "no arrival",
             include_str!("testdata/named_race.ptx"),
-            Some(Kind::Race),
+            Some((Kind::Race, "")),
         ),
     ];
     for (case, ptx, want) in cases {
@@ -278,9 +279,11 @@ fn named_barriers_hand_off_between_warps() {
                 let doubled: Vec<f32> = a.iter().map(|x| 2.0 * x).collect();
                 assert_eq!(out_values(&r, 64), doubled, "{case}");
             }
-            Some(kind) => assert!(
-                r.hazards.iter().any(|h| h.kind == kind),
-                "{case}: wanted {kind:?}, got {:#?}",
+            Some((kind, words)) => assert!(
+                r.hazards
+                    .iter()
+                    .any(|h| h.kind == kind && h.message.contains(words)),
+                "{case}: wanted {kind:?} saying {words:?}, got {:#?}",
                 r.hazards
             ),
         }
