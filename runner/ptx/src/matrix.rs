@@ -560,11 +560,11 @@ pub fn commit(t: &mut ThreadState) {
 
 /// `wgmma.wait_group keep`, for the warpgroup whose first thread is `t`:
 /// every group but the `keep` newest is done, and its operands' reads
-/// happen again here, as `t`'s. The
-/// tensor cores may read an operand at any time until this wait, so a
-/// stage handed back to a producer before it (an mbarrier arrival between
-/// the commit and the wait) is overwritten while still being read: the
-/// producer's copy races with these reads, which the checker reports.
+/// happen again here, as `t`'s. The tensor cores may read an operand at
+/// any time until this wait, so a stage handed back to a producer before
+/// it (an mbarrier arrival between the commit and the wait) is overwritten
+/// while still being read: the producer's copy races with these reads,
+/// which the checker reports.
 fn retire(t: &mut ThreadState, keep: usize, w: &mut World, mem: &mut Cluster<'_>) {
     while t.wgmma_reads.committed.len() > keep {
         let Some(group) = t.wgmma_reads.committed.pop_front() else {
