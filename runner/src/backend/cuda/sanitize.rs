@@ -177,8 +177,10 @@ fn who(lines: &[&str]) -> Option<String> {
     Some(format!("{} of {}", spaced(thread), spaced(block)))
 }
 
-/// A report in the CPU checker's words, with the line it belongs to.
-fn words(report: &Report, tool: &str, file: &str) -> (Option<usize>, String) {
+/// A report in the CPU checker's words, with the line it belongs to (of
+/// the compiled text; `source` maps it, and the message's other line, to
+/// the learner's file or a header's).
+fn words(report: &Report, tool: &str, file: &str, source: &SourceText) -> (Option<usize>, String) {
     let head = report.head;
     let all: Vec<&str> = std::iter::once(head)
         .chain(report.rest.iter().copied())
@@ -202,8 +204,12 @@ fn words(report: &Report, tool: &str, file: &str) -> (Option<usize>, String) {
         let other = all.iter().skip(1).find_map(|l| place(l, file));
         let first = kinds.first().copied().unwrap_or("touches");
         let second = kinds.get(1).copied().unwrap_or("touches");
-        let there = match other {
-            Some(l) => format!("at line {l}"),
+        let there = match other.map(|l| source.locate(l, String::new())) {
+            Some(at) if at.file.display().to_string() == file => format!("at line {}", at.line),
+            Some(at) => {
+                let name = at.file.file_name().unwrap_or_default().to_string_lossy();
+                format!("at line {} of {name}", at.line)
+            }
             None => "elsewhere".into(),
         };
         format!(
@@ -258,7 +264,7 @@ pub fn parse(log: &str, tool: &str, source: &SourceText) -> Vec<Located> {
         .unwrap_or_default();
     let mut out: Vec<Located> = Vec::new();
     for report in reports(log) {
-        let (line, message) = words(&report, tool, &file);
+        let (line, message) = words(&report, tool, &file, source);
         let located = match line {
             Some(l) => source.locate(l, message),
             None => Located::new(&file, 0, message),
@@ -293,7 +299,7 @@ mod tests {
                  =========\n\
                  ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n",
                 11,
-                "a thread writes shared memory here, and another thread reads the same element at line 4",
+                "a thread writes shared memory here, and another thread reads the same element at line 13",
             ),
             (
                 "memcheck",
