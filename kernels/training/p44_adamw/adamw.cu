@@ -25,7 +25,8 @@ struct Updated {
 };
 
 __device__ Updated adamw_one(const Settings& s, float param, float grad, float m, float v) {
-    Updated u;
+    // Until the update is written, the old values pass through unchanged.
+    Updated u = {param, m, v};
     // BEGIN PUZZLE (roughly 6 lines)
     // The moments move towards the gradient and its square; the parameter
     // decays, then steps along the corrected first moment over the root of

@@ -30,7 +30,8 @@ struct Updated {
 // correction1 and correction2 are the bias corrections, 1 - beta^step.
 fn adamw_four(p: vec4<f32>, g: vec4<f32>, m0: vec4<f32>, v0: vec4<f32>,
               correction1: f32, correction2: f32) -> Updated {
-    var u: Updated;
+    // Until the update is written, the old values pass through unchanged.
+    var u = Updated(p, m0, v0);
     // BEGIN PUZZLE (roughly 6 lines)
     // The moments move towards the gradient and its square; the parameter
     // decays, then steps along the corrected first moment over the root of
