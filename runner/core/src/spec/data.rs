@@ -374,25 +374,8 @@ impl Values {
             }
             return Ok(Values::RandomIndex(seed, bound.join(" ")));
         }
-        if let ["random", seed, "*", factor] = text.split_whitespace().collect::<Vec<_>>()[..] {
-            let seed = seed
-                .parse()
-                .map_err(|_| ValuesError::Seed(seed.to_string()))?;
-            let factor: f64 = factor.parse().map_err(|_| ValuesError::Factor {
-                seed,
-                factor: factor.to_string(),
-            })?;
-            return Ok(Values::RandomTimes(seed, factor));
-        }
-        if let ["random", seed, "+", offset] = text.split_whitespace().collect::<Vec<_>>()[..] {
-            let seed = seed
-                .parse()
-                .map_err(|_| ValuesError::Seed(seed.to_string()))?;
-            let offset: f64 = offset.parse().map_err(|_| ValuesError::Offset {
-                seed,
-                offset: offset.to_string(),
-            })?;
-            return Ok(Values::RandomAbove(seed, offset));
+        if let ["random", seed, op @ ("*" | "+"), number] = words[..] {
+            return Values::random_with(seed, op, number);
         }
         let mut words = text.split_whitespace();
         let head = words.next().unwrap_or("");
@@ -417,6 +400,30 @@ impl Values {
             _ => return Err(ValuesError::Unknown(text.to_string())),
         };
         Ok(parsed)
+    }
+
+    /// `random SEED * FACTOR` or `random SEED + OFFSET`, `op` being `*` or
+    /// `+`: one parse for both, so their seeds and numbers are read alike and
+    /// each error names the part that is wrong (the seed, or the number
+    /// after `op`).
+    fn random_with(seed: &str, op: &str, number: &str) -> Result<Values, ValuesError> {
+        let seed = seed
+            .parse()
+            .map_err(|_| ValuesError::Seed(seed.to_string()))?;
+        let (number, n) = (number.to_string(), number.parse::<f64>().ok());
+        // The caller matched `op` as `*` or `+`, so anything but `*` is `+`.
+        match (op, n) {
+            ("*", Some(factor)) => Ok(Values::RandomTimes(seed, factor)),
+            ("*", None) => Err(ValuesError::Factor {
+                seed,
+                factor: number,
+            }),
+            (_, Some(offset)) => Ok(Values::RandomAbove(seed, offset)),
+            (_, None) => Err(ValuesError::Offset {
+                seed,
+                offset: number,
+            }),
+        }
     }
 
     /// What a stress or benchmark run puts in this input: random values
@@ -665,6 +672,45 @@ mod tests {
             "iota",
         ] {
             assert!(Values::parse_word(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    /// Both `random SEED OP NUMBER` forms share one parse: each malformed
+    /// part is named in the error, with the operator it followed.
+    #[test]
+    fn random_op_errors_table() {
+        let cases = [
+            ("random 7 * 2", Ok(Values::RandomTimes(7, 2.0))),
+            ("random 7 + 2", Ok(Values::RandomAbove(7, 2.0))),
+            ("random 7 * x", Err("`random 7 *` needs a number, got `x`")),
+            ("random 7 + x", Err("`random 7 +` needs a number, got `x`")),
+            (
+                "random x * 2",
+                Err("`random` needs an integer seed, got `x`"),
+            ),
+            (
+                "random -1 + 2",
+                Err("`random` needs an integer seed, got `-1`"),
+            ),
+            (
+                "random 7 - 2",
+                Err(
+                    "`random 7 - 2` is not a list of numbers or one of: arange, arange STEP, \
+                     zeros, ones, fill V, random SEED, random SEED + OFFSET, random SEED * \
+                     FACTOR, random SEED below BOUND, reference",
+                ),
+            ),
+        ];
+        for (text, want) in cases {
+            let got = Values::parse_word(text).map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_string), "{text}");
+        }
+        for short in ["random 7 *", "random 7 * 2 3"] {
+            assert_eq!(
+                Values::parse_word(short),
+                Err(ValuesError::Unknown(short.into())),
+                "{short}"
+            );
         }
     }
 

@@ -52,6 +52,24 @@ fn contents(spec: &Spec) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// What this backend refuses before a child is asked: what WGSL cannot bind
+/// (bf16 and f16 buffers), what an adapter with `limits` cannot launch, and
+/// setup steps. A function of the spec and the limits alone, so that its
+/// refusals are tested without an adapter.
+fn refuse(limits: &wgpu::Limits, spec: &Spec) -> Result<(), BackendError> {
+    front::check_bindable(spec)?;
+    adapter::check_limits(limits, spec)?;
+    // This backend times every launch of a run; untimed setup steps exist
+    // for CUDA's backward passes only.
+    if let Some(step) = spec.launches.iter().find(|l| l.setup) {
+        return Err(BackendError::Launch(format!(
+            "step `{}` is a setup step, which only the CUDA backends run untimed",
+            step.kernel
+        )));
+    }
+    Ok(())
+}
+
 impl Backend for WgpuBackend {
     fn kind(&self) -> BackendKind {
         BackendKind::Wgpu
@@ -86,18 +104,7 @@ impl Backend for WgpuBackend {
     }
 
     fn run(&self, job: &Job) -> Result<Outcome, BackendError> {
-        // Refused here, before a child is asked: what WGSL cannot bind (bf16
-        // and f16 buffers), and what the adapter cannot launch.
-        front::check_bindable(job.spec)?;
-        adapter::check_limits(&self.limits, job.spec)?;
-        // This backend times every launch of a run; untimed setup steps
-        // exist for CUDA's backward passes only.
-        if let Some(step) = job.spec.launches.iter().find(|l| l.setup) {
-            return Err(BackendError::Launch(format!(
-                "step `{}` is a setup step, which only the CUDA backends run untimed",
-                step.kernel
-            )));
-        }
+        refuse(&self.limits, job.spec)?;
         let run = WgpuRun {
             spec: without_data(job.spec),
             source: job.source.clone(),
@@ -122,6 +129,75 @@ impl Backend for WgpuBackend {
         match outcome {
             DeviceOutcome::CompileFailed(errors) => Ok(Outcome::CompileFailed(errors)),
             DeviceOutcome::Ran(ran) => ran.decode(job.spec, blobs).map(Outcome::Ran),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A WGSL scan in two steps; `setup` marks which of them are setup steps.
+    fn two_steps(setup: [bool; 2]) -> Spec {
+        let flag = |on: bool| if on { "    setup: true\n" } else { "" };
+        let yaml = format!(
+            "\
+id: t
+title: t
+reference: prefix_sum
+const: {{ SIZE: 15, TPB: 8 }}
+steps:
+  - kernel: local_scan
+{}    grid: [\"(SIZE + TPB - 1) / TPB\"]
+    block: [TPB]
+  - kernel: add_block_sums
+{}    grid: [\"(SIZE + TPB - 1) / TPB\"]
+    block: [TPB]
+    args: [out, sums, size]
+buffers:
+  out: {{ len: SIZE, output: true }}
+  a: {{ len: SIZE, init: arange }}
+  sums: {{ len: \"(SIZE + TPB - 1) / TPB\", scratch: true }}
+scalars:
+  size: {{ type: u32, value: SIZE }}
+args: [out, a, sums, size]
+expect:
+  out: reference
+",
+            flag(setup[0]),
+            flag(setup[1]),
+        );
+        puzzle_core::spec::resolve::PuzzleSpec::parse(&yaml, std::path::Path::new("t.md"), 1)
+            .and_then(|p| p.resolve(&Default::default()))
+            .unwrap()
+    }
+
+    /// A spec with a setup step is refused before any child or device is
+    /// asked, naming the step; one without passes (WebGPU's default limits
+    /// stand in for an adapter's: the spec is far within them).
+    #[test]
+    fn setup_steps_are_refused_table() {
+        let cases = [
+            ([false, false], None),
+            (
+                [true, false],
+                Some(
+                    "cannot launch: step `local_scan` is a setup step, which only the CUDA \
+                     backends run untimed",
+                ),
+            ),
+        ];
+        for (setup, want) in cases {
+            let spec = two_steps(setup);
+            assert_eq!(
+                spec.launches.iter().map(|l| l.setup).collect::<Vec<_>>(),
+                setup,
+                "the spec as written"
+            );
+            let got = refuse(&wgpu::Limits::default(), &spec)
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(got.as_deref(), want, "setup {setup:?}");
         }
     }
 }

@@ -42,6 +42,32 @@ pub(super) fn sampled(i: &Inputs<'_>, budget: f64, causal: bool) -> Option<Vec<(
     )
 }
 
+/// The `[heads, seq, dim]` extents that attention's tensors share: the one
+/// check of them that the forward references here and the backward one
+/// (`training.rs`) both make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct HeadShape {
+    pub(super) heads: usize,
+    pub(super) seq: usize,
+    pub(super) dim: usize,
+}
+
+impl HeadShape {
+    /// None unless `shape` is `[heads, seq, dim]`, none of them 0, and each
+    /// of `tensors` holds heads × seq × dim values: a sized spec's inputs
+    /// carry an empty `init`, which no row may be read from.
+    pub(super) fn of(shape: &[usize], tensors: &[&[f64]]) -> Option<HeadShape> {
+        let [heads, seq, dim] = shape[..] else {
+            return None;
+        };
+        let len = heads * seq * dim;
+        if len == 0 || tensors.iter().any(|t| t.len() != len) {
+            return None;
+        }
+        Some(HeadShape { heads, seq, dim })
+    }
+}
+
 /// The query, key and value tensors of an attention puzzle, each
 /// `[heads, seq, dim]`, flattened; the heads are independent.
 struct Heads<'a> {
@@ -56,17 +82,18 @@ struct Heads<'a> {
 impl<'a> Heads<'a> {
     /// None unless all three are initialized and share one 3-D shape.
     fn of(q: &'a Buffer, k: &'a Buffer, v: &'a Buffer) -> Option<Heads<'a>> {
-        let [count, seq, dim] = q.shape[..] else {
-            return None;
-        };
-        if k.shape != q.shape || v.shape != q.shape || seq * dim == 0 {
+        // The same shape, not merely the same length: a k of [4, 2, 2] is
+        // not the keys of a q of [2, 4, 2].
+        if k.shape != q.shape || v.shape != q.shape {
             return None;
         }
+        let (q_init, k_init, v_init) = (q.init.as_deref()?, k.init.as_deref()?, v.init.as_deref()?);
+        let HeadShape { heads, seq, dim } = HeadShape::of(&q.shape, &[q_init, k_init, v_init])?;
         Some(Heads {
-            q: q.init.as_deref()?,
-            k: k.init.as_deref()?,
-            v: v.init.as_deref()?,
-            count,
+            q: q_init,
+            k: k_init,
+            v: v_init,
+            count: heads,
             seq,
             dim,
         })
@@ -94,5 +121,39 @@ impl<'a> Heads<'a> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HeadShape;
+
+    /// The shape check both attention references make: three extents, none
+    /// of them 0, and every tensor exactly that long.
+    #[test]
+    fn head_shape_table() {
+        // (the shape, the tensors' values, the check's answer)
+        type Case<'a> = (&'a [usize], &'a [&'a [f64]], Option<HeadShape>);
+        let (four, three) = (&[0.0; 4][..], &[0.0; 3][..]);
+        let ok = |heads, seq, dim| Some(HeadShape { heads, seq, dim });
+        let cases: [Case; 8] = [
+            (&[2, 2, 1], &[four, four, four], ok(2, 2, 1)),
+            (&[1, 2, 2], &[four, four, four, four], ok(1, 2, 2)),
+            (&[4], &[four, four, four], None),
+            (&[2, 2], &[four, four, four], None),
+            (&[1, 2, 2, 1], &[four, four, four], None),
+            (&[0, 2, 2], &[&[], &[], &[]], None),
+            (&[2, 2, 1], &[four, three, four], None),
+            // A sized spec's input: an empty `init`.
+            (&[2, 2, 1], &[four, four, &[]], None),
+        ];
+        for (shape, tensors, want) in cases {
+            assert_eq!(
+                HeadShape::of(shape, tensors),
+                want,
+                "{shape:?} with lengths {:?}",
+                tensors.iter().map(|t| t.len()).collect::<Vec<_>>()
+            );
+        }
     }
 }

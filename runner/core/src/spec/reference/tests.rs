@@ -416,6 +416,14 @@ fn attention_reference() {
     let k = buffer("k", &[4], Some(vec![0.0; 4]));
     let v = buffer("v", &[4], Some(vec![0.0; 4]));
     assert!(expected(&spec("attention", vec![flat, k, v])).is_none());
+    // The same length is not the same shape; a sized spec's empty inputs
+    // have no rows to read.
+    let q = buffer("q", &[2, 2, 1], Some(vec![0.0; 4]));
+    let reshaped = buffer("k", &[1, 2, 2], Some(vec![0.0; 4]));
+    let v = buffer("v", &[2, 2, 1], Some(vec![0.0; 4]));
+    assert!(expected(&spec("attention", vec![q.clone(), reshaped, v.clone()])).is_none());
+    let empty = buffer("k", &[2, 2, 1], Some(vec![]));
+    assert!(expected(&spec("attention", vec![q, empty, v])).is_none());
 }
 
 /// Causal attention, by hand: the first query of each head sees its own

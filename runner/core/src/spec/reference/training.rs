@@ -6,6 +6,7 @@
 //! checked against central finite differences of the forward function it
 //! differentiates (the tests at the end of this file).
 
+use super::attention::HeadShape;
 use super::{Inputs, Outputs, Reference, dims2, out, spread, transformer::LAYER_NORM_EPS};
 use std::collections::BTreeMap;
 
@@ -218,15 +219,12 @@ fn adamw(s: &AdamW, param: &[f64], grad: &[f64], m: &[f64], v: &[f64]) -> Option
 
 fn attention_backward_outputs(i: &Inputs<'_>) -> Option<Outputs> {
     let q = i.buffer("q")?;
-    let [heads, seq, dim] = q.shape[..] else {
-        return None;
-    };
     let grads = attention_backward(
-        &q.init.clone()?,
+        q.init.as_deref()?,
         &i.input("k")?,
         &i.input("v")?,
         &i.input("dout")?,
-        (heads, seq, dim),
+        &q.shape,
     )?;
     outputs([("dq", grads.dq), ("dk", grads.dk), ("dv", grads.dv)])
 }
@@ -258,18 +256,17 @@ struct QueryRow {
 }
 
 impl<'a> AttentionInputs<'a> {
-    /// None when the tensors' lengths are not heads × seq × dim.
+    /// None unless `shape` is `[heads, seq, dim]` and the four tensors'
+    /// lengths are heads × seq × dim ([`HeadShape::of`], the forward
+    /// reference's check).
     fn of(
         q: &'a [f64],
         k: &'a [f64],
         v: &'a [f64],
         dout: &'a [f64],
-        (heads, seq, dim): (usize, usize, usize),
+        shape: &[usize],
     ) -> Option<AttentionInputs<'a>> {
-        let len = heads * seq * dim;
-        if [q.len(), k.len(), v.len(), dout.len()] != [len; 4] || len == 0 {
-            return None;
-        }
+        let HeadShape { heads, seq, dim } = HeadShape::of(shape, &[q, k, v, dout])?;
         Some(AttentionInputs {
             q,
             k,
@@ -330,7 +327,7 @@ fn attention_backward(
     k: &[f64],
     v: &[f64],
     dout: &[f64],
-    shape: (usize, usize, usize),
+    shape: &[usize],
 ) -> Option<AttentionGrads> {
     let t = AttentionInputs::of(q, k, v, dout, shape)?;
     let scale = 1.0 / (t.dim as f64).sqrt();
@@ -362,12 +359,10 @@ fn attention_backward(
 /// only its own query's scores, where dk and dv need every query's.
 pub(super) fn sampled_dq(i: &Inputs<'_>, budget: f64) -> Option<Vec<(usize, f64)>> {
     let q = i.buffer("q")?;
-    let [heads, seq, dim] = q.shape[..] else {
-        return None;
-    };
     let (k, v, dout) = (i.input("k")?, i.input("v")?, i.input("dout")?);
-    let t = AttentionInputs::of(q.init.as_deref()?, &k, &v, &dout, (heads, seq, dim))?;
-    let rows = heads * seq;
+    let t = AttentionInputs::of(q.init.as_deref()?, &k, &v, &dout, &q.shape)?;
+    let (seq, dim) = (t.seq, t.dim);
+    let rows = t.heads * seq;
     let per_row = (4 * seq * dim) as f64;
     let count = ((budget / per_row) as usize).clamp(1, rows);
     Some(
@@ -594,7 +589,7 @@ mod tests {
                 values(3, len),
                 values(4, len),
             );
-            let grads = attention_backward(&q, &k, &v, &dout, shape).unwrap();
+            let grads = attention_backward(&q, &k, &v, &dout, &[heads, seq, dim]).unwrap();
             // The loss Σ dout·o, whose gradients in q, k and v are dq, dk, dv.
             let loss = |q: &[f64], k: &[f64], v: &[f64]| dot(&attention(q, k, v, shape), &dout);
             let name = |t: &str| format!("attention {t} {heads}x{seq}x{dim}");
@@ -615,7 +610,7 @@ mod tests {
             );
         }
         assert!(
-            attention_backward(&[1.0], &[1.0], &[1.0], &[], (1, 1, 1)).is_none(),
+            attention_backward(&[1.0], &[1.0], &[1.0], &[], &[1, 1, 1]).is_none(),
             "dout missing"
         );
     }
