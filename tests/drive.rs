@@ -17,12 +17,18 @@ pub struct Site {
     pub out: tempfile::TempDir,
 }
 
-/// `bash .ci/publish` into a temporary folder: exactly the published site.
+/// Where the published site sits under the server's root. GitHub Pages serves
+/// a project's site at `/<repository>/`, not at `/`: served the same way here,
+/// a link or an asset that assumes the root fails here as it would there.
+pub const PROJECT_PATH: &str = "gpu-puzzles";
+
+/// `bash .ci/publish` into `PROJECT_PATH` of a temporary folder: exactly the
+/// published site, to be served from the folder.
 pub fn publish() -> Result<tempfile::TempDir, String> {
     let out = tempfile::tempdir().map_err(|e| e.to_string())?;
     let published = std::process::Command::new("bash")
         .arg(root().join(".ci/publish"))
-        .arg(out.path())
+        .arg(out.path().join(PROJECT_PATH))
         .output()
         .map_err(|e| format!("cannot run .ci/publish: {e}"))?;
     if !published.status.success() {

@@ -56,7 +56,11 @@ fn site() -> Result<&'static Site, Failed> {
 fn open(page: &str) -> Result<std::sync::Arc<Tab>, Failed> {
     let site = site()?;
     let tab = site.browser.new_tab().map_err(|e| e.to_string())?;
-    let url = format!("http://127.0.0.1:{}/{page}.html", site.port);
+    let url = format!(
+        "http://127.0.0.1:{}/{}/{page}.html",
+        site.port,
+        drive::PROJECT_PATH
+    );
     tab.navigate_to(&url)
         .and_then(|t| t.wait_until_navigated())
         .map_err(|e| format!("{url}: {e}"))?;
