@@ -83,8 +83,18 @@ pub enum RooflineError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
     pub shown: String,
-    pub how: String,
+    pub how: Vec<Measured>,
     pub datasheet: String,
+}
+
+/// One GPU's part of a block's "how this was measured": the roofs the
+/// block's percentages divide by (a sentence, the same for every block of
+/// the same kind of math on that GPU), and the block's full counts there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    pub device: String,
+    pub roofs: String,
+    pub counts: String,
 }
 
 /// The block's Markdown/HTML, or a message naming what is wrong with it.
@@ -101,17 +111,42 @@ pub fn render(
     render_block(yaml, book, recordings, baselines, roofs).map_err(|e| e.to_string())
 }
 
-/// One folded "how this was measured" for a page's roofline blocks: each
-/// block's GPUs in page order, and each distinct datasheet table once (two
-/// blocks of the same kernels share one). Empty when no block has any.
+/// One folded "how this was measured" for a page's roofline blocks, GPU by
+/// GPU in the order they first appear: each distinct roofs sentence of a
+/// GPU once, then every block's full counts on it; after them each distinct
+/// datasheet table once (two blocks of the same kernels share one). Empty
+/// when no block has any.
 pub fn measured_how(blocks: &[Rendered]) -> String {
     if blocks
         .iter()
-        .all(|b| b.how.trim().is_empty() && b.datasheet.trim().is_empty())
+        .all(|b| b.how.is_empty() && b.datasheet.trim().is_empty())
     {
         return String::new();
     }
-    let mut inner: String = blocks.iter().map(|b| b.how.as_str()).collect();
+    let mut devices: Vec<&str> = Vec::new();
+    for measured in blocks.iter().flat_map(|b| &b.how) {
+        if !devices.contains(&measured.device.as_str()) {
+            devices.push(&measured.device);
+        }
+    }
+    let mut inner = String::new();
+    for device in devices {
+        let on_it: Vec<&Measured> = blocks
+            .iter()
+            .flat_map(|b| &b.how)
+            .filter(|m| m.device == device)
+            .collect();
+        let mut roofs: Vec<&str> = Vec::new();
+        for m in &on_it {
+            if !roofs.contains(&m.roofs.as_str()) {
+                roofs.push(&m.roofs);
+            }
+        }
+        let _ = writeln!(inner, "**On {device}.** {}\n", roofs.join("\n\n"));
+        for m in on_it {
+            inner.push_str(&m.counts);
+        }
+    }
     let mut seen: Vec<&str> = Vec::new();
     for block in blocks {
         if !block.datasheet.trim().is_empty() && !seen.contains(&block.datasheet.as_str()) {
@@ -144,8 +179,8 @@ pub fn render_block(
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
     let mut charted = 0;
-    // Each GPU's roofs and full counts, folded together after the last GPU.
-    let mut how = String::new();
+    // Each GPU's roofs and full counts, folded once for the page.
+    let mut how = Vec::new();
     // Runs on n GPUs are filed under "n × GPU": a block charts the
     // recordings of as many GPUs as its puzzles take.
     let gpus = match block.puzzles.first() {
@@ -201,22 +236,21 @@ pub fn render_block(
             let _ = writeln!(md, "{}", compact_row(row));
         }
         let _ = writeln!(md, "\n</div>\n");
-        let _ = writeln!(
-            how,
-            "**{} on {device}**, recorded {} {at}. {}\n",
+        let mut counts = format!(
+            "**{}**, recorded {} {at}.\n\n<div class=\"puzzle-table\">\n\n{}\n",
             block.title,
             recording.date,
-            ceilings_sentence(ceilings, (best, math, compute), device, baselines)
-        );
-        let _ = writeln!(
-            how,
-            "<div class=\"puzzle-table\">\n\n{}",
             table::header(block.sizes == Sizes::Bench)
         );
         for row in &rows {
-            let _ = writeln!(how, "{}", table_row(row));
+            let _ = writeln!(counts, "{}", table_row(row));
         }
-        let _ = writeln!(how, "\n</div>\n");
+        counts.push_str("\n</div>\n\n");
+        how.push(Measured {
+            device: device.clone(),
+            roofs: ceilings_sentence(ceilings, (best, math, compute), device, baselines),
+            counts,
+        });
         for wrong in table::wrong_outputs(&rows) {
             let _ = writeln!(md, "\n{wrong}");
         }
@@ -586,41 +620,95 @@ mod tests {
         }
     }
 
-    /// A page's blocks fold into one "how this was measured": every block's
-    /// GPUs in order, a datasheet table two blocks share written once, and
-    /// nothing at all for a page with nothing to fold.
+    /// A page's blocks fold into one "how this was measured": GPU by GPU in
+    /// the order they appear, each GPU's roofs said once however many blocks
+    /// share them (a second kind of math adds its own sentence), every
+    /// block's counts under its GPU, a datasheet table two blocks share
+    /// written once, and nothing at all for a page with nothing to fold.
     #[test]
     fn one_fold_a_page_table() {
-        let block = |how: &str, datasheet: &str| Rendered {
+        let on = |device: &str, roofs: &str, counts: &str| Measured {
+            device: device.into(),
+            roofs: roofs.into(),
+            counts: counts.into(),
+        };
+        let block = |how: Vec<Measured>, datasheet: &str| Rendered {
             shown: "shown".into(),
-            how: how.into(),
+            how,
             datasheet: datasheet.into(),
         };
-        let cases: [(&str, Vec<Rendered>, &[&str], usize); 3] = [
-            ("none", vec![block("", ""), block(" ", "")], &[], 0),
+        type Case<'a> = (
+            &'a str,
+            Vec<Rendered>,
+            &'a [&'a str],
+            &'a [(&'a str, usize)],
+        );
+        let cases: [Case; 3] = [
             (
-                "shared datasheet",
-                vec![
-                    block("H100 of A\n", "table-x\n"),
-                    block("H100 of B\n", "table-x\n"),
-                ],
-                &["H100 of A", "H100 of B", "table-x"],
-                1,
+                "none",
+                vec![block(vec![], ""), block(vec![], " ")],
+                &[],
+                &[],
             ),
             (
-                "two datasheets",
-                vec![block("A\n", "table-1\n"), block("B\n", "table-2\n")],
-                &["A\n", "B\n", "table-1", "table-2"],
-                1,
+                "two blocks on two GPUs, one datasheet",
+                vec![
+                    block(
+                        vec![
+                            on("H100", "roofs-1", "A-1\n"),
+                            on("H200", "roofs-2", "A-2\n"),
+                        ],
+                        "table-x\n",
+                    ),
+                    block(
+                        vec![
+                            on("H100", "roofs-1", "B-1\n"),
+                            on("H200", "roofs-2", "B-2\n"),
+                        ],
+                        "table-x\n",
+                    ),
+                ],
+                &[
+                    "On H100", "roofs-1", "A-1", "B-1", "On H200", "roofs-2", "A-2", "B-2",
+                    "table-x",
+                ],
+                &[
+                    ("roofs-1", 1),
+                    ("roofs-2", 1),
+                    ("table-x", 1),
+                    ("On H100", 1),
+                ],
+            ),
+            (
+                "two kinds of math on one GPU, two datasheets",
+                vec![
+                    block(vec![on("H100", "bf16 roofs", "A\n")], "table-1\n"),
+                    block(vec![on("H100", "fp8 roofs", "B\n")], "table-2\n"),
+                ],
+                &[
+                    "On H100",
+                    "bf16 roofs",
+                    "fp8 roofs",
+                    "A\n",
+                    "B\n",
+                    "table-1",
+                    "table-2",
+                ],
+                &[("On H100", 1), ("bf16 roofs", 1), ("fp8 roofs", 1)],
             ),
         ];
-        for (name, blocks, in_order, folds) in cases {
+        for (name, blocks, in_order, counts) in cases {
             let page = measured_how(&blocks);
+            let folds = usize::from(!in_order.is_empty());
             assert_eq!(page.matches("<details").count(), folds, "{name}: {page}");
             let at: Vec<usize> = in_order.iter().map(|t| page.find(t).expect(name)).collect();
             assert!(at.windows(2).all(|w| w[0] < w[1]), "{name}: {page}");
-            if name == "shared datasheet" {
-                assert_eq!(page.matches("table-x").count(), 1, "{page}");
+            for (text, times) in counts {
+                assert_eq!(
+                    page.matches(text).count(),
+                    *times,
+                    "{name}: {text} in {page}"
+                );
             }
             assert!(
                 !page.contains("shown"),
