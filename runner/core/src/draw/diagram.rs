@@ -15,6 +15,12 @@
 //!
 //! Colours are the theme's text colour (`currentColor`) at several
 //! opacities, and one red and one orange that read on light and dark pages.
+//!
+//! The book inlines a diagram in the page of every solution (and again in
+//! the whole-book print page), thousands of cells in all, so the SVG says
+//! each thing once: what elements share (ink, font size, a cell's tint) is
+//! set on the `<svg>` or a `<g>` around them, a heat map's cells are one
+//! path per shade ([`Outlines`]), and numbers carry no needless digits.
 
 use crate::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
 use crate::judge::format::escape_html;
@@ -215,9 +221,9 @@ fn in_cuda_words(mut drawn: String) -> String {
 
 fn svg_in_wgsl_words(map: &AccessMap, bound: Option<&AccessBound>) -> String {
     let pictures: Vec<Picture> = map.variables.iter().map(Picture::of).collect();
-    // About 120 bytes an element drawn: sized once, not regrown.
+    // About 80 bytes an element drawn: sized once, not regrown.
     let cells: usize = pictures.iter().map(|p| p.cells.len().min(HEAT_CELLS)).sum();
-    let mut body = String::with_capacity(1024 + 160 * cells);
+    let mut body = String::with_capacity(1024 + 100 * cells);
     let mut y = PAD;
     let mut width = 480;
     for picture in &pictures {
@@ -235,7 +241,7 @@ fn svg_in_wgsl_words(map: &AccessMap, bound: Option<&AccessBound>) -> String {
             num(&mut body, PAD);
             body.push_str("\" y=\"");
             num(&mut body, y + 14);
-            body.push_str("\" font-size=\"13\" fill=\"currentColor\">");
+            body.push_str("\" font-size=\"13\">");
             let line = body.len();
             // "Each of the 8 invocations made at most 2 reads and 1 write of
             // global memory (invocation 0 the most of both)."
@@ -266,19 +272,21 @@ fn svg_in_wgsl_words(map: &AccessMap, bound: Option<&AccessBound>) -> String {
     if map.left_out > 0 {
         let _ = writeln!(
             body,
-            "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\" fill=\"currentColor\">{} more accesses \
-             not traced</text>",
+            "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\">{} more accesses not traced</text>",
             y + 14,
             map.left_out
         );
         y += 24;
     }
+    // The ink and the size most labels share are set here once, for every
+    // element to inherit; only a title, a caption or a red count sets its own.
     let mut svg = String::with_capacity(body.len() + 300);
     let _ = writeln!(
         svg,
         "<svg class=\"puzzle-access-diagram\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" \
-         height=\"{y}\" viewBox=\"0 0 {width} {y}\" font-family=\"sans-serif\" \
-         role=\"img\" aria-label=\"Which invocation read and wrote which element\">"
+         height=\"{y}\" viewBox=\"0 0 {width} {y}\" font-family=\"sans-serif\" font-size=\"12\" \
+         fill=\"currentColor\" role=\"img\" \
+         aria-label=\"Which invocation read and wrote which element\">"
     );
     svg.push_str(&body);
     svg.push_str("</svg>\n");
@@ -315,15 +323,20 @@ fn num(out: &mut String, n: usize) {
     out.push_str(itoa::Buffer::new().format(n));
 }
 
-/// An opacity given in hundredths (0 to 100) as a decimal: "0.37".
+/// An opacity given in hundredths (0 to 100) as a decimal in as few
+/// characters as SVG reads the same: ".37", ".2", ".05", "0", "1".
 fn hundredths(out: &mut String, h: usize) {
-    if h >= 100 {
-        out.push_str("1.00");
-        return;
+    match h {
+        0 => out.push('0'),
+        100.. => out.push('1'),
+        _ => {
+            out.push('.');
+            out.push(char::from(b'0' + (h / 10) as u8));
+            if !h.is_multiple_of(10) {
+                out.push(char::from(b'0' + (h % 10) as u8));
+            }
+        }
     }
-    out.push_str("0.");
-    out.push(char::from(b'0' + (h / 10) as u8));
-    out.push(char::from(b'0' + (h % 10) as u8));
 }
 
 /// Invocations up to which the counts are a table, one column each.
@@ -345,11 +358,7 @@ fn counts_table(
         const COLUMN: usize = 34;
         let over = |n: u32, most: Option<u32>| most.is_some_and(|m| n > m);
         for label in ["invocation", "reads", "writes"] {
-            let _ = writeln!(
-                svg,
-                "<text x=\"{PAD}\" y=\"{}\" font-size=\"12\" fill=\"currentColor\">{label}</text>",
-                y + 13
-            );
+            let _ = writeln!(svg, "<text x=\"{PAD}\" y=\"{}\">{label}</text>", y + 13);
             for (k, (invocation, &(reads, writes))) in counts.iter().enumerate() {
                 let x = PAD + LABEL + k * COLUMN;
                 let (n, red) = match label {
@@ -357,16 +366,17 @@ fn counts_table(
                     "writes" => (writes, over(writes, bound.map(|b| b.writes))),
                     _ => (0, false),
                 };
+                // The svg's own ink and size, but for a count over the bound.
                 let ink = if red {
-                    concat!("fill=\"", red!(), "\" font-weight=\"bold\"")
+                    concat!(" fill=\"", red!(), "\" font-weight=\"bold\"")
                 } else {
-                    "fill=\"currentColor\""
+                    ""
                 };
                 svg.push_str("<text x=\"");
                 num(svg, x);
                 svg.push_str("\" y=\"");
                 num(svg, y + 13);
-                svg.push_str("\" font-size=\"12\" ");
+                svg.push('"');
                 svg.push_str(ink);
                 svg.push('>');
                 if label == "invocation" {
@@ -398,7 +408,7 @@ fn counts_table(
         );
         let _ = writeln!(
             svg,
-            "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\" fill=\"currentColor\">{line}</text>",
+            "<text x=\"{PAD}\" y=\"{}\" font-size=\"13\">{line}</text>",
             y + 14
         );
         width = width.max(text_width(&line, 13));
@@ -447,7 +457,7 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
     num(svg, PAD);
     svg.push_str("\" y=\"");
     num(svg, top + 15);
-    svg.push_str("\" font-size=\"14\" fill=\"currentColor\"><tspan font-weight=\"bold\">");
+    svg.push_str("\" font-size=\"14\"><tspan font-weight=\"bold\">");
     svg.push_str(&escape_html(&p.name));
     svg.push_str("</tspan>");
     let shown = svg.len();
@@ -472,45 +482,55 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
         .unwrap_or(0)
         .max(1);
     let grid_top = top + TITLE;
-    // Cells share their ink: only a marked one sets its own stroke.
-    let _ = writeln!(
-        svg,
-        "<g fill=\"currentColor\" stroke=\"currentColor\" stroke-opacity=\"0.35\">"
-    );
+    // In hundredths: a labelled cell's tint stays light (0.06 to 0.25), so
+    // its label, in the same ink at full strength, keeps a contrast of 4.5
+    // or more on light and dark pages; a heat map's cells carry no text.
+    let tint = |cell: &Cell| {
+        let (touched, most) = ((cell.reads + cell.writes) as usize, most as usize);
+        match (touched, labelled) {
+            (0, _) => 0,
+            (_, true) => 6 + (19 * touched + most / 2) / most,
+            (_, false) => 12 + (50 * touched + most / 2) / most,
+        }
+    };
+    // A cell drawn as a rect of its own: every cell of a labelled panel, and
+    // a heat map's marked ones; the rest of a heat map goes in outlines.
+    let alone = |cell: &Cell| labelled || cell.race || cell.uninitialized;
+    // The tint most such cells share goes on their group, once; a cell of
+    // another tint sets its own.
+    let mut tints: BTreeMap<usize, usize> = BTreeMap::new();
+    for cell in cells.iter().filter(|c| alone(c)) {
+        *tints.entry(tint(cell)).or_default() += 1;
+    }
+    let common = tints.iter().max_by_key(|(_, n)| **n).map(|(t, _)| *t);
+    // Cells share their ink (the svg's fill) and outline: only a marked one
+    // sets its own stroke.
+    svg.push_str("<g stroke=\"currentColor\" stroke-opacity=\".35\"");
+    if let Some(t) = common {
+        svg.push_str(" fill-opacity=\"");
+        hundredths(svg, t);
+        svg.push('"');
+    }
+    svg.push_str(">\n");
     // A heat map's cells go in one outline per shade: a few elements, not hundreds.
-    let mut shades: BTreeMap<usize, String> = BTreeMap::new();
+    let mut shades: BTreeMap<usize, Outlines> = BTreeMap::new();
+    // The cells' labels, drawn after every cell: outside the group, they take
+    // the svg's ink and size with no stroke to undo. (No label reaches
+    // another cell, so what is drawn over what is unchanged.)
+    let mut labels = String::new();
     for (i, cell) in cells.iter().enumerate() {
         let x = PAD + (i % cols) * cw;
         let y = grid_top + (i / cols) * ch;
-        let touched = cell.reads + cell.writes;
-        if !labelled && !cell.race && !cell.uninitialized {
+        if !alone(cell) {
+            let touched = (cell.reads + cell.writes) as usize;
             let shade = if touched == 0 {
                 0
             } else {
-                1 + (SHADES - 1) * touched as usize / most as usize
+                1 + (SHADES - 1) * touched / most as usize
             };
-            let path = shades.entry(shade).or_default();
-            path.push('M');
-            num(path, x);
-            path.push(' ');
-            num(path, y);
-            path.push('h');
-            num(path, cw);
-            path.push('v');
-            num(path, ch);
-            path.push_str("h-");
-            num(path, cw);
-            path.push('z');
+            shades.entry(shade).or_default().add((x, y), (cw, ch));
             continue;
         }
-        // In hundredths: a labelled cell's tint stays light (0.06 to 0.25), so
-        // its label, in the same ink at full strength, keeps a contrast of 4.5
-        // or more on light and dark pages; a heat map's cells carry no text.
-        let opacity = match (touched, labelled) {
-            (0, _) => 0,
-            (_, true) => 6 + (19 * touched as usize + most as usize / 2) / most as usize,
-            (_, false) => 12 + (50 * touched as usize + most as usize / 2) / most as usize,
-        };
         let mark = if cell.race {
             concat!(
                 " stroke=\"",
@@ -534,9 +554,13 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
         num(svg, cw);
         svg.push_str("\" height=\"");
         num(svg, ch);
-        svg.push_str("\" fill-opacity=\"");
-        hundredths(svg, opacity);
         svg.push('"');
+        let opacity = tint(cell);
+        if Some(opacity) != common {
+            svg.push_str(" fill-opacity=\"");
+            hundredths(svg, opacity);
+            svg.push('"');
+        }
         svg.push_str(mark);
         svg.push_str("/>\n");
         if labelled {
@@ -545,27 +569,27 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
                 .filter(|(_, w)| !w.is_empty())
                 .enumerate()
             {
-                svg.push_str("<text x=\"");
-                num(svg, x + 4);
-                svg.push_str("\" y=\"");
-                num(svg, y + 17 + k * 16);
-                svg.push_str("\" font-size=\"12\" stroke=\"none\">");
-                svg.push_str(tag);
-                svg.push(' ');
-                write_names(svg, who.iter().copied());
-                svg.push_str("</text>\n");
+                labels.push_str("<text x=\"");
+                num(&mut labels, x + 4);
+                labels.push_str("\" y=\"");
+                num(&mut labels, y + 17 + k * 16);
+                labels.push_str("\">");
+                labels.push_str(tag);
+                labels.push(' ');
+                write_names(&mut labels, who.iter().copied());
+                labels.push_str("</text>\n");
             }
         }
     }
-    for (shade, outline) in shades {
-        let opacity = if shade == 0 {
-            0.0
-        } else {
-            0.12 + 0.5 * shade as f64 / SHADES as f64
-        };
-        let _ = writeln!(svg, "<path d=\"{outline}\" fill-opacity=\"{opacity:.2}\"/>");
+    for (shade, outlines) in shades {
+        svg.push_str("<path d=\"");
+        svg.push_str(&outlines.d);
+        svg.push_str("\" fill-opacity=\"");
+        hundredths(svg, shade_tint(shade));
+        svg.push_str("\"/>\n");
     }
-    let _ = writeln!(svg, "</g>");
+    svg.push_str("</g>\n");
+    svg.push_str(&labels);
     let mut right = PAD + cols * cw;
     if !p.past_end.is_empty() {
         // Past the end: one red cell after the grid per element of the guard band touched.
@@ -574,13 +598,13 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
             let x = right + 6 + k * cw;
             let _ = writeln!(
                 svg,
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill=\"{RED}\" fill-opacity=\"0.35\" stroke=\"{RED}\" stroke-width=\"2\"/>"
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cw}\" height=\"{ch}\" fill=\"{RED}\" fill-opacity=\".35\" stroke=\"{RED}\" stroke-width=\"2\"/>"
             );
             if labelled {
                 let _ = write!(
                     svg,
-                    "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">past end</text>\n\
-                     <text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"currentColor\">by ",
+                    "<text x=\"{}\" y=\"{}\" font-size=\"11\">past end</text>\n\
+                     <text x=\"{}\" y=\"{}\" font-size=\"11\">by ",
                     x + 4,
                     y + 15,
                     x + 4,
@@ -594,6 +618,54 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
     }
     let height = TITLE + rows * ch;
     ((right + PAD).max(title_width), height)
+}
+
+/// Many cells' outlines as one path's data: per cell, a move to its top
+/// left corner and the way round it. A heat map has hundreds of cells and a
+/// page several heat maps, so each move is relative, from the last cell's
+/// corner (where a closed subpath ends): "m14 0" rather than "M236 188".
+/// Unstroked, on whole pixels, it fills just as rects would. Stroked, it
+/// is no stand-in for rects: it strokes a shared edge once where two rects
+/// stroke it twice, and a browser draws its corners a shade differently (a
+/// heat map's shades are drawn so, and always were).
+#[derive(Debug, Default)]
+pub(super) struct Outlines {
+    /// The path's data, for `<path d="…">`.
+    pub(super) d: String,
+    /// Where the last cell began: (0, 0) before the first, whose relative
+    /// move is as good as an absolute one.
+    corner: (usize, usize),
+}
+
+impl Outlines {
+    /// Adds the cell at `(x, y)` of width and height `(w, h)`.
+    pub(super) fn add(&mut self, (x, y): (usize, usize), (w, h): (usize, usize)) {
+        let mut buffer = itoa::Buffer::new();
+        self.d.push('m');
+        self.d
+            .push_str(buffer.format(x as isize - self.corner.0 as isize));
+        self.d.push(' ');
+        self.d
+            .push_str(buffer.format(y as isize - self.corner.1 as isize));
+        self.d.push('h');
+        num(&mut self.d, w);
+        self.d.push('v');
+        num(&mut self.d, h);
+        self.d.push_str("h-");
+        num(&mut self.d, w);
+        self.d.push('z');
+        self.corner = (x, y);
+    }
+}
+
+/// A heat map's shade (0 for untouched, 1 to [`SHADES`]) as its tint in
+/// hundredths: 0, then 0.12 to 0.62, rounded as a marked cell's tint is.
+fn shade_tint(shade: usize) -> usize {
+    if shade == 0 {
+        0
+    } else {
+        12 + (50 * shade + SHADES / 2) / SHADES
+    }
 }
 
 /// Several elements' facts as one heat-map cell's.
@@ -840,7 +912,7 @@ mod tests {
             push_plural(&mut out, n, "read");
             assert_eq!(out, plural(n, "read"));
         }
-        for (h, shown) in [(0, "0.00"), (7, "0.07"), (62, "0.62"), (100, "1.00")] {
+        for (h, shown) in [(0, "0"), (7, ".07"), (20, ".2"), (62, ".62"), (100, "1")] {
             let mut out = String::new();
             hundredths(&mut out, h);
             assert_eq!(out, shown);
@@ -849,6 +921,75 @@ mod tests {
             let mut out = String::new();
             write_who(&mut out, invocation);
             assert_eq!(out, shown);
+        }
+    }
+
+    #[test]
+    fn shades_and_outlines_are_written_short() {
+        // The shades' tints, as they were written with two decimals.
+        for shade in 0..=SHADES {
+            let old = match shade {
+                0 => 0.0,
+                s => 0.12 + 0.5 * s as f64 / SHADES as f64,
+            };
+            let mut new = String::new();
+            hundredths(&mut new, shade_tint(shade));
+            assert_eq!(
+                format!("{old:.2}").parse::<f64>(),
+                new.parse::<f64>(),
+                "{shade}"
+            );
+        }
+        // Each cell's move is from the last one's corner.
+        let mut outlines = Outlines::default();
+        for corner in [(12, 34), (26, 34), (12, 48)] {
+            outlines.add(corner, (14, 14));
+        }
+        assert_eq!(
+            outlines.d,
+            "m12 34h14v14h-14zm14 0h14v14h-14zm-14 14h14v14h-14z"
+        );
+    }
+
+    #[test]
+    fn what_cells_share_is_said_once() {
+        // Four cells written once each and one written twice: the common
+        // tint is the group's, the other cell's its own.
+        let mut touches: Vec<Touch> = (0..4).map(|i| touch(i, i as u32, 0, 0, true)).collect();
+        touches.push(touch(0, 9, 0, 1, true));
+        let map = AccessMap {
+            cuda: false,
+            grid: [1, 1, 1],
+            block: [4, 1, 1],
+            variables: vec![variable(false, 4, touches)],
+            left_out: 0,
+        };
+        let drawn = svg(&map, None);
+        assert!(
+            drawn.contains(
+                "<g stroke=\"currentColor\" stroke-opacity=\".35\" fill-opacity=\".16\">"
+            ),
+            "{drawn}"
+        );
+        assert_eq!(drawn.matches("<rect ").count(), 4, "{drawn}");
+        assert_eq!(drawn.matches("fill-opacity=").count(), 2, "{drawn}");
+        // Labels take the svg's ink and size, after the cells, unstroked.
+        assert!(
+            drawn.contains("<text x=\"16\" y=\"51\">w 0,9</text>"),
+            "{drawn}"
+        );
+        // (what, how many times it is written: on the svg alone, or nowhere)
+        let once = [
+            ("font-size=\"12\"", 1),
+            ("fill=\"currentColor\"", 1),
+            ("stroke=\"none\"", 0),
+        ];
+        for (attribute, times) in once {
+            assert_eq!(
+                drawn.matches(attribute).count(),
+                times,
+                "{attribute}: {drawn}"
+            );
         }
     }
 

@@ -6,9 +6,12 @@
 //! tiled product's phases are about.
 //!
 //! Drawn from [`AccessMap`] alone, like the whole-run diagram, and in the
-//! same ink: the theme's text colour, reads and writes as two tints.
+//! same ink: the theme's text colour, reads and writes as two tints. Written
+//! small as that one is: each kind of thing drawn (cells of one tint, dashed
+//! lines, centred labels) is one group that says its ink once.
 
 use crate::backend_contract::access_map::{AccessMap, TouchedVariable};
+use crate::draw::diagram::Outlines;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -16,6 +19,9 @@ use std::fmt::Write;
 const MOST_ELEMENTS: usize = 32;
 /// Intervals worth a row each.
 const MOST_ROWS: usize = 16;
+/// The tints of a cell written and of one read, at 0.3 opacity.
+const WROTE: &str = "#f59e0b";
+const READ: &str = "#3b82f6";
 
 /// What one element saw in one interval.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,13 +111,22 @@ pub fn svg(map: &AccessMap) -> Option<String> {
         variable.name
     );
     let _ = writeln!(s, "<text x=\"4\" y=\"16\" font-size=\"13\">{title}</text>");
+    // What is drawn, gathered by kind so that each kind's ink is said once:
+    // the barriers' dashed lines in one group, the cells in groups by their
+    // tint, the labels centred in another. No two cells touch (a 4 px gap
+    // between them, 6 px between rows), and no label or line reaches a cell
+    // it is not in, so what is drawn over what is unchanged.
+    let (mut row_labels, mut barriers, mut centred) = (String::new(), String::new(), String::new());
+    // Each cell is one rect, its tint and its outline: written amber, read
+    // blue, untouched none; a cell both written and read is blue over an
+    // amber underlay (unstroked fills on whole pixels: one path draws them
+    // as rects would). Rects, not one path of outlines: a browser draws a
+    // stroked path's corners a shade differently from a rect's.
+    let (mut wrote, mut read, mut untouched) = (String::new(), String::new(), String::new());
+    let mut underlays = Outlines::default();
     for e in 0..elements {
         let x = left + e * cell + cell / 2;
-        let _ = writeln!(
-            s,
-            "<text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{e}</text>",
-            top - 6
-        );
+        let _ = writeln!(centred, "<text x=\"{x}\" y=\"{}\">{e}</text>", top - 6);
     }
     for (k, row) in rows.iter().enumerate() {
         let y = top + k * row_h;
@@ -120,67 +135,72 @@ pub fn svg(map: &AccessMap) -> Option<String> {
             k => format!("after barrier {k}"),
         };
         let _ = writeln!(
-            s,
+            row_labels,
             "<text x=\"4\" y=\"{}\">{label}</text>",
             y + row_h / 2 + 4
         );
         if k > 0 {
             let _ = writeln!(
-                s,
-                "<line x1=\"{left}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"currentColor\" \
-                 stroke-dasharray=\"4 3\"/>",
+                barriers,
+                "<line x1=\"{left}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\"/>",
                 left + cell * elements
             );
         }
         for (e, slot) in row.iter().enumerate() {
             let x = left + e * cell;
-            // Writes amber, reads blue, both: both tints over each other.
-            let mut fills = Vec::new();
-            if !slot.writers.is_empty() {
-                fills.push("#f59e0b");
-            }
-            if !slot.readers.is_empty() {
-                fills.push("#3b82f6");
-            }
-            for fill in fills {
-                let _ = writeln!(
-                    s,
-                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" \
-                     fill-opacity=\"0.3\"/>",
-                    x + 2,
-                    y + 3,
-                    cell - 4,
-                    row_h - 6
-                );
-            }
+            let (rx, ry, w, h) = (x + 2, y + 3, cell - 4, row_h - 6);
+            let group = match (slot.writers.is_empty(), slot.readers.is_empty()) {
+                (false, true) => &mut wrote,
+                (true, false) => &mut read,
+                (false, false) => {
+                    underlays.add((rx, ry), (w, h));
+                    &mut read
+                }
+                (true, true) => &mut untouched,
+            };
             let _ = writeln!(
-                s,
-                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" \
-                 stroke=\"currentColor\" stroke-opacity=\"0.35\"/>",
-                x + 2,
-                y + 3,
-                cell - 4,
-                row_h - 6
+                group,
+                "<rect x=\"{rx}\" y=\"{ry}\" width=\"{w}\" height=\"{h}\"/>"
             );
             let cx = x + cell / 2;
             if !slot.writers.is_empty() {
                 let _ = writeln!(
-                    s,
-                    "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">w {}</text>",
+                    centred,
+                    "<text x=\"{cx}\" y=\"{}\">w {}</text>",
                     y + 17,
                     who(&slot.writers)
                 );
             }
             if !slot.readers.is_empty() {
                 let _ = writeln!(
-                    s,
-                    "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">r {}</text>",
+                    centred,
+                    "<text x=\"{cx}\" y=\"{}\">r {}</text>",
                     y + 31,
                     who(&slot.readers)
                 );
             }
         }
     }
+    s.push_str(&row_labels);
+    let _ = writeln!(
+        s,
+        "<g stroke=\"currentColor\" stroke-dasharray=\"4 3\">\n{barriers}</g>"
+    );
+    s.push_str("<g stroke=\"currentColor\" stroke-opacity=\".35\" fill-opacity=\".3\">\n");
+    if !underlays.d.is_empty() {
+        let _ = writeln!(
+            s,
+            "<path d=\"{}\" fill=\"{WROTE}\" stroke=\"none\"/>",
+            underlays.d
+        );
+    }
+    for (cells, fill) in [(wrote, WROTE), (read, READ), (untouched, "none")] {
+        if !cells.is_empty() {
+            let _ = write!(s, "<g fill=\"{fill}\">\n{cells}</g>\n");
+        }
+    }
+    s.push_str("</g>\n");
+    let _ = writeln!(s, "<g text-anchor=\"middle\">\n{centred}</g>");
     s.push_str("</svg>\n");
     Some(s)
 }
@@ -259,5 +279,57 @@ mod tests {
         assert_eq!(who(&set(&[0, 1, 2, 3])), "0–3");
         assert_eq!(who(&set(&[0, 2, 4])), "0,2…");
         assert_eq!(who(&set(&[1, 5])), "1,5");
+    }
+
+    #[test]
+    fn each_cell_is_one_rect_in_its_tint_group() {
+        // Element 0 written, element 1 written and read, in the first
+        // interval; element 0 read in the second.
+        let drawn = svg(&map(
+            true,
+            vec![
+                touch(0, 0, 0, 0, true),
+                touch(1, 1, 0, 0, true),
+                touch(1, 2, 0, 0, false),
+                touch(0, 3, 0, 1, false),
+            ],
+        ))
+        .unwrap();
+        // Two rows of four cells, and one amber underlay.
+        assert_eq!(drawn.matches("<rect ").count(), 8, "{drawn}");
+        assert!(
+            drawn.contains("<path d=\"m148 47h30v34h-30z\" fill=\"#f59e0b\" stroke=\"none\"/>"),
+            "{drawn}"
+        );
+        // (group, its cells' top left corners)
+        let groups = [
+            ("<g fill=\"#f59e0b\">", vec!["x=\"114\" y=\"47\""]),
+            (
+                "<g fill=\"#3b82f6\">",
+                vec!["x=\"148\" y=\"47\"", "x=\"114\" y=\"87\""],
+            ),
+        ];
+        for (group, corners) in groups {
+            let inside = drawn
+                .split(group)
+                .nth(1)
+                .and_then(|g| g.split("</g>").next());
+            let inside = inside.unwrap_or_else(|| panic!("no {group}: {drawn}"));
+            assert_eq!(
+                inside.matches("<rect ").count(),
+                corners.len(),
+                "{group}: {drawn}"
+            );
+            for corner in corners {
+                assert!(inside.contains(corner), "{group} {corner}: {drawn}");
+            }
+        }
+        // Labels take the svg's ink and size and their group's anchor.
+        assert!(
+            drawn.contains("<text x=\"163\" y=\"75\">r 2</text>"),
+            "{drawn}"
+        );
+        assert_eq!(drawn.matches("text-anchor").count(), 1, "{drawn}");
+        assert_eq!(drawn.matches("currentColor").count(), 3, "{drawn}");
     }
 }
