@@ -22,6 +22,7 @@
 //! set on the `<svg>` or a `<g>` around them, a heat map's cells are one
 //! path per shade ([`Outlines`]), and numbers carry no needless digits.
 
+use super::svg_text::{Outlines, hundredths, num};
 use crate::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
 use crate::judge::format::escape_html;
 use crate::quantity::plural;
@@ -317,28 +318,6 @@ fn push_plural(out: &mut String, n: usize, noun: &str) {
     }
 }
 
-/// `n` in decimal, onto `out`. A diagram writes thousands of coordinates, and
-/// `write!` spent most of the drawing's time in the formatting machinery.
-fn num(out: &mut String, n: usize) {
-    out.push_str(itoa::Buffer::new().format(n));
-}
-
-/// An opacity given in hundredths (0 to 100) as a decimal in as few
-/// characters as SVG reads the same: ".37", ".2", ".05", "0", "1".
-fn hundredths(out: &mut String, h: usize) {
-    match h {
-        0 => out.push('0'),
-        100.. => out.push('1'),
-        _ => {
-            out.push('.');
-            out.push(char::from(b'0' + (h / 10) as u8));
-            if !h.is_multiple_of(10) {
-                out.push(char::from(b'0' + (h % 10) as u8));
-            }
-        }
-    }
-}
-
 /// Invocations up to which the counts are a table, one column each.
 const TABLED: usize = 16;
 
@@ -620,44 +599,6 @@ fn panel(svg: &mut String, p: &Picture, top: usize) -> (usize, usize) {
     ((right + PAD).max(title_width), height)
 }
 
-/// Many cells' outlines as one path's data: per cell, a move to its top
-/// left corner and the way round it. A heat map has hundreds of cells and a
-/// page several heat maps, so each move is relative, from the last cell's
-/// corner (where a closed subpath ends): "m14 0" rather than "M236 188".
-/// Unstroked, on whole pixels, it fills just as rects would. Stroked, it
-/// is no stand-in for rects: it strokes a shared edge once where two rects
-/// stroke it twice, and a browser draws its corners a shade differently (a
-/// heat map's shades are drawn so, and always were).
-#[derive(Debug, Default)]
-pub(super) struct Outlines {
-    /// The path's data, for `<path d="…">`.
-    pub(super) d: String,
-    /// Where the last cell began: (0, 0) before the first, whose relative
-    /// move is as good as an absolute one.
-    corner: (usize, usize),
-}
-
-impl Outlines {
-    /// Adds the cell at `(x, y)` of width and height `(w, h)`.
-    pub(super) fn add(&mut self, (x, y): (usize, usize), (w, h): (usize, usize)) {
-        let mut buffer = itoa::Buffer::new();
-        self.d.push('m');
-        self.d
-            .push_str(buffer.format(x as isize - self.corner.0 as isize));
-        self.d.push(' ');
-        self.d
-            .push_str(buffer.format(y as isize - self.corner.1 as isize));
-        self.d.push('h');
-        num(&mut self.d, w);
-        self.d.push('v');
-        num(&mut self.d, h);
-        self.d.push_str("h-");
-        num(&mut self.d, w);
-        self.d.push('z');
-        self.corner = (x, y);
-    }
-}
-
 /// A heat map's shade (0 for untouched, 1 to [`SHADES`]) as its tint in
 /// hundredths: 0, then 0.12 to 0.62, rounded as a marked cell's tint is.
 fn shade_tint(shade: usize) -> usize {
@@ -912,11 +853,6 @@ mod tests {
             push_plural(&mut out, n, "read");
             assert_eq!(out, plural(n, "read"));
         }
-        for (h, shown) in [(0, "0"), (7, ".07"), (20, ".2"), (62, ".62"), (100, "1")] {
-            let mut out = String::new();
-            hundredths(&mut out, h);
-            assert_eq!(out, shown);
-        }
         for (invocation, shown) in [((0, 3), "3"), ((1, 3), "2:3")] {
             let mut out = String::new();
             write_who(&mut out, invocation);
@@ -925,7 +861,7 @@ mod tests {
     }
 
     #[test]
-    fn shades_and_outlines_are_written_short() {
+    fn shades_are_written_short() {
         // The shades' tints, as they were written with two decimals.
         for shade in 0..=SHADES {
             let old = match shade {
@@ -940,15 +876,6 @@ mod tests {
                 "{shade}"
             );
         }
-        // Each cell's move is from the last one's corner.
-        let mut outlines = Outlines::default();
-        for corner in [(12, 34), (26, 34), (12, 48)] {
-            outlines.add(corner, (14, 14));
-        }
-        assert_eq!(
-            outlines.d,
-            "m12 34h14v14h-14zm14 0h14v14h-14zm-14 14h14v14h-14z"
-        );
     }
 
     #[test]

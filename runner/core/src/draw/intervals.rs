@@ -11,7 +11,7 @@
 //! lines, centred labels) is one group that says its ink once.
 
 use crate::backend_contract::access_map::{AccessMap, TouchedVariable};
-use crate::draw::diagram::Outlines;
+use crate::draw::svg_text::Outlines;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
