@@ -1,0 +1,183 @@
+// Experiments for Puzzle 40 (run by tp_mlp_one_gpu.py, one GPU, one rank):
+// the overlapped kernel of step 1 with other ways to wait. Not a puzzle:
+// the harness times these against the puzzle's own kernels.
+//   POLL_RELAXED 1: spin on relaxed loads (which leave the multiprocessor's
+//                   L1 alone), then one acquire fence once the count is there
+//   SLEEP_NS n:     __nanosleep(n) between polls (0: none)
+#include "../../../kernels/multigpu/tp_mlp.cuh"
+
+#ifndef POLL_RELAXED
+#define POLL_RELAXED 0
+#endif
+#ifndef SLEEP_NS
+#define SLEEP_NS 0
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 0
+#endif
+#if MIN_BLOCKS
+#define BOUNDS __launch_bounds__(256, MIN_BLOCKS)
+#else
+#define BOUNDS
+#endif
+
+using DeviceCounter = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>;
+
+// Waits until `count` reaches `target`; what was released before it is then
+// this thread's to read.
+template <typename Counter>
+__device__ void wait_at_least(Counter count, unsigned int target, cuda::thread_scope scope) {
+    if (POLL_RELAXED) {
+        while (count.load(cuda::memory_order_relaxed) < target) {
+            if (SLEEP_NS) __nanosleep(SLEEP_NS);
+        }
+        cuda::atomic_thread_fence(cuda::memory_order_acquire, scope);
+    } else {
+        while (count.load(cuda::memory_order_acquire) < target) {
+            if (SLEEP_NS) __nanosleep(SLEEP_NS);
+        }
+    }
+}
+
+extern "C" __global__ void BOUNDS
+    down_all_reduce_v(float* out, float* z, const float* h, const float* w2,
+                      const __grid_constant__ Peers<const float> z_all, unsigned int* tiles,
+                      const __grid_constant__ Peers<unsigned int> ready,
+                      const __grid_constant__ Peers<unsigned int> arrived, unsigned int* runs,
+                      unsigned int rank, unsigned int ranks, unsigned int rows, unsigned int dim,
+                      unsigned int hid, unsigned int chunk_rows, unsigned int gemm_blocks) {
+    __shared__ unsigned int run;
+    if (threadIdx.x == 0) {
+        run = ++runs[blockIdx.x];
+    }
+    __syncthreads();
+    unsigned int tile_cols = (dim + TILE - 1) / TILE;
+    unsigned int all_tiles = (rows + TILE - 1) / TILE * tile_cols;
+    unsigned int chunks = (rows + chunk_rows - 1) / chunk_rows;
+    if (blockIdx.x < gemm_blocks) {
+        unsigned int done = 0;
+        for (unsigned int t = blockIdx.x; t < all_tiles; t += gemm_blocks) {
+            unsigned int chunk = t / tile_cols * TILE / chunk_rows;
+            gemm_tile(z, h, w2, rows, dim, hid, t / tile_cols, t % tile_cols,
+                      [](float v) { return v; });
+            ++done;
+            unsigned int next = t + gemm_blocks;
+            if (next >= all_tiles || next / tile_cols * TILE / chunk_rows != chunk) {
+                __syncthreads();
+                if (threadIdx.x == 0) {
+                    DeviceCounter(tiles[chunk]).fetch_add(done, cuda::memory_order_release);
+                }
+                done = 0;
+            }
+        }
+    } else {
+        unsigned int worker = blockIdx.x - gemm_blocks;
+        unsigned int workers = gridDim.x - gemm_blocks;
+        for (unsigned int c = 0; c < chunks; ++c) {
+            unsigned int first_row = c * chunk_rows;
+            unsigned int end_row = min(first_row + chunk_rows, rows);
+            if (worker == 0 && threadIdx.x == 0) {
+                unsigned int chunk_tiles = (end_row - first_row + TILE - 1) / TILE * tile_cols;
+                wait_at_least(DeviceCounter(tiles[c]), run * chunk_tiles,
+                              cuda::thread_scope_device);
+                for (unsigned int p = 0; p < ranks; ++p) {
+                    SystemCounter(ready.rank[p][c * ranks + rank])
+                        .store(run, cuda::memory_order_release);
+                }
+            }
+            if (threadIdx.x == 0) {
+                for (unsigned int p = 0; p < ranks; ++p) {
+                    wait_at_least(SystemCounter(ready.rank[rank][c * ranks + p]), run,
+                                  cuda::thread_scope_system);
+                }
+            }
+            __syncthreads();
+            sum_ranks(out, z_all, ranks, first_row * dim, end_row * dim, worker, workers);
+        }
+    }
+    all_blocks_meet(arrived, rank, ranks, run);
+}
+
+#ifndef TILES_PER_BLOCK
+#define TILES_PER_BLOCK 1
+#endif
+
+// Every summing block of every rank meets here: the count of summing
+// blocks, not the grid, since only they read the peers' z.
+__device__ void summers_meet(const Peers<unsigned int>& arrived, unsigned int rank,
+                             unsigned int ranks, unsigned int round, unsigned int summers) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (unsigned int p = 0; p < ranks; ++p) {
+            SystemCounter(*arrived.rank[p]).fetch_add(1, cuda::memory_order_release);
+        }
+        wait_at_least(SystemCounter(*arrived.rank[rank]), round * summers * ranks,
+                      cuda::thread_scope_system);
+    }
+    __syncthreads();
+}
+
+// The second product as an ordinary grid, a few tiles a block, beside the
+// summing blocks in the same launch. A block's part is its ticket, taken in
+// the order blocks start (not its blockIdx, whose start order CUDA does not
+// promise): the first `workers` tickets sum, the others each make
+// TILES_PER_BLOCK tiles of z in row order. The run is the ticket's count of
+// grids: every run takes gridDim.x tickets.
+extern "C" __global__ void BOUNDS
+    down_sum_grid(float* out, float* z, const float* h, const float* w2,
+                  const __grid_constant__ Peers<const float> z_all, unsigned int* next,
+                  unsigned int* tiles, const __grid_constant__ Peers<unsigned int> ready,
+                  const __grid_constant__ Peers<unsigned int> arrived, unsigned int rank,
+                  unsigned int ranks, unsigned int rows, unsigned int dim, unsigned int hid,
+                  unsigned int chunk_rows, unsigned int workers) {
+    __shared__ unsigned int ticket;
+    if (threadIdx.x == 0) {
+        ticket = atomicAdd(next, 1u);
+    }
+    __syncthreads();
+    unsigned int run = ticket / gridDim.x + 1;
+    unsigned int role = ticket % gridDim.x;
+    unsigned int tile_cols = (dim + TILE - 1) / TILE;
+    unsigned int all_tiles = (rows + TILE - 1) / TILE * tile_cols;
+    unsigned int chunks = (rows + chunk_rows - 1) / chunk_rows;
+    if (role >= workers) {
+        unsigned int first = (role - workers) * TILES_PER_BLOCK;
+        unsigned int end = min(first + TILES_PER_BLOCK, all_tiles);
+        unsigned int done = 0;
+        for (unsigned int t = first; t < end; ++t) {
+            unsigned int chunk = t / tile_cols * TILE / chunk_rows;
+            gemm_tile(z, h, w2, rows, dim, hid, t / tile_cols, t % tile_cols,
+                      [](float v) { return v; });
+            ++done;
+            if (t + 1 == end || (t + 1) / tile_cols * TILE / chunk_rows != chunk) {
+                __syncthreads();
+                if (threadIdx.x == 0) {
+                    DeviceCounter(tiles[chunk]).fetch_add(done, cuda::memory_order_release);
+                }
+                done = 0;
+            }
+        }
+        return;
+    }
+    unsigned int worker = role;
+    for (unsigned int c = 0; c < chunks; ++c) {
+        unsigned int first_row = c * chunk_rows;
+        unsigned int end_row = min(first_row + chunk_rows, rows);
+        if (worker == 0 && threadIdx.x == 0) {
+            unsigned int chunk_tiles = (end_row - first_row + TILE - 1) / TILE * tile_cols;
+            wait_at_least(DeviceCounter(tiles[c]), run * chunk_tiles, cuda::thread_scope_device);
+            for (unsigned int p = 0; p < ranks; ++p) {
+                SystemCounter(ready.rank[p][c * ranks + rank]).store(run, cuda::memory_order_release);
+            }
+        }
+        if (threadIdx.x == 0) {
+            for (unsigned int p = 0; p < ranks; ++p) {
+                wait_at_least(SystemCounter(ready.rank[rank][c * ranks + p]), run,
+                              cuda::thread_scope_system);
+            }
+        }
+        __syncthreads();
+        sum_ranks(out, z_all, ranks, first_row * dim, end_row * dim, worker, workers);
+    }
+    summers_meet(arrived, rank, ranks, run, workers);
+}
