@@ -18,7 +18,6 @@ import glob
 import os
 import re
 import sys
-import tempfile
 
 import cupy as cp
 import numpy as np
@@ -130,6 +129,9 @@ def main():
     hids = [int(a) for a in sys.argv[1:]] or [64, 16]
     book = inlined(os.path.join(ROOT, "kernels/multigpu/p40_tp_mlp_overlapped/tp_mlp_overlapped.cu"))
     variants_path = os.path.join(ROOT, ".ci/gpu/experiments/tp_mlp_variants.cu")
+    import datetime
+    print(f"# python3 .ci/gpu/experiments/tp_mlp_one_gpu.py {' '.join(sys.argv[1:])}"
+          f"  ({datetime.date.today()})\n")
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, one rank, "
           f"{ROWS} rows x {DIM}, chunks of {CHUNK} rows; times in us (median, min-max of 20)\n")
     rng = np.random.default_rng(1)
@@ -146,7 +148,7 @@ def main():
         chunks = (ROWS + CHUNK - 1) // CHUNK
         print(f"### hidden size {hid} a rank\n\n| kernel | median | min-max |\n| --- | ---: | ---: |")
         m = Module(book)
-        up, down, fused = m.function("up"), m.function("down"), m.function("down_all_reduce")
+        up, down = m.function("up"), m.function("down")
         up_grid = (ROWS + 15) // 16 * ((hid + 15) // 16)
         down_grid = (ROWS + 15) // 16 * ((DIM + 15) // 16)
         t = timed(lambda: launch(up, up_grid, [h, x, w1, ROWS, DIM, hid]))
@@ -163,6 +165,7 @@ def main():
             ("step 1's kernel", book, {}, 528, 132),
             ("step 1's kernel, its GEMM blocks alone", book, {}, 528, 0),
             ("step 1's kernel, relaxed polls and 200 ns sleeps", variants, relaxed, 528, 132),
+            ("step 1's kernel, 200 ns sleeps in its acquire polls", variants, {"SLEEP_NS": 200}, 528, 132),
             ("step 1's kernel, relaxed polls, 8 blocks a multiprocessor", variants,
              dict(relaxed, MIN_BLOCKS=8), 924, 132),
             ("step 1's kernel, 8 blocks a multiprocessor, GEMM blocks alone", variants,
@@ -184,30 +187,52 @@ def main():
             args = [out, z, h, w2, [z], tiles, [ready], [arrived], runs, 0, 1, ROWS, DIM, hid, CHUNK, gemm]
             t = timed(lambda: launch(f, gemm + red, args))
             report(name, t, out if red else z, want)
+            if text is book and red:
+                t = timed(lambda: (launch(up, up_grid, [h, x, w1, ROWS, DIM, hid]), launch(f, gemm + red, args)))
+                report("step 1: up, then that", t, out, want)
+        step2 = inlined(os.path.join(ROOT, "kernels/multigpu/p40_tp_mlp_overlapped_grid/"
+                                      "tp_mlp_overlapped_grid.cu"))
         all_tiles = (ROWS + 15) // 16 * ((DIM + 15) // 16)
-        grids = [
-            # (label, defines, tiles a block, summing blocks)
-            ("acquire polls", {}, 1, 132),
-            ("relaxed polls", relaxed, 1, 132),
-            ("relaxed polls", relaxed, 4, 132),
-            ("acquire polls", {}, 4, 132),
-            ("relaxed polls", relaxed, 16, 132),
-            ("relaxed polls", relaxed, 4, 66),
-            ("GEMM blocks alone", relaxed, 4, 0),
-            ("GEMM blocks alone", relaxed, 1, 0),
-        ]
-        for label, defines, per_block, red in grids:
-            head = "".join(f"#define {k} {v}\n" for k, v in dict(defines, TILES_PER_BLOCK=per_block).items())
-            f = Module(head + inlined(variants_path)).function("down_sum_grid")
+        for per_block, red in [(1, 132), (2, 132), (4, 132), (8, 132), (16, 132), (4, 66), (4, 0), (1, 0)]:
+            source, count = re.subn(r"^#define TILES \d+$", f"#define TILES {per_block}", step2, flags=re.M)
+            assert count == 1
+            f = Module(source).function("down_all_reduce")
             grid = red + (all_tiles + per_block - 1) // per_block
-            nxt, tiles, ready, arrived = (cp.zeros(1, cp.uint32), cp.zeros(chunks, cp.uint32),
-                                          cp.zeros(chunks, cp.uint32), cp.zeros(1, cp.uint32))
+            tiles, ready, arrived = (cp.zeros(chunks, cp.uint32), cp.zeros(chunks, cp.uint32),
+                                     cp.zeros(1, cp.uint32))
+            runs = cp.zeros(max(red, 1), cp.uint32)
             out.fill(0)
-            args = [out, z, h, w2, [z], nxt, tiles, [ready], [arrived], 0, 1, ROWS, DIM, hid, CHUNK, red]
-            t = timed(lambda: launch(f, grid, args))
-            name = (f"one grid, {label}, {per_block} tiles a block, {red} summing blocks, "
+            args = [out, z, h, w2, [z], tiles, [ready], [arrived], runs, 0, 1, ROWS, DIM, hid, CHUNK, red]
+            name = (f"step 2's kernel, {per_block} tiles a GEMM block, {red} summing blocks, "
                     f"{registers(f)} registers")
+            t = timed(lambda: launch(f, grid, args))
             report(name, t, out if red else z, want)
+            if (per_block, red) == (4, 132):
+                t = timed(lambda: (launch(up, up_grid, [h, x, w1, ROWS, DIM, hid]), launch(f, grid, args)))
+                report("step 2 at 4 tiles a block: up, then that", t, out, want)
+        # Who makes which tiles: the block's index (step 2), or a ticket taken
+        # as the block starts (tp_mlp_variants.cu), twice each, in turn.
+        for attempt in range(2):
+            for kind in ["blockIdx", "ticket"]:
+                for red in [132, 0]:
+                    if kind == "blockIdx":
+                        source = re.sub(r"^#define TILES \d+$", "#define TILES 4", step2, flags=re.M)
+                        f = Module(source).function("down_all_reduce")
+                        runs = cp.zeros(max(red, 1), cp.uint32)
+                        state = [cp.zeros(chunks, cp.uint32), cp.zeros(chunks, cp.uint32), cp.zeros(1, cp.uint32)]
+                        args = [out, z, h, w2, [z], state[0], [state[1]], [state[2]], runs, 0, 1, ROWS, DIM,
+                                hid, CHUNK, red]
+                    else:
+                        f = Module("#define TILES_PER_BLOCK 4\n" + inlined(variants_path)).function("down_sum_grid")
+                        state = [cp.zeros(1, cp.uint32), cp.zeros(chunks, cp.uint32), cp.zeros(chunks, cp.uint32),
+                                 cp.zeros(1, cp.uint32)]
+                        args = [out, z, h, w2, [z], state[0], state[1], [state[2]], [state[3]], 0, 1, ROWS, DIM,
+                                hid, CHUNK, red]
+                    grid = red + (all_tiles + 3) // 4
+                    out.fill(0)
+                    t = timed(lambda: launch(f, grid, args))
+                    report(f"4 tiles a GEMM block by {kind}, {red} summing blocks (try {attempt + 1})", t,
+                           out if red else z, want)
         print()
 
 

@@ -1,6 +1,8 @@
 // Experiments for Puzzle 40 (run by tp_mlp_one_gpu.py, one GPU, one rank):
-// the overlapped kernel of step 1 with other ways to wait. Not a puzzle:
-// the harness times these against the puzzle's own kernels.
+// step 1's overlapped kernel with other ways to wait, and with registers
+// capped so that more of its blocks fit. Not a puzzle: the harness times
+// these beside the puzzle's own kernels.
+//   MIN_BLOCKS n:   __launch_bounds__(256, n), n blocks a multiprocessor
 //   POLL_RELAXED 1: spin on relaxed loads (which leave the multiprocessor's
 //                   L1 alone), then one acquire fence once the count is there
 //   SLEEP_NS n:     __nanosleep(n) between polls (0: none)
@@ -181,3 +183,4 @@ extern "C" __global__ void BOUNDS
     }
     summers_meet(arrived, rank, ranks, run, workers);
 }
+
