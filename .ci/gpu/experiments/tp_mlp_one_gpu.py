@@ -198,11 +198,10 @@ def main():
             assert count == 1
             f = Module(source).function("down_all_reduce")
             grid = red + (all_tiles + per_block - 1) // per_block
-            tiles, ready, arrived = (cp.zeros(chunks, cp.uint32), cp.zeros(chunks, cp.uint32),
-                                     cp.zeros(1, cp.uint32))
-            runs = cp.zeros(max(red, 1), cp.uint32)
+            nxt, tiles, ready, arrived = (cp.zeros(1, cp.uint32), cp.zeros(chunks, cp.uint32),
+                                          cp.zeros(chunks, cp.uint32), cp.zeros(1, cp.uint32))
             out.fill(0)
-            args = [out, z, h, w2, [z], tiles, [ready], [arrived], runs, 0, 1, ROWS, DIM, hid, CHUNK, red]
+            args = [out, z, h, w2, [z], nxt, tiles, [ready], [arrived], 0, 1, ROWS, DIM, hid, CHUNK, red]
             name = (f"step 2's kernel, {per_block} tiles a GEMM block, {red} summing blocks, "
                     f"{registers(f)} registers")
             t = timed(lambda: launch(f, grid, args))
@@ -210,29 +209,6 @@ def main():
             if (per_block, red) == (4, 132):
                 t = timed(lambda: (launch(up, up_grid, [h, x, w1, ROWS, DIM, hid]), launch(f, grid, args)))
                 report("step 2 at 4 tiles a block: up, then that", t, out, want)
-        # Who makes which tiles: the block's index (step 2), or a ticket taken
-        # as the block starts (tp_mlp_variants.cu), twice each, in turn.
-        for attempt in range(2):
-            for kind in ["blockIdx", "ticket"]:
-                for red in [132, 0]:
-                    if kind == "blockIdx":
-                        source = re.sub(r"^#define TILES \d+$", "#define TILES 4", step2, flags=re.M)
-                        f = Module(source).function("down_all_reduce")
-                        runs = cp.zeros(max(red, 1), cp.uint32)
-                        state = [cp.zeros(chunks, cp.uint32), cp.zeros(chunks, cp.uint32), cp.zeros(1, cp.uint32)]
-                        args = [out, z, h, w2, [z], state[0], [state[1]], [state[2]], runs, 0, 1, ROWS, DIM,
-                                hid, CHUNK, red]
-                    else:
-                        f = Module("#define TILES_PER_BLOCK 4\n" + inlined(variants_path)).function("down_sum_grid")
-                        state = [cp.zeros(1, cp.uint32), cp.zeros(chunks, cp.uint32), cp.zeros(chunks, cp.uint32),
-                                 cp.zeros(1, cp.uint32)]
-                        args = [out, z, h, w2, [z], state[0], state[1], [state[2]], [state[3]], 0, 1, ROWS, DIM,
-                                hid, CHUNK, red]
-                    grid = red + (all_tiles + 3) // 4
-                    out.fill(0)
-                    t = timed(lambda: launch(f, grid, args))
-                    report(f"4 tiles a GEMM block by {kind}, {red} summing blocks (try {attempt + 1})", t,
-                           out if red else z, want)
         print()
 
 

@@ -5,9 +5,12 @@
 // its place. Only the summing blocks wait for anything, so only they must
 // be resident together: the grid may be as large as the product needs.
 //
-// The grid: blocks 0 .. workers - 1 sum (step 1's summing half), and each
-// block after them makes TILES tiles of z, in row order, and counts them in
-// `tiles` as step 1's GEMM blocks did.
+// A block's job is the ticket it takes as it starts (`next` counts them),
+// not its blockIdx: CUDA does not promise in which order blocks start. The
+// first `workers` tickets of a run sum (step 1's summing half); each later
+// ticket makes TILES tiles of z, in row order, and counts them in `tiles`
+// as step 1's GEMM blocks did. Every run takes one ticket a block, so the
+// tickets also count the runs.
 #include "../tp_mlp.cuh"
 
 using DeviceCounter = cuda::atomic_ref<unsigned int, cuda::thread_scope_device>;
@@ -95,31 +98,32 @@ __device__ void summers_meet(const Peers<unsigned int>& arrived, unsigned int ra
 extern "C" __global__ void down_all_reduce(float* out, float* z, const float* h,
                                            const float* w2,
                                            const __grid_constant__ Peers<const float> z_all,
-                                           unsigned int* tiles,
+                                           unsigned int* next, unsigned int* tiles,
                                            const __grid_constant__ Peers<unsigned int> ready,
                                            const __grid_constant__ Peers<unsigned int> arrived,
-                                           unsigned int* runs, unsigned int rank,
-                                           unsigned int ranks, unsigned int rows, unsigned int dim,
-                                           unsigned int hid, unsigned int chunk_rows,
-                                           unsigned int workers) {
-    __shared__ unsigned int run;
+                                           unsigned int rank, unsigned int ranks, unsigned int rows,
+                                           unsigned int dim, unsigned int hid,
+                                           unsigned int chunk_rows, unsigned int workers) {
+    __shared__ unsigned int ticket;
     unsigned int all_tiles = (rows + TILE - 1) / TILE * ((dim + TILE - 1) / TILE);
     // BEGIN PUZZLE (roughly 14 lines)
-    if (blockIdx.x < workers) {
-        // A summing block: its runs counted, so that every run's flags and
-        // meetings are new numbers; its sums; then the meeting that keeps a
-        // rank's next run from overwriting a z that a peer still reads.
-        if (threadIdx.x == 0) {
-            run = ++runs[blockIdx.x];
-        }
-        __syncthreads();
-        sum_chunks(out, z_all, tiles, ready, rank, ranks, rows, dim, chunk_rows, run, blockIdx.x,
+    if (threadIdx.x == 0) {
+        ticket = atomicAdd(next, 1u);
+    }
+    __syncthreads();
+    // Tickets before this run's: gridDim.x for every run before it.
+    unsigned int run = ticket / gridDim.x + 1;
+    unsigned int job = ticket % gridDim.x;
+    if (job < workers) {
+        // A summing block: the sums of every chunk, then the meeting that
+        // keeps a rank's next run from overwriting a z a peer still reads.
+        sum_chunks(out, z_all, tiles, ready, rank, ranks, rows, dim, chunk_rows, run, job,
                    workers);
         summers_meet(arrived, rank, ranks, run, workers);
     } else {
         // A GEMM block: its TILES tiles, and their counts. It needs no run:
         // the counts only grow, and the summing blocks know which run they wait for.
-        unsigned int first = (blockIdx.x - workers) * TILES;
+        unsigned int first = (job - workers) * TILES;
         make_tiles(z, h, w2, tiles, rows, dim, hid, chunk_rows, first,
                    min(first + TILES, all_tiles));
     }
