@@ -3,8 +3,9 @@
 // capped so that more of its blocks fit. Not a puzzle: the harness times
 // these beside the puzzle's own kernels.
 //   MIN_BLOCKS n:   __launch_bounds__(256, n), n blocks a multiprocessor
-//   POLL_RELAXED 1: spin on relaxed loads (which leave the multiprocessor's
-//                   L1 alone), then one acquire fence once the count is there
+//   POLL_RELAXED 1: spin on relaxed loads (an acquire may invalidate the
+//                   multiprocessor's L1, a relaxed load need not), then one
+//                   acquire fence once the count is there
 //   SLEEP_NS n:     __nanosleep(n) between polls (0: none)
 #include "../../../kernels/multigpu/tp_mlp.cuh"
 
