@@ -680,7 +680,8 @@ fn features(selection: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
         .expect("running cargo tree");
     assert!(
         output.status.success(),
-        "cargo tree {selection:?}: {}",
+        "cargo tree {selection:?} (offline: every crate of the workspace must be fetched \
+         first, which `cargo fetch --locked` and `bash .ci/setup` do): {}",
         String::from_utf8_lossy(&output.stderr)
     );
     let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
