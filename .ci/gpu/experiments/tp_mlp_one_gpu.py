@@ -8,12 +8,14 @@ arithmetic, without the links.
     python3 .ci/gpu/experiments/tp_mlp_one_gpu.py [HID ...]
 
 Every kernel is compiled by NVRTC (PTX, as the runner does) from the book's
-sources and tp_mlp_variants.cu, timed with CUDA events (median of 20 after 5
+sources (step 1's kernel also with tp_mlp_waits.cuh's ways to wait), timed with CUDA events (median of 20 after 5
 warm-up runs, min and max beside it), and its output checked against NumPy
 in FP64. A configuration whose blocks cannot all be resident at once (its
 blocks wait for each other, so it would hang) is reported and skipped.
 """
 import ctypes
+import datetime
+import functools
 import glob
 import os
 import re
@@ -45,7 +47,9 @@ def inlined(path, seen=None):
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=None)
 def compile_ptx(source):
+    """PTX for compute_90, once a source (the cases share sources across hidden sizes)."""
     prog = ctypes.c_void_p()
     assert nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None, None) == 0
     # CUDA 13 keeps CCCL (cuda/atomic) under include/cccl.
@@ -75,6 +79,33 @@ class Module:
         f = ctypes.c_void_p()
         assert cuda.cuModuleGetFunction(ctypes.byref(f), self.handle, name.encode()) == 0, name
         return f
+
+
+# Step 1's two waits, as its kernel writes them, and as wait_at_least says them.
+STEP1_WAITS = [
+    ("""                DeviceCounter mine(tiles[c]);
+                while (mine.load(cuda::memory_order_acquire) < run * chunk_tiles) {
+                }
+""", """                wait_at_least(DeviceCounter(tiles[c]), run * chunk_tiles, cuda::thread_scope_device);
+"""),
+    ("""                    SystemCounter theirs(ready.rank[rank][c * ranks + p]);
+                    while (theirs.load(cuda::memory_order_acquire) < run) {
+                    }
+""", """                    wait_at_least(SystemCounter(ready.rank[rank][c * ranks + p]), run,
+                                  cuda::thread_scope_system);
+"""),
+]
+STEP1_KERNEL = 'extern "C" __global__ void down_all_reduce('
+
+
+def step1_waiting(book, waits, defines):
+    """Step 1's kernel with tp_mlp_waits.cuh's waits and `defines` (MIN_BLOCKS, POLL_RELAXED, SLEEP_NS)."""
+    head = "".join(f"#define {k} {v}\n" for k, v in defines.items())
+    source = book.replace(STEP1_KERNEL, head + waits + 'extern "C" __global__ void BOUNDS down_all_reduce(')
+    for find, replace in STEP1_WAITS:
+        assert source.count(find) == 1, find
+        source = source.replace(find, replace)
+    return source
 
 
 def registers(f):
@@ -128,8 +159,7 @@ def report(name, t, got, want):
 def main():
     hids = [int(a) for a in sys.argv[1:]] or [64, 16]
     book = inlined(os.path.join(ROOT, "kernels/multigpu/p40_tp_mlp_overlapped/tp_mlp_overlapped.cu"))
-    variants_path = os.path.join(ROOT, ".ci/gpu/experiments/tp_mlp_variants.cu")
-    import datetime
+    waits = open(os.path.join(ROOT, ".ci/gpu/experiments/tp_mlp_waits.cuh")).read()
     print(f"# python3 .ci/gpu/experiments/tp_mlp_one_gpu.py {' '.join(sys.argv[1:])}"
           f"  ({datetime.date.today()})\n")
     print(f"{cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, one rank, "
@@ -158,23 +188,21 @@ def main():
         t = timed(lambda: (launch(up, up_grid, [h, x, w1, ROWS, DIM, hid]),
                            launch(down, down_grid, [z, h, w2, ROWS, DIM, hid])))
         report("step 1: compute (up, down)", t, z, want)
-        variants = open(variants_path).read()
         relaxed = {"POLL_RELAXED": 1, "SLEEP_NS": 200}
         persistent = [
-            # (label, source, defines, gemm blocks, summing blocks)
-            ("step 1's kernel", book, {}, 528, 132),
-            ("step 1's kernel, its GEMM blocks alone", book, {}, 528, 0),
-            ("step 1's kernel, relaxed polls and 200 ns sleeps", variants, relaxed, 528, 132),
-            ("step 1's kernel, 200 ns sleeps in its acquire polls", variants, {"SLEEP_NS": 200}, 528, 132),
-            ("step 1's kernel, relaxed polls, 8 blocks a multiprocessor", variants,
-             dict(relaxed, MIN_BLOCKS=8), 924, 132),
-            ("step 1's kernel, 8 blocks a multiprocessor, GEMM blocks alone", variants,
-             dict(relaxed, MIN_BLOCKS=8), 924, 0),
+            # (label, defines for tp_mlp_waits.cuh, or None: the book's kernel as it is,
+            #  gemm blocks, summing blocks)
+            ("step 1's kernel", None, 528, 132),
+            ("step 1's kernel, its GEMM blocks alone", None, 528, 0),
+            ("step 1's kernel, relaxed polls and 200 ns sleeps", relaxed, 528, 132),
+            ("step 1's kernel, 200 ns sleeps in its acquire polls", {"SLEEP_NS": 200}, 528, 132),
+            ("step 1's kernel, relaxed polls, 8 blocks a multiprocessor", dict(relaxed, MIN_BLOCKS=8), 924, 132),
+            ("step 1's kernel, 8 blocks a multiprocessor, GEMM blocks alone", dict(relaxed, MIN_BLOCKS=8),
+             924, 0),
         ]
-        for label, text, defines, gemm, red in persistent:
-            head = "".join(f"#define {k} {v}\n" for k, v in defines.items())
-            source = head + (text if text is book else inlined(variants_path))
-            f = Module(source).function("down_all_reduce" if text is book else "down_all_reduce_v")
+        for label, defines, gemm, red in persistent:
+            source = book if defines is None else step1_waiting(book, waits, defines)
+            f = Module(source).function("down_all_reduce")
             fits, per_sm = resident(f)
             name = f"{label}: {gemm} + {red} blocks, {registers(f)} registers"
             if gemm + red > fits:
@@ -187,7 +215,7 @@ def main():
             args = [out, z, h, w2, [z], tiles, [ready], [arrived], runs, 0, 1, ROWS, DIM, hid, CHUNK, gemm]
             t = timed(lambda: launch(f, gemm + red, args))
             report(name, t, out if red else z, want)
-            if text is book and red:
+            if defines is None and red:
                 t = timed(lambda: (launch(up, up_grid, [h, x, w1, ROWS, DIM, hid]), launch(f, gemm + red, args)))
                 report("step 1: up, then that", t, out, want)
         step2 = inlined(os.path.join(ROOT, "kernels/multigpu/p40_tp_mlp_overlapped_grid/"
