@@ -4,6 +4,7 @@
 //!
 //! - `chapters`: every puzzle, per language, variant and backend;
 //! - `negative`: wrong kernels and impossible launches the checks must reject;
+//! - `litmus`: the memory model's litmus tests, each held to the ISA's verdict;
 //! - `hostile`: careless and hostile input through the `runner` command;
 //! - `learner`: the learner's loop (`check`, `hint`, `watch`, `bench --file` …);
 //! - `content`: the book's chapters, tips and skeletons agree;
@@ -20,6 +21,7 @@ mod content;
 mod hostile;
 mod launcher;
 mod learner;
+mod litmus;
 mod negative;
 
 fn main() {
@@ -28,6 +30,7 @@ fn main() {
     suite::run(&[
         ("chapters", chapters::trials),
         ("negative", |_| negative::trials()),
+        ("litmus", |_| litmus::trials()),
         ("hostile", |_| hostile::trials()),
         ("learner", |_| learner::trials()),
         ("content", |_| content::trials()),

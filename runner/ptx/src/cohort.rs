@@ -209,6 +209,7 @@ pub fn block_memory(layout: &SharedLayout, b: u32) -> BlockMemory {
         names: layout.names.clone(),
         barrier_changes: 0,
         named: Default::default(),
+        in_flight: HashMap::new(),
     }
 }
 
@@ -238,6 +239,8 @@ pub fn block_threads(
                 index: origin.map_or(0, |o| o.thread) + b * per_block + l,
                 rank: launch.rank,
                 block_id: origin.map_or(0, |o| o.block) + b,
+                // Each block its own cluster; a launch with clusters renumbers them.
+                cluster_id: origin.map_or(0, |o| o.block) + b,
                 thread: crate::access::Thread {
                     global: [0, 1, 2].map(|a| block[a] * launch.block[a] + tid[a]),
                     local: tid,
@@ -252,9 +255,12 @@ pub fn block_threads(
                 released: 0,
                 knows: Arc::new(Knowledge::default()),
                 fenced: None,
+                strong_reads: Vec::new(),
+                unfenced_read: None,
                 last_poll: None,
                 stop: None,
                 wgmma_reads: Default::default(),
+                copies: Default::default(),
             }
         })
         .collect()
@@ -276,9 +282,22 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
+/// How [`run_cluster`] left its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Every thread finished.
+    Finished,
+    /// Threads wait for each other forever (reported).
+    Deadlock,
+    /// Every thread left polls a flag in global memory that none of them
+    /// will change: another block of the launch must.
+    Waiting,
+}
+
 /// Runs the blocks of one cluster (one block, without clusters), or of a
 /// step of several ranks (see `ranks`: clusters of one block), to their
-/// end; `Ok(true)` where a deadlock stopped the run.
+/// end, to a deadlock, or (in a run of one rank) until every thread left
+/// polls a flag that no thread of these blocks will change.
 pub fn run_cluster(
     kernel: &Kernel,
     blocks: &mut [Vec<ThreadState>],
@@ -287,7 +306,7 @@ pub fn run_cluster(
     deadline: std::time::Duration,
     config: &Config,
     rng: &mut Rng,
-) -> Result<bool, Error> {
+) -> Result<Ended, Error> {
     let mut idle_waits = 0;
     let mut idle_spins = 0;
     let mut clock_checks = 0u32;
@@ -335,7 +354,7 @@ pub fn run_cluster(
             let mems = &mut mems[first..first + n];
             match warp::resolve(kernel, threads, w, &mut Cluster { mems, own }) {
                 warp::Resolved::Some => resolved = true,
-                warp::Resolved::Deadlock => return Ok(true),
+                warp::Resolved::Deadlock => return Ok(Ended::Deadlock),
                 warp::Resolved::None => {}
             }
         }
@@ -353,7 +372,7 @@ pub fn run_cluster(
         if all!().any(|t| t.stop == Some(Stop::Slice)) {
             continue;
         }
-        let spinning = || w.ranked && blocks.iter().flatten().any(|t| t.stop == Some(Stop::Spin));
+        let spinning = || blocks.iter().flatten().any(|t| t.stop == Some(Stop::Spin));
         if all!().any(|t| t.stop == Some(Stop::Wait)) && !spinning() {
             let now: u64 = mems.iter().map(|m| m.barrier_changes).sum();
             if only_waits && now == changes {
@@ -380,10 +399,10 @@ pub fn run_cluster(
                  count, or a transaction count that is never met?)"
                     .into(),
             );
-            return Ok(true);
+            return Ok(Ended::Deadlock);
         }
         if all!().all(|t| t.stop == Some(Stop::Done)) {
-            return Ok(false);
+            return Ok(Ended::Finished);
         }
         let mut released = false;
         for threads in blocks.iter_mut() {
@@ -393,10 +412,11 @@ pub fn run_cluster(
             idle_spins = 0;
             continue;
         }
-        // Polls that found memory as it was (several ranks only): go on
-        // while memory changes; a deadlock after rounds in which nothing
-        // did and no barrier opened.
-        if w.ranked && all!().any(|t| t.stop == Some(Stop::Spin)) {
+        // Polls that found memory as it was: go on while memory changes;
+        // after rounds in which nothing did and no barrier opened, a
+        // deadlock where several ranks run together, and otherwise a wait
+        // for the launch's other blocks (see `schedule`).
+        if all!().any(|t| t.stop == Some(Stop::Spin)) {
             let now: u64 = mems.iter().map(|m| m.barrier_changes).sum();
             idle_spins = match now != changes || w.changes != stores {
                 true => 0,
@@ -405,8 +425,11 @@ pub fn run_cluster(
             if idle_spins < 2 {
                 continue;
             }
+            if !w.ranked {
+                return Ok(Ended::Waiting);
+            }
             spin_deadlock(kernel, blocks, w);
-            return Ok(true);
+            return Ok(Ended::Deadlock);
         }
         let mut passed = false;
         for (blocks, mems) in blocks.chunks_mut(n).zip(mems.chunks(n)) {
@@ -461,7 +484,7 @@ pub fn run_cluster(
             };
             report(w, Kind::Deadlock, line, message);
         }
-        return Ok(true);
+        return Ok(Ended::Deadlock);
     }
 }
 

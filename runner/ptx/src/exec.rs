@@ -6,6 +6,7 @@
 //! the race rule.
 
 use crate::exec_mem::{Access, World, read, write};
+use crate::hazard::Strength;
 use crate::memory;
 use crate::parse::Kernel;
 use crate::parse_inst::{Cmp, Inst, Op, Operand, Round, Ty, flag};
@@ -127,9 +128,9 @@ pub fn run_thread(
                 continue;
             }
             _ => {
-                // A poll of a flag, in a run of several ranks: one that
-                // finds the thread just as at its last poll yields.
-                let poll = w.ranked && i.op == Op::Ld;
+                // A poll of a flag in global memory: one that finds the
+                // thread just as at its last poll yields.
+                let poll = i.op == Op::Ld;
                 let addr = if poll { poll_address(t, i, w) } else { None };
                 if !step(t, i, w, shared) {
                     return Err((i.text.clone(), i.line as usize));
@@ -154,6 +155,19 @@ fn poll_address(t: &ThreadState, i: &Inst, w: &World) -> Option<u64> {
     }
     let a = w.address(t, &i.operands[1], i.space)?;
     matches!(memory::place(a), memory::Place::Global(..)).then_some(a)
+}
+
+/// How a load or store stands in the memory model: `.relaxed`,
+/// `.acquire` and `.release` make it strong at its scope, `.volatile` is
+/// `.relaxed.sys` (see `hazard`), anything else is plain.
+fn strength_of(i: &Inst) -> Strength {
+    if i.flag(flag::RELAXED | flag::ACQUIRE | flag::RELEASE) {
+        Strength::Strong(i.scope)
+    } else if i.flag(flag::VOLATILE) {
+        Strength::Volatile
+    } else {
+        Strength::Plain
+    }
 }
 
 /// Whether the poll at `a` found the thread as at its last poll.
@@ -303,10 +317,12 @@ fn step(
                 &scalar
             };
             let width = ty.bytes() as u64;
-            let acquire = !store && i.flag(flag::ACQUIRE);
-            let release = store && i.flag(flag::RELEASE);
-            if release {
-                w.published.release(t, addr, i.scope);
+            let strength = strength_of(i);
+            if store && let Some(scope) = strength.scope() {
+                let explicit = i.flag(flag::RELEASE);
+                if let Some(at) = crate::order::release_scope(t, scope, explicit) {
+                    w.published.release(t, addr, at);
+                }
             }
             for (n, r) in regs.iter().enumerate() {
                 let a = addr + n as u64 * width;
@@ -314,9 +330,8 @@ fn step(
                     addr: a,
                     width: width as u32,
                     write: store,
-                    // Memory-order semantics make an access atomic; `volatile` does not
-                    // (the old warp-synchronous idiom races since Volta).
-                    atomic: i.flag(flag::RELAXED | flag::ACQUIRE | flag::RELEASE),
+                    atomic: false,
+                    strength,
                     first: n == 0,
                     line: i.line as usize,
                 };
@@ -338,8 +353,12 @@ fn step(
                     }
                 }
             }
-            if acquire {
-                w.published.acquire(t, addr, i.scope);
+            if !store {
+                if i.flag(flag::ACQUIRE) {
+                    w.published.acquire(t, addr, i.scope);
+                } else if let Some(scope) = strength.scope() {
+                    crate::order::strong_read(t, addr, scope, i.line);
+                }
             }
         }
         Op::Atom | Op::Red => return crate::exec_atomic::atomic(t, i, w, shared),
@@ -380,9 +399,15 @@ fn step(
             };
             write(t, &o[0], u64::from(inside));
         }
-        Op::Membar | Op::Fence => {
-            t.fenced = Some(i.scope);
+        // Proxy fences (`fence.proxy.async`, `fence.mbarrier_init`) order
+        // the asynchronous proxy's view, not one thread's accesses against
+        // another's: the checker's copies are ordered where they land.
+        Op::Membar | Op::Fence if !(i.has("proxy") || i.has("mbarrier_init")) => {
+            let only_acquire = i.flag(flag::ACQUIRE) && !i.flag(flag::RELEASE);
+            let only_release = i.flag(flag::RELEASE) && !i.flag(flag::ACQUIRE);
+            crate::order::fence(t, &mut w.published, i.scope, !only_release, !only_acquire);
         }
+        Op::Membar | Op::Fence => {}
         Op::Prefetch | Op::Setmaxnreg => {}
         Op::Printf => {
             let format = read(t, w, &o[0], Ty::U64);
@@ -539,11 +564,15 @@ mod tests {
                         released: 0,
                         knows: Default::default(),
                         fenced: None,
+                        strong_reads: Vec::new(),
+                        unfenced_read: None,
                         last_poll: None,
                         rank: 0,
                         block_id: 0,
+                        cluster_id: 0,
                         stop: None,
                         wgmma_reads: Default::default(),
+                        copies: Default::default(),
                     };
                     let masked: Vec<u64> = inst.operands[1..]
                         .iter()

@@ -4,16 +4,17 @@
 //! An mbarrier orders memory as a release and an acquire do: an arrival
 //! publishes what the arriving thread knows into the phase, and a wait
 //! that sees the phase complete takes it over (see [`crate::hazard`]).
-//! `cp.async` copies are made when issued, as the issuing thread's own
-//! accesses: its later `cp.async.wait_group` and a barrier then order them
-//! for the block exactly as the hardware's completion would.
+//! A `cp.async` reads its source when issued and writes its destination
+//! when its group is waited on (see [`cp_async`]); bulk and tensor copies
+//! are still made when issued, as the issuing thread's accesses.
 
 use crate::exec_mem::{Access, Cluster, Mbarrier, World};
 use crate::exec_mem::{read, write};
 use crate::hazard::Kind;
+use crate::hazard::Strength;
 use crate::memory::{self, Place};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
-use crate::thread::{Stop, ThreadState};
+use crate::thread::{AsyncCopy, Stop, ThreadState};
 use std::sync::Arc;
 
 /// The block (by cluster rank, or `own`) and shared offset an mbarrier operand names.
@@ -180,17 +181,40 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}` and its
 /// group instructions; false where not implemented.
+///
+/// A copy reads its source when issued (as the issuing thread's reads) and
+/// lands in shared memory only when its group is waited on, or at the
+/// thread's `cp.async.mbarrier.arrive`: until then its destination words
+/// are in flight, and any access to them races with the copy
+/// (`World::copy_in_flight`). Its bytes land as the issuing thread's
+/// writes at the wait, where the block's next barrier orders them.
 pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     let o = &i.operands;
-    if i.has("commit_group") || i.has("wait_group") || i.has("wait_group.read") || i.has("wait_all")
-    {
+    if i.has("commit_group") {
+        let group = std::mem::take(&mut t.copies.open);
+        t.copies.committed.push_back(group);
+        return true;
+    }
+    if i.has("wait_all") {
+        let group = std::mem::take(&mut t.copies.open);
+        t.copies.committed.push_back(group);
+        land(t, w, b, 0);
+        return true;
+    }
+    if i.has("wait_group") || i.has("wait_group.read") {
+        let keep = o.first().map_or(0, |n| read(t, w, n, Ty::U32)) as usize;
+        land(t, w, b, keep);
         return true;
     }
     if i.has("bulk") {
         return bulk(t, i, w, b);
     }
     if i.has("mbarrier") {
-        // cp.async.mbarrier.arrive[.noinc]: the thread's copies count as an arrival.
+        // cp.async.mbarrier.arrive[.noinc]: the thread's copies land, then
+        // count as an arrival.
+        let open = std::mem::take(&mut t.copies.open);
+        t.copies.committed.push_back(open);
+        land(t, w, b, 0);
         if let Some((target, off)) = o.first().and_then(|a| offset(w, t, i, a, b)) {
             let block = b.mems[b.own].block_index;
             let b = &mut b.mems[target];
@@ -215,6 +239,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
     let size = o.get(2).map_or(16, |x| read(t, w, x, Ty::U32)).min(256);
     let src_size = o.get(3).map_or(size, |x| read(t, w, x, Ty::U32));
     let line = i.line as usize;
+    let mut bytes = Vec::with_capacity(size as usize);
     let mut k = 0;
     while k < size {
         let width = (size - k).min(4) as u32;
@@ -224,6 +249,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
                 width,
                 write: false,
                 atomic: false,
+                strength: Strength::Plain,
                 first: k == 0,
                 line,
             };
@@ -231,18 +257,59 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         } else {
             0
         };
-        let a = Access {
-            addr: dst.wrapping_add(k),
-            width,
-            write: true,
-            atomic: false,
-            first: k == 0,
-            line,
-        };
-        w.store(t, b, a, v);
+        bytes.extend_from_slice(&v.to_le_bytes()[..width as usize]);
         k += u64::from(width);
     }
+    if let Place::Shared(off, None) = memory::place(dst) {
+        let mem = &mut b.mems[b.own];
+        let first = off as usize / 4;
+        let last = (off as usize + bytes.len()).saturating_sub(1) / 4;
+        for word in first..=last {
+            mem.in_flight.insert(word, (t.index, line));
+        }
+    }
+    t.copies.open.push(AsyncCopy { dst, bytes, line });
     true
+}
+
+/// Lands the thread's committed copy groups but the newest `keep`: their
+/// words leave flight, and their bytes are written as the thread's own.
+fn land(t: &mut ThreadState, w: &mut World, b: &mut Cluster, keep: usize) {
+    while t.copies.committed.len() > keep {
+        let Some(group) = t.copies.committed.pop_front() else {
+            break;
+        };
+        for copy in group {
+            if let Place::Shared(off, None) = memory::place(copy.dst) {
+                let mem = &mut b.mems[b.own];
+                let first = off as usize / 4;
+                let last = (off as usize + copy.bytes.len()).saturating_sub(1) / 4;
+                for word in first..=last {
+                    if mem
+                        .in_flight
+                        .get(&word)
+                        .is_some_and(|&(who, _)| who == t.index)
+                    {
+                        mem.in_flight.remove(&word);
+                    }
+                }
+            }
+            for (k, chunk) in copy.bytes.chunks(4).enumerate() {
+                let mut word = [0u8; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                let a = Access {
+                    addr: copy.dst.wrapping_add(4 * k as u64),
+                    width: chunk.len() as u32,
+                    write: true,
+                    atomic: false,
+                    strength: Strength::Plain,
+                    first: k == 0,
+                    line: copy.line,
+                };
+                w.store(t, b, a, u64::from_le_bytes(word));
+            }
+        }
+    }
 }
 
 /// The shared-memory address of byte `l` of a box, under the tensor map's
@@ -401,6 +468,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
                         width,
                         write: false,
                         atomic: false,
+                        strength: Strength::Plain,
                         first: false,
                         line,
                     };
@@ -413,6 +481,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
                 width,
                 write: true,
                 atomic: false,
+                strength: Strength::Plain,
                 first: false,
                 line,
             };

@@ -1,16 +1,21 @@
 //! Atomics (`atom`, `red`): a read-modify-write of global or shared
-//! memory, never a race, counted as one read and one write; with
-//! `.release` / `.acquire` semantics (or after a fence) one publishes and
-//! takes over what threads know, as an mbarrier arrival and wait do.
+//! memory, counted as one read and one write. An atomic is a strong access
+//! at its scope (`.gpu` where none is written): it races with a plain
+//! access of the same word, and with an atomic whose scope does not
+//! include its thread, unless something orders them (see `hazard`). With
+//! `.release` it publishes what its thread knows, and so does any atomic
+//! after a releasing fence; with `.acquire` it takes over what was
+//! released there, and an `atom` whose read a fence follows does too (see
+//! `order`). A `red` returns nothing, so it never acquires.
 
 use crate::exec_mem::{Access, Cluster, World, read, write};
+use crate::hazard::Strength;
 use crate::parse_inst::{Inst, Op, Operand, Ty, flag};
 use crate::thread::ThreadState;
 use crate::value;
 
-/// `atom` and `red`: a read-modify-write, never a race, counted as one
-/// read and one write; with `.release`/`.acquire` semantics (or after a
-/// fence) it publishes and takes over what threads know.
+/// `atom` and `red`: a read-modify-write, strong at its scope, counted as
+/// one read and one write; releases and acquires as the module says.
 pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>) -> bool {
     let o = &i.operands;
     let red = i.op == Op::Red;
@@ -24,17 +29,16 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     };
     let ty = i.ty;
     let width = ty.bytes();
-    let release = i.flag(flag::RELEASE) || t.fenced.is_some();
-    let acquire = i.flag(flag::ACQUIRE) || t.fenced.is_some();
-    // A fence makes a relaxed atomic release and acquire at the narrower
-    // of the two scopes.
-    let scope = match t.fenced.take() {
-        Some(f) if !i.flag(flag::RELEASE | flag::ACQUIRE) => f.min(i.scope),
-        _ => i.scope,
-    };
-    if release {
-        w.published.release(t, addr, scope);
+    if let Some(at) = crate::order::release_scope(t, i.scope, i.flag(flag::RELEASE)) {
+        w.published.release(t, addr, at);
     }
+    let acquire = |t: &mut ThreadState, w: &mut World| {
+        if i.flag(flag::ACQUIRE) {
+            w.published.acquire(t, addr, i.scope);
+        } else if !red {
+            crate::order::strong_read(t, addr, i.scope, i.line);
+        }
+    };
     // `red.add.v2.f32` and `.v4.f32` (sm_90): an atomic addition an
     // element, at consecutive addresses.
     let (vector, scalars): (&[Operand], &[Operand]) = match args.first() {
@@ -48,9 +52,7 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
                 return false;
             }
         }
-        if acquire {
-            w.published.acquire(t, addr, scope);
-        }
+        acquire(t, w);
         return true;
     }
     let x = scalars.first().map_or(0, |a| read(t, w, a, ty));
@@ -61,9 +63,7 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     if !red {
         write(t, &o[0], old);
     }
-    if acquire {
-        w.published.acquire(t, addr, scope);
-    }
+    acquire(t, w);
     true
 }
 
@@ -86,6 +86,7 @@ fn update(
         width,
         write: false,
         atomic: true,
+        strength: Strength::Strong(i.scope),
         first: true,
         line: i.line as usize,
     };

@@ -8,7 +8,7 @@
 //! poisoned output against what was written, and global accesses counted.
 
 use crate::access::Counter;
-use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now};
+use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now, Strength};
 use crate::memory::{self, Place, Region};
 use crate::order::Publications;
 use crate::parse_inst::{Operand, Space, Sreg, Ty};
@@ -26,8 +26,10 @@ pub struct Access {
     pub addr: u64,
     pub width: u32,
     pub write: bool,
-    /// Atomics, and loads and stores with memory-order semantics, never race.
+    /// An atomic's read or write (`atom`, `red`), for the diagrams.
     pub atomic: bool,
+    /// Plain, volatile or strong at a scope: what the race rule needs.
+    pub strength: Strength,
     /// The first element of its instruction (a `v4` access counts once).
     pub first: bool,
     pub line: usize,
@@ -46,6 +48,10 @@ pub struct BlockMemory {
     pub barrier_changes: u64,
     /// Named barriers' current phases by id (see `named`).
     pub named: BTreeMap<u32, crate::named::NamedBarrier>,
+    /// Shared words that a `cp.async` in flight will write, with the
+    /// issuing thread and the copy's line: any access to one before the
+    /// copy lands is a race with the copy.
+    pub in_flight: HashMap<usize, (u32, usize)>,
 }
 
 /// The shared memories of the blocks running together: one block's, or a
@@ -98,8 +104,8 @@ pub struct World<'l> {
     pub dynamic_shared: u32,
     pub launch: usize,
     /// A run of several ranks ([`crate::ranks`]): its step (0 otherwise),
-    /// where its launches' threads start (empty otherwise), and how often a
-    /// store changed memory (counted only there, for polls that spin).
+    /// and where its launches' threads start (empty otherwise); and how
+    /// often a store changed memory (for polls that spin).
     pub ranked: bool,
     pub step: u16,
     pub origins: Vec<Origin>,
@@ -310,6 +316,9 @@ impl World<'_> {
             );
             self.out_of_bounds(t, a, what);
         }
+        if which.is_none() && !b.mems[target].in_flight.is_empty() {
+            self.copy_in_flight(t, a, &b.mems[target], off, width);
+        }
         let region = match which {
             Some(n) => &mut self.globals[n],
             None => &mut b.mems[target].shared,
@@ -336,22 +345,18 @@ impl World<'_> {
                     warp: block_linear.wrapping_mul(64).wrapping_add(t.warp()),
                     warp_epoch: t.warp_epoch,
                     released: t.released,
+                    cluster: t.cluster_id,
                     bytes,
                     rank: t.rank as u8,
                     step: self.step,
-                    line: a.line,
+                    strength: a.strength,
+                    line: a.line as u32,
                 };
                 let Some(shadow) = region.shadow.get_mut(word) else {
                     continue;
                 };
                 if !a.write && starts_unwritten && shadow.written & bytes != bytes {
                     uninitialized = true;
-                }
-                if a.atomic {
-                    if a.write {
-                        shadow.mark_written(bytes);
-                    }
-                    continue;
                 }
                 let now = Now {
                     access: seen,
@@ -363,14 +368,14 @@ impl World<'_> {
                     shadow.read(&now)
                 };
                 if conflict.is_none() {
-                    conflict = c;
+                    conflict = c.map(|(other, wrote)| (other, wrote, seen));
                 }
             }
         }
         let result = match store {
             Some(v) => {
                 let new = &v.to_le_bytes()[..width];
-                if self.ranked && region.bytes[off..off + width] != *new {
+                if region.bytes[off..off + width] != *new {
                     self.changes += 1;
                 }
                 region.bytes[off..off + width].copy_from_slice(new);
@@ -417,19 +422,23 @@ impl World<'_> {
             self.hazards
                 .add(Kind::Uninitialized, a.line, mapped, message);
         }
-        if let Some((other, other_wrote)) = conflict {
+        if let Some((other, other_wrote, now)) = conflict {
             let line = self.lines.line(a.line);
             if !self.hazards.known(Kind::Race, line) {
                 let verb = |w: bool| if w { "writes" } else { "reads" };
+                let other_line = other.line as usize;
+                let missed_block = self.published.missed_block(block_linear, other.block);
                 let why = if u32::from(other.rank) != t.rank {
                     let missed = self.published.missed(t.rank, u32::from(other.rank));
                     crate::order::across_ranks(missed).to_string()
-                } else if other.block != block_linear {
-                    "threads of different blocks are never ordered within one launch (__syncthreads() \
-                     waits for its own block only) unless a release and an acquire order them: split \
-                     the work into two launches, or use atomics"
-                        .to_string()
-                } else if !other_wrote && self.tensor_core_lines.contains(&other.line) {
+                } else if let Some(why) =
+                    crate::order::unordered(&now, &other, t.unfenced_read, missed_block)
+                {
+                    why.replace("{read_line}", &{
+                        let l = t.unfenced_read.unwrap_or(0) as usize;
+                        self.lines.line(l).to_string()
+                    })
+                } else if !other_wrote && self.tensor_core_lines.contains(&other_line) {
                     "the tensor cores may read a wgmma's operands until wgmma.wait_group retires \
                      its group, and this write comes after no such wait: hand a stage back (an \
                      mbarrier arrival) only after the wait that retires the products reading it"
@@ -453,12 +462,55 @@ impl World<'_> {
                     describe(&t.thread),
                     verb(a.write),
                     verb(other_wrote),
-                    self.lines.line(other.line),
+                    self.lines.line(other_line),
                 );
                 self.hazards.add(Kind::Race, a.line, line, message);
             }
         }
         result
+    }
+
+    /// An access to shared words that a `cp.async` still in flight will
+    /// write: a race with the copy, which lands only at its wait.
+    #[cold]
+    fn copy_in_flight(
+        &mut self,
+        t: &ThreadState,
+        a: Access,
+        mem: &BlockMemory,
+        off: usize,
+        width: usize,
+    ) {
+        let hit = (off / 4..=(off + width - 1) / 4).find_map(|w| mem.in_flight.get(&w));
+        let Some(&(issuer, copy_line)) = hit else {
+            return;
+        };
+        let line = self.lines.line(a.line);
+        if self.hazards.known(Kind::Race, line) {
+            return;
+        }
+        let element = shared_name(mem, off as u64, width);
+        let who = if issuer == t.index {
+            "its own".to_string()
+        } else {
+            format!("{}'s", self.thread_name(issuer))
+        };
+        let outcome = if a.write {
+            "the copy may land before this write or after it"
+        } else {
+            "this read sees whatever shared memory holds at that moment"
+        };
+        let message = format!(
+            "{} {} {element} (shared memory) here, while {who} cp.async at line {} is still \
+             copying into it: an asynchronous copy writes its destination only when its group is \
+             waited on (cp.async.wait_group or wait_all, pipeline.consumer_wait(), the barrier a \
+             cuda::memcpy_async completes), so {outcome}. Wait for the copy first (and, where \
+             another thread issued it, __syncthreads() after the wait)",
+            describe(&t.thread),
+            if a.write { "writes" } else { "reads" },
+            self.lines.line(copy_line),
+        );
+        self.hazards.add(Kind::Race, a.line, line, message);
     }
 
     /// A thread's words in messages, from its index in the launch (or,

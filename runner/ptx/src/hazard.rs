@@ -1,9 +1,22 @@
 //! The checks and the race rule.
 //!
 //! Races are found from the happens-before order, not from the schedule
-//! that happened to run: two accesses to one word conflict when they come
-//! from different threads, at least one writes, neither is an atomic, their
-//! bytes overlap, and nothing orders them. What orders two accesses:
+//! that happened to run, following the "Memory Consistency Model" chapter
+//! of the PTX ISA. Two accesses to one word *conflict* when they come from
+//! different threads, at least one writes and their bytes overlap. A
+//! conflict is a **data race** unless one access happens before the other,
+//! or the two are *morally strong*: both strong (an atomic, or a load or
+//! store with `.relaxed`, `.acquire`, `.release` or `.volatile`), covering
+//! the same bytes, each one's scope (`.cta`, `.cluster`, `.gpu`, `.sys`)
+//! including the other's thread. So an atomic and a plain store race, and
+//! so do two block-scope atomics of different blocks. `.volatile` is what
+//! the ISA says it is, `.relaxed.sys`, with one exception kept on purpose:
+//! two volatile accesses by lanes of one warp that nothing orders are
+//! reported, since the warp-synchronous idiom they come from gives a result
+//! that depends on timing (the ISA calls it no data race; NVIDIA's
+//! racecheck reports it, and so does this checker, saying why).
+//!
+//! What orders accesses (happens-before):
 //!
 //! - the same thread made both;
 //! - a block-wide barrier (`bar.sync`, `barrier.sync`) of their block lies
@@ -14,17 +27,19 @@
 //!   assumed to run in lockstep (since Volta they do not, and NVIDIA's
 //!   racecheck reports such hazards too), so `shfl.sync` and `vote.sync`
 //!   exchange registers but order no memory;
-//! - a release that an acquire saw: a release (`st.release`, an atomic with
-//!   `.release` or `.acq_rel`, or any atomic after a `fence`/`membar`, and
-//!   an `mbarrier` arrival) publishes what its thread knows, which is its
-//!   own accesses so far, its block's accesses before its last barrier, and
-//!   what it acquired itself; an acquire of that location (`ld.acquire`, an
-//!   atomic with `.acquire`/`.acq_rel` or after a fence, an `mbarrier`
-//!   wait that saw its phase complete) takes it over. A block barrier then
-//!   shares every thread's knowledge with the whole block. A location keeps
-//!   everything ever released to it, which is generous where a later plain
-//!   store breaks a release sequence (a race there may go unreported), never
-//!   strict (no false report).
+//! - a release pattern that an acquire pattern observed, when the two are
+//!   morally strong (see `order`): `st.release`, an atomic with `.release`
+//!   or `.acq_rel`, or a fence (`fence.sc`, `fence.acq_rel`, `membar`)
+//!   followed by any strong write releases what its thread knows, which is
+//!   its own accesses so far, its block's accesses before its last barrier,
+//!   and what it acquired itself; `ld.acquire`, an atomic with `.acquire`
+//!   or `.acq_rel`, or a strong read followed by a fence takes over what
+//!   was released at the location it read. An `mbarrier` arrival and a
+//!   wait that saw its phase complete do the same. A block barrier then
+//!   shares every thread's knowledge with the whole block. A location
+//!   keeps everything ever released to it, which is generous where a later
+//!   plain store breaks a release sequence (a race there may go
+//!   unreported), never strict (no false report).
 //!
 //! Blocks of one launch are ordered by nothing else, and launches are
 //! ordered one after another.
@@ -38,6 +53,43 @@
 //! the steps of different ranks otherwise.
 
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Which threads a memory order or fence speaks for, narrowest first
+/// (`membar.gl` is `.gpu`; `.gpu` where none is written, as for atomics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+pub enum Scope {
+    /// The threads of one block (CTA).
+    Cta,
+    /// The threads of one cluster of blocks.
+    Cluster,
+    /// Every thread of the GPU.
+    #[default]
+    Gpu,
+    /// Every thread of the system: other GPUs' (ranks') included.
+    Sys,
+}
+
+/// How an access stands in the memory model: plain (weak), `.volatile`, or
+/// strong at a scope (an atomic, or `.relaxed`, `.acquire`, `.release`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strength {
+    #[default]
+    Plain,
+    /// `.volatile`: `.relaxed.sys` for the ISA (see the module's notes).
+    Volatile,
+    Strong(Scope),
+}
+
+impl Strength {
+    /// The scope of a strong access; `None` for a plain one.
+    pub fn scope(self) -> Option<Scope> {
+        match self {
+            Strength::Plain => None,
+            Strength::Volatile => Some(Scope::Sys),
+            Strength::Strong(s) => Some(s),
+        }
+    }
+}
 
 /// What kind of mistake a hazard is (one report per kind and source line).
 /// The labels are `wgsl-sim`'s, word for word, so both languages' findings read alike.
@@ -178,13 +230,56 @@ pub struct Access {
     pub warp_epoch: u32,
     /// Releases the thread had made.
     pub released: u32,
+    /// The thread's cluster (its block where there are no clusters).
+    pub cluster: u32,
     /// Which bytes of the word (bit i: byte i).
     pub bytes: u8,
     /// The rank (GPU) and the step of the run of several ranks it was made
     /// in (0 and 0 in a run of one).
     pub rank: u8,
     pub step: u16,
-    pub line: usize,
+    pub strength: Strength,
+    /// The `.loc` line (u32 keeps a word's shadow small).
+    pub line: u32,
+}
+
+impl Access {
+    /// Whether `scope`, the scope of an operation by `self`'s thread,
+    /// includes `other`'s thread.
+    fn includes(&self, scope: Scope, other: &Access) -> bool {
+        match scope {
+            Scope::Cta => self.block == other.block && self.rank == other.rank,
+            Scope::Cluster => self.cluster == other.cluster && self.rank == other.rank,
+            Scope::Gpu => self.rank == other.rank,
+            Scope::Sys => true,
+        }
+    }
+
+    /// Whether two conflicting accesses are *morally strong* (the ISA's
+    /// term): both strong, the same bytes, each one's scope including the
+    /// other's thread. Such a pair is no data race.
+    pub fn morally_strong(&self, other: &Access) -> bool {
+        let (Some(a), Some(b)) = (self.strength.scope(), other.strength.scope()) else {
+            return false;
+        };
+        self.bytes == other.bytes && self.includes(a, other) && other.includes(b, self)
+    }
+
+    /// Whether a conflict between `self` and `other` that nothing orders is
+    /// excused: morally strong, except two volatile accesses by lanes of
+    /// one warp (the warp-synchronous idiom; see the module's notes).
+    #[inline]
+    fn excused(&self, other: &Access) -> bool {
+        if self.strength == Strength::Plain || other.strength == Strength::Plain {
+            return false;
+        }
+        let warp_idiom = self.strength == Strength::Volatile
+            && other.strength == Strength::Volatile
+            && self.block == other.block
+            && self.warp == other.warp
+            && self.rank == other.rank;
+        !warp_idiom && self.morally_strong(other)
+    }
 }
 
 /// The accessing thread, with what it knows.
@@ -248,7 +343,10 @@ pub type Conflict = (Access, bool);
 impl Shadow {
     /// Records a read; returns the unordered write it races with, if any.
     pub fn read(&mut self, now: &Now) -> Option<Conflict> {
-        let conflict = self.write.filter(|w| !now.after(w)).map(|w| (w, true));
+        let conflict = self
+            .write
+            .filter(|w| !now.after(w) && !now.access.excused(w))
+            .map(|w| (w, true));
         let a = now.access;
         self.reads
             .retain(|r| r.block != a.block || r.epoch >= a.epoch || r.bytes & !a.bytes != 0);
@@ -274,12 +372,12 @@ impl Shadow {
     pub fn write(&mut self, now: &Now) -> Option<Conflict> {
         let conflict = self
             .write
-            .filter(|w| !now.after(w))
+            .filter(|w| !now.after(w) && !now.access.excused(w))
             .map(|w| (w, true))
             .or_else(|| {
                 self.reads
                     .iter()
-                    .find(|r| !now.after(r))
+                    .find(|r| !now.after(r) && !now.access.excused(r))
                     .map(|r| (*r, false))
             });
         self.write = Some(now.access);
@@ -288,8 +386,8 @@ impl Shadow {
         conflict
     }
 
-    /// Marks bytes written without an access to race with (an atomic, a
-    /// copy the hardware makes).
+    /// Marks bytes written without an access to race with (an mbarrier
+    /// object's initialization).
     pub fn mark_written(&mut self, bytes: u8) {
         self.written |= bytes;
     }
@@ -313,9 +411,11 @@ mod tests {
             warp: thread / 32,
             warp_epoch: epoch,
             released: 0,
+            cluster: block,
             bytes: 0xF,
             rank: 0,
             step: 0,
+            strength: Strength::Plain,
             line: 0,
         }
     }

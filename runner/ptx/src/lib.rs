@@ -28,6 +28,8 @@
 //!   of several ranks (GPUs), each step's ranks at once;
 //!   [`cohort`]: threads that run together (a block, a cluster), barriers;
 //!   [`timeout`]: where the threads were when the time ran out;
+//!   [`resident`]: how many blocks a GPU runs at once (those that may
+//!   spin on each other);
 //! - [`hazard`]: the race rule (happens-before) and the reports;
 //!   [`order`]: what releases published, and the acquires that take it over;
 //! - [`access`]: counts of global-memory reads and writes;
@@ -50,6 +52,7 @@ pub mod parse_call;
 pub mod parse_inst;
 pub mod printf;
 pub mod ranks;
+pub mod resident;
 pub mod schedule;
 pub mod support;
 pub mod thread;

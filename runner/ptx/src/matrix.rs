@@ -17,6 +17,7 @@
 
 use crate::exec_mem::{Access, Cluster, World};
 use crate::exec_mem::{read, write};
+use crate::hazard::Strength;
 use crate::parse::Kernel;
 use crate::parse_inst::Op;
 use crate::parse_inst::{Inst, Operand, Space, Ty};
@@ -93,6 +94,7 @@ fn ldmatrix(
                     width: 2,
                     write: false,
                     atomic: false,
+                    strength: Strength::Plain,
                     first: c == 0,
                     line: i.line as usize,
                 };
@@ -208,6 +210,7 @@ fn wmma(
                         width: width as u32,
                         write: store,
                         atomic: false,
+                        strength: Strength::Plain,
                         first: e == 0,
                         line: i.line as usize,
                     };
@@ -474,6 +477,7 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             width: eb as u32,
             write: false,
             atomic: false,
+            strength: Strength::Plain,
             first: false,
             line,
         };
@@ -577,6 +581,7 @@ fn retire(t: &mut ThreadState, keep: usize, w: &mut World, mem: &mut Cluster<'_>
                 width,
                 write: false,
                 atomic: false,
+                strength: Strength::Plain,
                 first: false,
                 line,
             };

@@ -175,17 +175,8 @@ pub enum Space {
     Const,
 }
 
-/// Which threads a memory order or fence speaks for, narrowest first
-/// (`membar.gl` is `.gpu`; `.gpu` where none is written, as for atomics).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub enum Scope {
-    Cta,
-    Cluster,
-    #[default]
-    Gpu,
-    /// Every thread of the system: other GPUs' (ranks') included.
-    Sys,
-}
+/// Scopes live with the race rule, which compares them.
+pub use crate::hazard::Scope;
 
 /// Rounding of float results and conversions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

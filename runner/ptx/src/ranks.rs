@@ -237,7 +237,8 @@ fn run_step(
             blocks.push(threads);
         }
     }
-    let stopped = cohort::run_cluster(kernel, &mut blocks, w, &mut mems, deadline, config, rng)?;
+    let stopped = cohort::run_cluster(kernel, &mut blocks, w, &mut mems, deadline, config, rng)?
+        != cohort::Ended::Finished;
     for t in blocks.iter().flatten() {
         w.counter.finish(t.thread, t.reads, t.writes);
         let rank = t.rank as usize;

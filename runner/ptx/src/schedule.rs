@@ -5,10 +5,14 @@
 
 use crate::cohort::{self, Rng};
 use crate::exec_mem::World;
+use crate::exec_mem::{BlockMemory, report};
+use crate::hazard::Kind;
 use crate::hazard::{Hazards, LineMap, Shadow};
 use crate::launch::{Buffer, Config, Error, Launch, Run};
 use crate::memory::{self, Region};
 use crate::parse::{Kernel, Module, VarSpace};
+use crate::resident;
+use crate::thread::{Stop, ThreadState, describe};
 use crate::trace::{AccessTrace, VariableTrace};
 use std::collections::HashMap;
 
@@ -209,13 +213,21 @@ fn launch_one(
     if count <= 1 << 16 {
         rng.shuffle(&mut order);
     }
+    let members: u32 = c.iter().product();
+    let resident = resident::on_gpu(per_block, layout.size) / members.max(1);
+    // Clusters whose every thread left polls a flag another block must set:
+    // resident, and run again whenever another cluster has run.
+    let mut waiting: Vec<Waiting> = Vec::new();
     for n in order {
+        if waiting.len() as u32 >= resident.max(1) {
+            too_many_waiting(kernel, &waiting, w, count, per_block, layout.size);
+            return Ok(true);
+        }
         let at = [
             n % clusters[0],
             (n / clusters[0]) % clusters[1],
             n / (clusters[0] * clusters[1]),
         ];
-        let members: u32 = c.iter().product();
         let mut mems = Vec::new();
         let mut blocks = Vec::new();
         for r in 0..members {
@@ -223,18 +235,158 @@ fn launch_one(
             let block = [0, 1, 2].map(|a| at[a] * c[a] + inner[a]);
             let b = block[0] + launch.grid[0] * (block[1] + launch.grid[1] * block[2]);
             mems.push(cohort::block_memory(&layout, b));
-            let threads =
+            let mut threads =
                 cohort::block_threads(kernel, launch, (block, b), per_block, w.launch, None);
+            for t in &mut threads {
+                t.cluster_id = n;
+            }
             blocks.push(threads);
         }
-        let stopped =
-            cohort::run_cluster(kernel, &mut blocks, w, &mut mems, deadline, config, rng)?;
-        for t in blocks.iter().flatten() {
-            w.counter.finish(t.thread, t.reads, t.writes);
+        let mut cluster = Waiting { blocks, mems };
+        match cluster.run(kernel, w, deadline, config, rng)? {
+            cohort::Ended::Deadlock => return Ok(true),
+            cohort::Ended::Waiting => waiting.push(cluster),
+            cohort::Ended::Finished => {}
         }
-        if stopped {
+        if run_waiting(kernel, &mut waiting, w, deadline, config, rng)? {
+            return Ok(true);
+        }
+    }
+    // Every block has started: those still waiting go on while any of them
+    // changes memory.
+    while !waiting.is_empty() {
+        let changes = w.changes;
+        let before = waiting.len();
+        if run_waiting(kernel, &mut waiting, w, deadline, config, rng)? {
+            return Ok(true);
+        }
+        if waiting.len() == before && w.changes == changes {
+            never_set(kernel, &waiting, w);
             return Ok(true);
         }
     }
     Ok(false)
+}
+
+/// A cluster (one block, without clusters) and its shared memories.
+struct Waiting {
+    blocks: Vec<Vec<ThreadState>>,
+    mems: Vec<BlockMemory>,
+}
+
+impl Waiting {
+    /// Runs it on; where it finished, its threads' counts are kept.
+    fn run(
+        &mut self,
+        kernel: &Kernel,
+        w: &mut World,
+        deadline: std::time::Duration,
+        config: &Config,
+        rng: &mut Rng,
+    ) -> Result<cohort::Ended, Error> {
+        let ended = cohort::run_cluster(
+            kernel,
+            &mut self.blocks,
+            w,
+            &mut self.mems,
+            deadline,
+            config,
+            rng,
+        )?;
+        if ended == cohort::Ended::Finished {
+            for t in self.blocks.iter().flatten() {
+                w.counter.finish(t.thread, t.reads, t.writes);
+            }
+        }
+        Ok(ended)
+    }
+}
+
+/// Runs each waiting cluster on, while any of them gets further; `Ok(true)`
+/// where one deadlocked.
+fn run_waiting(
+    kernel: &Kernel,
+    waiting: &mut Vec<Waiting>,
+    w: &mut World,
+    deadline: std::time::Duration,
+    config: &Config,
+    rng: &mut Rng,
+) -> Result<bool, Error> {
+    loop {
+        let changes = w.changes;
+        let before = waiting.len();
+        let mut k = 0;
+        while k < waiting.len() {
+            match waiting[k].run(kernel, w, deadline, config, rng)? {
+                cohort::Ended::Deadlock => return Ok(true),
+                cohort::Ended::Finished => {
+                    waiting.remove(k);
+                }
+                cohort::Ended::Waiting => k += 1,
+            }
+        }
+        if waiting.is_empty() || (waiting.len() == before && w.changes == changes) {
+            return Ok(false);
+        }
+    }
+}
+
+/// The first thread polling in `waiting`, and the line it polls at.
+fn first_poll<'a>(kernel: &Kernel, waiting: &'a [Waiting]) -> Option<(&'a ThreadState, usize)> {
+    let t = waiting
+        .iter()
+        .flat_map(|c| c.blocks.iter().flatten())
+        .find(|t| t.stop == Some(Stop::Spin))?;
+    let line = kernel
+        .body
+        .get(t.pc.saturating_sub(1))
+        .map_or(0, |i| i.line as usize);
+    Some((t, line))
+}
+
+/// Every block has started or finished, and those left poll flags that no
+/// thread will change: the GPU hangs.
+fn never_set(kernel: &Kernel, waiting: &[Waiting], w: &mut World) {
+    let Some((t, line)) = first_poll(kernel, waiting) else {
+        return;
+    };
+    let blocks: usize = waiting.iter().map(|c| c.blocks.len()).sum();
+    let message = format!(
+        "{} waits at line {} for a flag that no thread will set: {blocks} block(s) poll flags in \
+         global memory that no longer change, and every other block has finished (is a signal \
+         missing, written to another address, or smaller than the value awaited?)",
+        describe(&t.thread),
+        w.lines.line(line),
+    );
+    report(w, Kind::Deadlock, line, message);
+}
+
+/// More blocks wait on flags than the GPU holds at once, so a block that
+/// has not started (and may be the one to set a flag) never will.
+fn too_many_waiting(
+    kernel: &Kernel,
+    waiting: &[Waiting],
+    w: &mut World,
+    count: u32,
+    per_block: u32,
+    shared: u64,
+) {
+    let Some((t, line)) = first_poll(kernel, waiting) else {
+        return;
+    };
+    let message = format!(
+        "{} waits at line {} for a flag that another block must set, and so do {} blocks: as many \
+         as an H100 or H200 runs at once of this kernel ({} SMs × {} blocks of {per_block} threads \
+         and {shared} bytes of shared memory), of {count} in the grid. A block that has not \
+         started by then starts only when a running one finishes, and none will: the GPU hangs. \
+         CUDA promises neither the order in which blocks start nor that they run together; wait \
+         only on blocks that started before (a ticket from atomicAdd, not blockIdx), or launch \
+         no more blocks than fit",
+        describe(&t.thread),
+        w.lines.line(line),
+        waiting.iter().map(|c| c.blocks.len()).sum::<usize>(),
+        resident::SMS,
+        resident::per_sm(per_block, shared),
+    );
+    report(w, Kind::Deadlock, line, message);
 }

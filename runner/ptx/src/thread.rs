@@ -50,6 +50,9 @@ pub struct ThreadState {
     /// Its block for the race rule: the block's linear index in its launch
     /// (in a run of several ranks, unique across the whole run).
     pub block_id: u32,
+    /// Its cluster for scopes: unique in its launch (its block where
+    /// blocks have no clusters).
+    pub cluster_id: u32,
     pub thread: Thread,
     pub reads: u32,
     pub writes: u32,
@@ -57,9 +60,13 @@ pub struct ThreadState {
     pub warp_epoch: u32,
     pub released: u32,
     pub knows: Arc<Knowledge>,
-    /// A fence (of this scope) since its last atomic: the next atomic
-    /// releases and acquires.
+    /// The widest releasing fence it has passed: every strong write after
+    /// it releases (the ISA's release pattern; see `order`).
     pub fenced: Option<Scope>,
+    /// Strong reads (address, scope) since its last acquiring fence, which
+    /// that fence turns into acquires, and the line of the last of them.
+    pub strong_reads: Vec<(u64, Scope)>,
+    pub unfenced_read: Option<u32>,
     /// Its last poll of global memory: (pc, address, value, a digest of its
     /// registers and local memory).
     pub last_poll: Option<(usize, u64, u64, u64)>,
@@ -67,6 +74,28 @@ pub struct ThreadState {
     /// The shared memory its warpgroup's `wgmma`s read, held by the
     /// warpgroup's first thread (see `matrix::retire`).
     pub wgmma_reads: WgmmaReads,
+    /// Its `cp.async` copies not yet landed (see `exec_async::cp_async`).
+    pub copies: AsyncCopies,
+}
+
+/// One `cp.async` in flight: the bytes it read from global memory when
+/// issued, for the shared address `dst`, issued at `.loc` line `line`.
+#[derive(Debug, Clone)]
+pub struct AsyncCopy {
+    pub dst: u64,
+    pub bytes: Vec<u8>,
+    pub line: usize,
+}
+
+/// A thread's `cp.async` copies in flight: they land in shared memory when
+/// their group is waited on (`cp.async.wait_group`, `wait_all`) or at the
+/// thread's `cp.async.mbarrier.arrive`, never when issued.
+#[derive(Debug, Default, Clone)]
+pub struct AsyncCopies {
+    /// Since the last `cp.async.commit_group`.
+    pub open: Vec<AsyncCopy>,
+    /// Committed groups, oldest first.
+    pub committed: std::collections::VecDeque<Vec<AsyncCopy>>,
 }
 
 /// Shared memory a warpgroup's `wgmma`s read: (address, bytes, line). The

@@ -197,6 +197,7 @@ fn spec(kernel: &str, grid: u32, block: u32, args: Vec<Arg>, launch_args: Vec<us
         math: Default::default(),
         gpus: 1,
         bus_bytes: None,
+        hazards_only: false,
     }
 }
 

@@ -303,6 +303,7 @@ mod tests {
             math: Default::default(),
             gpus: 1,
             bus_bytes: None,
+            hazards_only: false,
         }
     }
 

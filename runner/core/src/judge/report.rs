@@ -226,6 +226,14 @@ pub fn printed_block(printed: &str) -> String {
     text
 }
 
+/// What a run of a spec with no expected outputs says of itself.
+pub const HAZARDS_ONLY: &str = "checked for hazards only: the spec gives no `expect`, so no output \
+     was compared with expected values";
+
+/// What a PASS of such a run means.
+const HAZARDS_ONLY_PASS: &str = "; the PASS says that no race, out-of-bounds access, \
+     uninitialized read, divergent barrier or deadlock was seen in this run";
+
 impl RunReport {
     pub fn new(
         spec: &Spec,
@@ -279,6 +287,14 @@ impl RunReport {
                 } else {
                     Status::Fail
                 };
+                if spec.hazards_only {
+                    let pass = if report.status == Status::Pass {
+                        HAZARDS_ONLY_PASS
+                    } else {
+                        ""
+                    };
+                    report.message = Some(format!("{HAZARDS_ONLY}{pass}"));
+                }
             }
             Err(error) => {
                 report.status = match error {

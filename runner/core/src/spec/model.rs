@@ -227,6 +227,11 @@ pub struct Spec {
     /// nccl-tests (`bus_bytes:`), so its GB/s compare with NCCL's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bus_bytes: Option<u64>,
+    /// No `expect` and no `reference`: a kernel of the learner's own,
+    /// whose outputs are compared with nothing and which is checked for
+    /// hazards (races, bounds, barriers, deadlocks) alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hazards_only: bool,
 }
 
 /// The most GPUs a spec may run on: the size of a peer table ([`Arg::Peers`]).

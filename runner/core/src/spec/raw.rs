@@ -229,6 +229,9 @@ pub struct RawSpec {
     #[serde(default)]
     pub scalars: BTreeMap<String, Spanned<RawScalar>>,
     pub args: Spanned<Vec<String>>,
+    /// Expected outputs. A spec with neither these nor a `reference` is
+    /// a kernel of the learner's own, checked for hazards alone.
+    #[serde(default)]
     pub expect: BTreeMap<String, Spanned<Values>>,
     #[serde(default)]
     pub hints: Vec<String>,

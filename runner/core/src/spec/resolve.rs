@@ -183,7 +183,7 @@ impl PuzzleSpec {
     /// Gives every output still without expected values (stress runs, and
     /// `expect: reference`) the CPU reference's values.
     fn fill_from_reference(&self, mut spec: Spec, who: &str) -> Result<Spec, Located> {
-        if spec.outputs().all(|b| b.expect.is_some()) {
+        if spec.hazards_only || spec.outputs().all(|b| b.expect.is_some()) {
             return Ok(spec);
         }
         let expected = reference::expected(&spec).ok_or_else(|| {
@@ -392,7 +392,14 @@ impl PuzzleSpec {
             math: raw.math,
             gpus,
             bus_bytes,
+            hazards_only: self.hazards_only(),
         })
+    }
+
+    /// A spec with neither `expect` nor `reference` is a kernel of the
+    /// learner's own, not a puzzle: it is checked for hazards alone.
+    pub fn hazards_only(&self) -> bool {
+        self.raw.expect.is_empty() && self.raw.reference.is_none()
     }
 
     /// One scalar argument (rank r's, with `RANK` = r, where the entry has a rank).
@@ -523,7 +530,7 @@ impl PuzzleSpec {
                 (Some(materialize(&values, line, "init")?), None)
             }
             // Stress runs take expected values from the CPU reference afterwards.
-            (true, None) if fill != Fill::Written => (None, None),
+            (true, None) if fill != Fill::Written || self.hazards_only() => (None, None),
             (true, None) => {
                 let expect = self.raw.expect.get(name).ok_or_else(|| {
                     self.origin
