@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 /// The crates of the engine, by source root.
 const CRATES: &[(&str, &str)] = &[
     ("puzzle_core", "runner/core/src"),
+    ("gpu_hazard", "runner/hazard/src"),
     ("wgsl_sim", "runner/sim/src"),
     ("ptx_sim", "runner/ptx/src"),
     ("puzzle_web", "runner/web/src"),
@@ -385,6 +386,8 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
             "serde_json",
             "thiserror",
             "wgsl-sim",
+            // The kinds of finding and the seeded generator, shared with the checkers.
+            "gpu-hazard",
         ],
         OUTSIDE,
     ),
@@ -395,9 +398,23 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
         &["puzzle-core", "serde", "serde_json"],
         OUTSIDE,
     ),
+    // What both checkers and the core share: kinds of finding, the generator.
+    (
+        "runner/hazard",
+        &["serde"],
+        &[
+            "std::fs",
+            "std::process",
+            "std::env",
+            "std::thread",
+            "Instant::now",
+            "SystemTime",
+            "Path",
+        ],
+    ),
     (
         "runner/sim",
-        &["libm", "naga"],
+        &["libm", "naga", "gpu-hazard"],
         &[
             "std::fs",
             "std::process",
@@ -411,7 +428,7 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     // The CUDA checker: PTX text in, bytes out; NVRTC is the engine's.
     (
         "runner/ptx",
-        &["libm", "half", "float8"],
+        &["libm", "half", "float8", "gpu-hazard"],
         &[
             "std::fs",
             "std::process",

@@ -143,7 +143,7 @@ fn judge(case: &Litmus) -> Result<(), Failed> {
     }
     let found = report.diagnostics.iter().find(|d| {
         places.iter().any(|(f, l)| *f == d.file && *l == d.line)
-            && d.message.to_lowercase().contains(&case.verdict)
+            && d.kind.is_some_and(|k| k.label() == case.verdict)
     });
     let Some(found) = found else {
         return Err(format!(

@@ -793,7 +793,7 @@ pub fn trials() -> Vec<Trial> {
             let d = report
                 .diagnostics
                 .iter()
-                .find(|d| d.message.starts_with("out-of-bounds index"))
+                .find(|d| d.kind == Some(gpu_hazard::Kind::OutOfBounds))
                 .ok_or_else(|| format!("no out-of-bounds index reported:\n{text}"))?;
             if d.file != fixture.path
                 || d.line != 4
@@ -1320,7 +1320,9 @@ fn sim_catches(race: &Race, kind: BackendKind) -> Trial {
                 .map(|text| fixture.line_holding(text))
                 .collect::<Result<Vec<usize>, Failed>>()?;
             let found = report.diagnostics.iter().any(|d| {
-                d.file == fixture.path && lines.contains(&d.line) && d.message.starts_with(label)
+                d.file == fixture.path
+                    && lines.contains(&d.line)
+                    && d.kind.is_some_and(|k| k.label() == label)
             });
             if !found {
                 return Err(format!(

@@ -21,29 +21,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Parameters' bytes, their symbols' offsets, and the tensor maps among them by offset.
-/// SplitMix64: a small seeded generator, so a schedule can be replayed.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = (self.next_u64() % (i as u64 + 1)) as usize;
-            items.swap(i, j);
-        }
-    }
-}
+/// The seeded generator, shared with the other checker: a schedule can be replayed.
+pub use gpu_hazard::Rng;
 
 pub type Params = (
     Vec<u8>,
@@ -209,7 +188,7 @@ pub fn block_memory(layout: &SharedLayout, b: u32) -> BlockMemory {
         names: layout.names.clone(),
         barrier_changes: 0,
         named: Default::default(),
-        in_flight: HashMap::new(),
+        in_flight: Default::default(),
     }
 }
 

@@ -405,7 +405,14 @@ fn step(
         Op::Membar | Op::Fence if !(i.has("proxy") || i.has("mbarrier_init")) => {
             let only_acquire = i.flag(flag::ACQUIRE) && !i.flag(flag::RELEASE);
             let only_release = i.flag(flag::RELEASE) && !i.flag(flag::ACQUIRE);
-            crate::order::fence(t, &mut w.published, i.scope, !only_release, !only_acquire);
+            let sc = i.op == Op::Membar || i.has("sc");
+            let fence = crate::order::Fence {
+                scope: i.scope,
+                acquires: !only_release,
+                releases: !only_acquire,
+                sc,
+            };
+            crate::order::fence(t, &mut w.published, fence);
         }
         Op::Membar | Op::Fence => {}
         Op::Prefetch | Op::Setmaxnreg => {}

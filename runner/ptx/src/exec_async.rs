@@ -15,6 +15,7 @@ use crate::hazard::Strength;
 use crate::memory::{self, Place};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
 use crate::thread::{AsyncCopy, Stop, ThreadState};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The block (by cluster rank, or `own`) and shared offset an mbarrier operand names.
@@ -179,6 +180,45 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
     None
 }
 
+/// The shared words of a block that `cp.async` copies in flight will
+/// write: a bit per word for the check every shared access makes (most of
+/// a pipelined kernel's accesses happen while some copy is in flight), and
+/// the issuing thread and line of each, for the message.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    bits: Vec<u64>,
+    who: HashMap<usize, (u32, usize)>,
+}
+
+impl InFlight {
+    pub fn is_empty(&self) -> bool {
+        self.who.is_empty()
+    }
+
+    fn insert(&mut self, word: usize, issuer: u32, line: usize) {
+        if self.bits.len() <= word / 64 {
+            self.bits.resize(word / 64 + 1, 0);
+        }
+        self.bits[word / 64] |= 1 << (word % 64);
+        self.who.insert(word, (issuer, line));
+    }
+
+    /// Lands `word` where `issuer`'s copy holds it.
+    fn land(&mut self, word: usize, issuer: u32) {
+        if self.who.get(&word).is_some_and(|&(who, _)| who == issuer) {
+            self.who.remove(&word);
+            self.bits[word / 64] &= !(1 << (word % 64));
+        }
+    }
+
+    /// The issuer and line of a copy in flight to any of `words`.
+    pub fn find(&self, words: std::ops::RangeInclusive<usize>) -> Option<(u32, usize)> {
+        words
+            .filter(|w| self.bits.get(w / 64).is_some_and(|b| b & (1 << (w % 64)) != 0))
+            .find_map(|w| self.who.get(&w).copied())
+    }
+}
+
 /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}` and its
 /// group instructions; false where not implemented.
 ///
@@ -265,7 +305,7 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         let first = off as usize / 4;
         let last = (off as usize + bytes.len()).saturating_sub(1) / 4;
         for word in first..=last {
-            mem.in_flight.insert(word, (t.index, line));
+            mem.in_flight.insert(word, t.index, line);
         }
     }
     t.copies.open.push(AsyncCopy { dst, bytes, line });
@@ -285,13 +325,7 @@ fn land(t: &mut ThreadState, w: &mut World, b: &mut Cluster, keep: usize) {
                 let first = off as usize / 4;
                 let last = (off as usize + copy.bytes.len()).saturating_sub(1) / 4;
                 for word in first..=last {
-                    if mem
-                        .in_flight
-                        .get(&word)
-                        .is_some_and(|&(who, _)| who == t.index)
-                    {
-                        mem.in_flight.remove(&word);
-                    }
+                    mem.in_flight.land(word, t.index);
                 }
             }
             for (k, chunk) in copy.bytes.chunks(4).enumerate() {

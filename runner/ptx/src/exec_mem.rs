@@ -51,7 +51,7 @@ pub struct BlockMemory {
     /// Shared words that a `cp.async` in flight will write, with the
     /// issuing thread and the copy's line: any access to one before the
     /// copy lands is a race with the copy.
-    pub in_flight: HashMap<usize, (u32, usize)>,
+    pub in_flight: crate::exec_async::InFlight,
 }
 
 /// The shared memories of the blocks running together: one block's, or a
@@ -481,8 +481,7 @@ impl World<'_> {
         off: usize,
         width: usize,
     ) {
-        let hit = (off / 4..=(off + width - 1) / 4).find_map(|w| mem.in_flight.get(&w));
-        let Some(&(issuer, copy_line)) = hit else {
+        let Some((issuer, copy_line)) = mem.in_flight.find(off / 4..=(off + width - 1) / 4) else {
             return;
         };
         let line = self.lines.line(a.line);

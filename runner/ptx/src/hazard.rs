@@ -91,33 +91,8 @@ impl Strength {
     }
 }
 
-/// What kind of mistake a hazard is (one report per kind and source line).
-/// The labels are `wgsl-sim`'s, word for word, so both languages' findings read alike.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    Race,
-    OutOfBounds,
-    Uninitialized,
-    DivergentBarrier,
-    /// A warp operation (`shfl.sync`, `vote.sync`, `bar.warp.sync`) whose
-    /// member mask disagrees with the lanes that reach it.
-    DivergentSubgroup,
-    /// Threads wait for something that can never happen.
-    Deadlock,
-}
-
-impl Kind {
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Race => "data race",
-            Kind::OutOfBounds => "out-of-bounds index",
-            Kind::Uninitialized => "uninitialized read",
-            Kind::DivergentBarrier => "barrier in non-uniform control flow",
-            Kind::DivergentSubgroup => "subgroup operation in non-uniform control flow",
-            Kind::Deadlock => "deadlock",
-        }
-    }
-}
+/// The kinds of finding, shared with the other checker and the core.
+pub use gpu_hazard::Kind;
 
 /// A hazard at a line of the CUDA text NVRTC compiled (the `.loc` line; 0
 /// where the PTX says none). Its message names other places by the

@@ -194,26 +194,40 @@ pub fn strong_read(t: &mut ThreadState, addr: u64, scope: Scope, line: u32) {
     t.unfenced_read = Some(line);
 }
 
-/// A fence by `t` at `scope` that `acquires` and/or `releases` (`fence.sc`,
-/// `fence.acq_rel` and `membar` both; `fence.acquire`, `fence.release`
-/// one): as an acquire, the strong reads since the last such fence take
-/// over what was released where they read; as a release, every strong
-/// write after it releases (see [`release_scope`]).
-pub fn fence(
-    t: &mut ThreadState,
-    p: &mut Publications,
-    scope: Scope,
-    acquires: bool,
-    releases: bool,
-) {
-    if acquires {
+/// What a fence instruction does, as the race rule sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    pub scope: Scope,
+    /// `fence.sc`, `fence.acq_rel`, `membar`, `fence.acquire`.
+    pub acquires: bool,
+    /// `fence.sc`, `fence.acq_rel`, `membar`, `fence.release`.
+    pub releases: bool,
+    /// `fence.sc` and `membar`: in the ISA's Fence-SC order.
+    pub sc: bool,
+}
+
+/// Where the `fence.sc`s publish: no address of memory.
+const FENCE_SC_ORDER: u64 = u64::MAX;
+
+/// A fence by `t`: as an acquire, the strong reads since the last such
+/// fence take over what was released where they read (the ISA's acquire
+/// pattern); as a release, every strong write after it releases (see
+/// [`release_scope`]). A `fence.sc` also synchronizes with every morally
+/// strong `fence.sc` before it: the ISA orders them all in one Fence-SC
+/// order, which the checker takes as the order in which they ran.
+pub fn fence(t: &mut ThreadState, p: &mut Publications, f: Fence) {
+    if f.acquires {
         for (addr, read_scope) in std::mem::take(&mut t.strong_reads) {
-            p.acquire(t, addr, read_scope.min(scope));
+            p.acquire(t, addr, read_scope.min(f.scope));
         }
         t.unfenced_read = None;
     }
-    if releases {
-        t.fenced = Some(t.fenced.map_or(scope, |f| f.max(scope)));
+    if f.sc {
+        p.acquire(t, FENCE_SC_ORDER, f.scope);
+        p.release(t, FENCE_SC_ORDER, f.scope);
+    }
+    if f.releases {
+        t.fenced = Some(t.fenced.map_or(f.scope, |s| s.max(f.scope)));
     }
 }
 
@@ -455,6 +469,12 @@ mod tests {
     #[test]
     fn fence_patterns_table() {
         use Scope::*;
+        let acq_rel = |scope| Fence {
+            scope,
+            acquires: true,
+            releases: true,
+            sc: false,
+        };
         // (case, fence before the write, fence after the read, learns)
         let cases = [
             ("no fences", None, None, false),
@@ -468,13 +488,12 @@ mod tests {
                 false,
             ),
         ];
-        for (case, before, after) in cases.iter().map(|c| (c.0, c.1, c.2)) {
-            let learns = cases.iter().find(|c| c.0 == case).unwrap().3;
+        for (case, before, after, learns) in cases {
             let mut p = Publications::default();
             let mut writer = thread(0, 1);
             let mut reader = thread(0, 2);
             if let Some(s) = before {
-                fence(&mut writer, &mut p, s, true, true);
+                fence(&mut writer, &mut p, acq_rel(s));
             }
             if let Some(s) = release_scope(&writer, Gpu, false) {
                 p.release(&mut writer, 64, s);
@@ -482,10 +501,44 @@ mod tests {
             strong_read(&mut reader, 64, Gpu, 5);
             assert_eq!(reader.unfenced_read, Some(5), "{case}");
             if let Some(s) = after {
-                fence(&mut reader, &mut p, s, true, true);
+                fence(&mut reader, &mut p, acq_rel(s));
                 assert_eq!(reader.unfenced_read, None, "{case}");
             }
             assert_eq!(reader.knows.threads.contains_key(&1), learns, "{case}");
+        }
+    }
+
+    /// Two `fence.sc`s synchronize in the order they ran, where morally
+    /// strong: (case, first fence's block and scope, second's, learns).
+    #[test]
+    fn fence_sc_order_table() {
+        use Scope::*;
+        let cases = [
+            ("device scope, two blocks", (1, Gpu), (2, Gpu), true),
+            ("block scope, one block", (1, Cta), (1, Cta), true),
+            ("block scope, two blocks", (1, Cta), (2, Cta), false),
+            (
+                "device, then block scope elsewhere",
+                (1, Gpu),
+                (2, Cta),
+                false,
+            ),
+        ];
+        for (case, (b1, s1), (b2, s2), learns) in cases {
+            let mut p = Publications::default();
+            let mut first = thread(0, 10);
+            first.block_id = b1;
+            let mut second = thread(0, 20);
+            second.block_id = b2;
+            let sc = |scope| Fence {
+                scope,
+                acquires: true,
+                releases: true,
+                sc: true,
+            };
+            fence(&mut first, &mut p, sc(s1));
+            fence(&mut second, &mut p, sc(s2));
+            assert_eq!(second.knows.threads.contains_key(&10), learns, "{case}");
         }
     }
 }

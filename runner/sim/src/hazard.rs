@@ -95,27 +95,8 @@ impl Shadow {
     }
 }
 
-/// What kind of mistake a hazard is (one report per kind and source place).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
-    Race,
-    OutOfBounds,
-    Uninitialized,
-    DivergentBarrier,
-    DivergentSubgroup,
-}
-
-impl Kind {
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Race => "data race",
-            Kind::OutOfBounds => "out-of-bounds index",
-            Kind::Uninitialized => "uninitialized read",
-            Kind::DivergentBarrier => "barrier in non-uniform control flow",
-            Kind::DivergentSubgroup => "subgroup operation in non-uniform control flow",
-        }
-    }
-}
+/// The kinds of finding, shared with the other checker and the core.
+pub use gpu_hazard::Kind;
 
 /// A hazard at a place in the kernel.
 #[derive(Debug, Clone, PartialEq)]

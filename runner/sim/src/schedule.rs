@@ -27,30 +27,8 @@ use crate::launch::Launch;
 use naga::{Barrier, Span};
 use std::collections::BTreeMap;
 
-/// SplitMix64: a small seeded generator, so a schedule can be replayed.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Fisher–Yates.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            items.swap(i, j);
-        }
-    }
-}
+/// The seeded generator, shared with the other checker: a schedule can be replayed.
+pub use gpu_hazard::Rng;
 
 /// Grids up to this many workgroups run in a shuffled order; larger ones in
 /// a seeded stride (a list of every workgroup would cost memory before the
@@ -72,11 +50,11 @@ fn workgroup_order(count: u32, rng: &mut Rng) -> Box<dyn Iterator<Item = u32>> {
         }
         x
     };
-    let mut a = (rng.next() % n) | 1;
+    let mut a = (rng.next_u64() % n) | 1;
     while gcd(a, n) != 1 {
         a = (a + 2) % n;
     }
-    let b = rng.next() % n;
+    let b = rng.next_u64() % n;
     Box::new((0..n).map(move |i| ((a * i + b) % n) as u32))
 }
 

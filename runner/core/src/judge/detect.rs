@@ -4,7 +4,7 @@
 
 use crate::judge::report::{RunReport, TOO_MUCH_TRAFFIC};
 use crate::spec::finding::Finding;
-use wgsl_sim::hazard::Kind;
+use gpu_hazard::Kind;
 
 /// The checker's hazard this finding is, where it is one.
 fn hazard(finding: Finding) -> Option<Kind> {
@@ -21,11 +21,12 @@ fn hazard(finding: Finding) -> Option<Kind> {
 impl RunReport {
     /// Every kind of mistake this report shows, each once, in
     /// [`Finding::ALL`]'s order: from the judged buffers and from the
-    /// diagnostics (the checker's hazards begin with their label, the
-    /// access bound's with its own phrase).
+    /// diagnostics (the checker's hazards by their kind, the access
+    /// bound's by its own phrase).
     pub fn findings(&self) -> Vec<Finding> {
         let checks = || self.checks.iter();
-        let diagnosed = |prefix: &str| {
+        let diagnosed = |kind: Kind| self.diagnostics.iter().any(|d| d.kind == Some(kind));
+        let said = |prefix: &str| {
             self.diagnostics
                 .iter()
                 .any(|d| d.message.starts_with(prefix))
@@ -40,15 +41,14 @@ impl RunReport {
                             || c.from_poison.as_ref().is_some_and(|p| !p.is_empty()))
                 }),
                 Finding::OutOfBounds => {
-                    checks().any(|c| !c.out_of_bounds.is_empty())
-                        || diagnosed(Kind::OutOfBounds.label())
+                    checks().any(|c| !c.out_of_bounds.is_empty()) || diagnosed(Kind::OutOfBounds)
                 }
-                Finding::TooMuchTraffic => diagnosed(TOO_MUCH_TRAFFIC),
+                Finding::TooMuchTraffic => said(TOO_MUCH_TRAFFIC),
                 Finding::Hang => self
                     .error
                     .as_ref()
                     .is_some_and(|e| e.hang_limit().is_some()),
-                other => hazard(other).is_some_and(|k| diagnosed(k.label())),
+                other => hazard(other).is_some_and(diagnosed),
             })
             .collect()
     }
@@ -64,7 +64,7 @@ mod tests {
     use crate::lang::Lang;
     use crate::source::diag::Located;
 
-    fn report(check: BufferCheck, diagnostics: &[&str]) -> RunReport {
+    fn report(check: BufferCheck, diagnostics: &[Located]) -> RunReport {
         RunReport {
             puzzle: "p".into(),
             lang: Lang::Wgsl,
@@ -72,10 +72,7 @@ mod tests {
             backend: BackendKind::Sim,
             device: None,
             status: Status::Fail,
-            diagnostics: diagnostics
-                .iter()
-                .map(|m| Located::new("k.wgsl", 3, *m))
-                .collect(),
+            diagnostics: diagnostics.to_vec(),
             message: None,
             error: None,
             checks: vec![check],
@@ -106,10 +103,15 @@ mod tests {
     #[test]
     fn findings_table() {
         use Finding::*;
-        let race = format!("{}: invocations 1 and 2 ...", Kind::Race.label());
-        let barrier = format!("{}: this barrier ...", Kind::DivergentBarrier.label());
-        let traffic = format!("{TOO_MUCH_TRAFFIC}: thread 3 read global memory 3 times");
-        let cases: Vec<(BufferCheck, Vec<&str>, Vec<Finding>)> = vec![
+        let at = |m: &str| Located::new("k.wgsl", 3, m);
+        let race = at("data race: invocations 1 and 2 ...").with_kind(Kind::Race);
+        let barrier = at("this barrier ...").with_kind(Kind::DivergentBarrier);
+        let traffic = at(&format!(
+            "{TOO_MUCH_TRAFFIC}: thread 3 read global memory 3 times"
+        ));
+        // A message that only reads like a finding is none: kinds are fields.
+        let lookalike = at("data race: said by someone else");
+        let cases: Vec<(BufferCheck, Vec<Located>, Vec<Finding>)> = vec![
             (check(&[], &[], &[], true), vec![], vec![]),
             (
                 check(&[1], &[2, 3], &[], true),
@@ -120,16 +122,17 @@ mod tests {
             (check(&[1], &[2], &[4], false), vec![], vec![OutOfBounds]),
             (
                 check(&[], &[], &[], true),
-                vec![&race, &barrier],
+                vec![race, barrier],
                 vec![Race, DivergentBarrier],
             ),
             (
                 check(&[], &[], &[], true),
-                vec![&traffic],
+                vec![traffic],
                 vec![TooMuchTraffic],
             ),
             // A compiler's message is no finding.
-            (check(&[], &[], &[], true), vec!["expected `;`"], vec![]),
+            (check(&[], &[], &[], true), vec![at("expected `;`")], vec![]),
+            (check(&[], &[], &[], true), vec![lookalike], vec![]),
         ];
         for (check, diagnostics, want) in cases {
             assert_eq!(

@@ -3,6 +3,7 @@
 //! Authors and learners fix problems in their editor, so every message a user
 //! can act on says where: `kernels/fundamentals/p01_map/add_10.wgsl:7: expected ';'`.
 
+use gpu_hazard::Kind;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,10 @@ pub struct Located {
     pub file: PathBuf,
     pub line: usize,
     pub message: String,
+    /// The kind of hazard, where a checker found one: what judges and
+    /// tests read, never the message's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
 }
 
 impl Located {
@@ -21,7 +26,14 @@ impl Located {
             file: file.into(),
             line,
             message: message.into(),
+            kind: None,
         }
+    }
+
+    /// The same message, as a checker's finding of `kind`.
+    pub fn with_kind(mut self, kind: Kind) -> Self {
+        self.kind = Some(kind);
+        self
     }
 }
 

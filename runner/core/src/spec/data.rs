@@ -3,7 +3,10 @@
 //! Every backend moves the same little-endian bytes; this module turns a
 //! spec's `init` into those bytes and device bytes back into numbers.
 
+// SplitMix64 (gpu-hazard), so that `random 7` means the same numbers forever:
+// recorded results and their hashes must not move when a crate updates.
 use crate::spec::expr::ExprError;
+use gpu_hazard::Rng;
 use serde::{Deserialize, Serialize};
 
 /// The element type of a buffer or scalar.
@@ -519,9 +522,9 @@ impl Values {
             // in f32, so sums and products of thousands of them compare exactly
             // with the f64 reference whatever order a kernel adds them in.
             Values::Random(seed) => {
-                let mut state = *seed;
+                let mut rng = Rng::new(*seed);
                 Ok((0..len)
-                    .map(|_| ((unit_interval(&mut state) * 33.0).floor() - 16.0) / 4.0)
+                    .map(|_| ((rng.unit() * 33.0).floor() - 16.0) / 4.0)
                     .collect())
             }
             Values::RandomAbove(seed, offset) => Ok(Values::Random(*seed)
@@ -539,9 +542,9 @@ impl Values {
                     seed: *seed,
                     bound: bound.clone(),
                 })?;
-                let mut state = *seed;
+                let mut rng = Rng::new(*seed);
                 Ok((0..len)
-                    .map(|_| (unit_interval(&mut state) * bound as f64).floor())
+                    .map(|_| (rng.unit() * bound as f64).floor())
                     .collect())
             }
             Values::Reference => Err(ValuesError::Reference),
@@ -627,17 +630,6 @@ impl<'de> Deserialize<'de> for Element {
         }
         de.deserialize_any(Visitor)
     }
-}
-
-/// SplitMix64, written out so that `random 7` means the same numbers forever:
-/// recorded results and their hashes must not move when a crate updates.
-fn unit_interval(state: &mut u64) -> f64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 #[cfg(test)]

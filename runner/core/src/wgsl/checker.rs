@@ -165,7 +165,11 @@ impl Backend for SimBackend {
         let mut hazards: Vec<Located> = run
             .hazards
             .iter()
-            .map(|h| lines.locate(h.span, format!("{}: {}", h.kind.label(), h.message)))
+            .map(|h| {
+                lines
+                    .locate(h.span, format!("{}: {}", h.kind.label(), h.message))
+                    .with_kind(h.kind)
+            })
             .collect();
         if run.dropped > 0 {
             hazards.push(Located::new(
@@ -495,7 +499,7 @@ var<workgroup> t: array<f32, 8>;
             let (execution, source) = run(spec, &flagged);
             let line = marked_line(&source);
             let named = |h: &Located| {
-                h.message.starts_with(kind.label())
+                h.kind == Some(kind)
                     && (h.line == line || h.message.contains(&format!("at line {line};")))
             };
             assert!(

@@ -153,6 +153,7 @@ impl Backend for CudaCheckerBackend {
                     h.line,
                     format!("{}: {}", h.kind.label(), h.message),
                 )
+                .with_kind(h.kind)
             })
             .collect();
         if run.dropped > 0 {
