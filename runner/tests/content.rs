@@ -337,8 +337,26 @@ fn names() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Every puzzle of the book compares its outputs: a spec with neither
+/// `expect` nor `reference` is a learner's own kernel, checked for hazards
+/// alone, and a puzzle that forgot both would pass any kernel without races.
+fn every_puzzle_compares_its_outputs() {
+    let book = book();
+    let unjudged: Vec<&str> = book
+        .puzzles
+        .iter()
+        .filter(|p| p.spec.hazards_only())
+        .map(|p| p.id())
+        .collect();
+    assert!(
+        unjudged.is_empty(),
+        "no `expect` and no `reference`: {unjudged:?}"
+    );
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     crate::panicking_trials!("content":
+        every_puzzle_compares_its_outputs,
         the_book_has_no_drift,
         every_chapter_of_the_summary_exists_and_has_a_title,
         every_puzzle_has_tips_and_a_kernel_or_a_reason_in_each_language,

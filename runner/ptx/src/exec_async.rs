@@ -214,7 +214,11 @@ impl InFlight {
     /// The issuer and line of a copy in flight to any of `words`.
     pub fn find(&self, words: std::ops::RangeInclusive<usize>) -> Option<(u32, usize)> {
         words
-            .filter(|w| self.bits.get(w / 64).is_some_and(|b| b & (1 << (w % 64)) != 0))
+            .filter(|w| {
+                self.bits
+                    .get(w / 64)
+                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
+            })
             .find_map(|w| self.who.get(&w).copied())
     }
 }

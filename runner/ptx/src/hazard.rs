@@ -52,7 +52,7 @@
 //! by rank r in step s publishes rank r's steps before s). Nothing orders
 //! the steps of different ranks otherwise.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Which threads a memory order or fence speaks for, narrowest first
 /// (`membar.gl` is `.gpu`; `.gpu` where none is written, as for atomics).
@@ -94,15 +94,14 @@ impl Strength {
 /// The kinds of finding, shared with the other checker and the core.
 pub use gpu_hazard::Kind;
 
-/// A hazard at a line of the CUDA text NVRTC compiled (the `.loc` line; 0
-/// where the PTX says none). Its message names other places by the
+/// A hazard at a line of the CUDA text NVRTC compiled (`at`: the `.loc`
+/// line; 0 where the PTX says none). Its message names other places by the
 /// caller's [`LineMap`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Hazard {
-    pub kind: Kind,
-    pub line: usize,
-    pub message: String,
-}
+pub type Hazard = gpu_hazard::Hazard<usize>;
+
+/// The hazards of a run: at `.loc` lines, one per kind and line of the
+/// caller's file.
+pub type Hazards = gpu_hazard::Hazards<usize>;
 
 /// Where a `.loc` line lies, as the line the caller's messages use (the
 /// kernel file's own line, through whatever includes the caller expanded).
@@ -116,44 +115,6 @@ pub struct SameLines;
 impl LineMap for SameLines {
     fn line(&self, loc_line: usize) -> usize {
         loc_line
-    }
-}
-
-/// Reports are capped: one wrong line repeated by every thread is one problem.
-const REPORTED: usize = 8;
-
-/// The hazards of a run, one per kind and line, in the order found.
-#[derive(Debug, Default)]
-pub struct Hazards {
-    found: Vec<Hazard>,
-    seen: BTreeSet<(Kind, usize)>,
-    pub dropped: usize,
-}
-
-impl Hazards {
-    pub fn known(&self, kind: Kind, line: usize) -> bool {
-        self.seen.contains(&(kind, line))
-    }
-
-    /// Adds a hazard at `.loc` line `line`, unless one of its kind is known
-    /// at `mapped`, the line the caller's messages use.
-    pub fn add(&mut self, kind: Kind, line: usize, mapped: usize, message: String) {
-        if !self.seen.insert((kind, mapped)) {
-            return;
-        }
-        if self.found.len() < REPORTED {
-            self.found.push(Hazard {
-                kind,
-                line,
-                message,
-            });
-        } else {
-            self.dropped += 1;
-        }
-    }
-
-    pub fn list(&self) -> &[Hazard] {
-        &self.found
     }
 }
 

@@ -194,15 +194,11 @@ fn mistakes_across_ranks_are_found_at_their_lines() {
         let r = run(&all_reduce(entry, ranks), &buffers(ranks), 0);
         let found: Vec<&Hazard> = r.hazards.iter().filter(|h| h.kind == kind).collect();
         assert!(
-            found.iter().any(|h| h.line == line),
+            found.iter().any(|h| h.at == line),
             "{entry} at {ranks} ranks: {:#?}",
             r.hazards
         );
-        let message = &found
-            .iter()
-            .find(|h| h.line == line)
-            .expect("found")
-            .message;
+        let message = &found.iter().find(|h| h.at == line).expect("found").message;
         for w in words {
             assert!(message.contains(w), "{entry}: `{w}` not in: {message}");
         }
@@ -239,7 +235,7 @@ fn a_poll_that_sleeps_is_a_deadlock_too() {
         })
         .collect();
     let r = run(&launches, &buffers(2), 0);
-    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.line)).collect();
+    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.at)).collect();
     assert_eq!(got, [(Kind::Deadlock, 94)], "{:#?}", r.hazards);
     assert!(
         r.hazards[0].message.contains("on rank 0"),

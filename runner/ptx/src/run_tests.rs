@@ -83,7 +83,7 @@ fn shared_memory_race_is_found_and_its_barrier_clears_it() {
             .hazards
             .iter()
             .filter(|h| h.kind == Kind::Race)
-            .map(|h| (h.kind, if h.line == 4 { 5 } else { h.line }))
+            .map(|h| (h.kind, if h.at == 4 { 5 } else { h.at }))
             .collect();
         races.dedup();
         assert_eq!(races, want, "{case}: {:#?}", r.hazards);
@@ -123,7 +123,7 @@ fn a_warp_sum_by_shuffles_and_a_mask_naming_exited_lanes() {
         vec![buffer("out", None, 1), buffer("a", Some(&a), 32)],
         size(20),
     );
-    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.line)).collect();
+    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.at)).collect();
     assert_eq!(got, [(Kind::Deadlock, 5)], "{:#?}", r.hazards);
 }
 
@@ -168,7 +168,7 @@ fn activemask_names_the_lanes_that_reach_it() {
         vec![buffer("out", None, 4), buffer("a", Some(&a), 4)],
         vec![],
     );
-    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.line)).collect();
+    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.at)).collect();
     assert_eq!(got, [(Kind::DivergentSubgroup, 6)], "{:#?}", r.hazards);
     assert_eq!(&out_values(&r, 3), &[10.0, 11.0, 12.0]);
 }

@@ -12,7 +12,6 @@
 //! every GPU could hide is therefore reported on every run.
 
 use naga::Span;
-use std::collections::BTreeSet;
 
 /// One access to an element, as the race check remembers it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,56 +97,11 @@ impl Shadow {
 /// The kinds of finding, shared with the other checker and the core.
 pub use gpu_hazard::Kind;
 
-/// A hazard at a place in the kernel.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Hazard {
-    pub kind: Kind,
-    pub span: Span,
-    pub message: String,
-}
+/// A hazard at a place in the kernel (`at`: its span in naga's IR).
+pub type Hazard = gpu_hazard::Hazard<Span>;
 
-/// Reports are capped: one wrong line repeated by every invocation is one problem.
-const REPORTED: usize = 8;
-
-/// The hazards of a run, one per kind and kernel line, in the order found
-/// (a race's read and write often sit on one line: `t[i] += t[i + s]`).
-#[derive(Debug, Default)]
-pub struct Hazards {
-    found: Vec<Hazard>,
-    seen: BTreeSet<(Kind, usize)>,
-    /// Hazards not kept because of the cap.
-    pub dropped: usize,
-}
-
-impl Hazards {
-    /// Whether a hazard of `kind` on `line` is already reported (so its message need not be built).
-    pub fn known(&self, kind: Kind, line: usize) -> bool {
-        self.seen.contains(&(kind, line))
-    }
-
-    pub fn add(&mut self, kind: Kind, line: usize, span: Span, message: String) {
-        if !self.seen.insert((kind, line)) {
-            return;
-        }
-        if self.found.len() < REPORTED {
-            self.found.push(Hazard {
-                kind,
-                span,
-                message,
-            });
-        } else {
-            self.dropped += 1;
-        }
-    }
-
-    pub fn list(&self) -> &[Hazard] {
-        &self.found
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.found.is_empty()
-    }
-}
+/// The hazards of a run, one per kind and kernel line.
+pub type Hazards = gpu_hazard::Hazards<Span>;
 
 /// Where a span lies, as the line number the caller's messages use (the
 /// kernel file's own line, through whatever includes the caller expanded).
@@ -237,7 +191,7 @@ pub fn check_access(
                 names.invocation(now.invocation),
                 names.element(leaf),
             );
-            hazards.add(Kind::Uninitialized, lines.line(span), span, message);
+            hazards.add(Kind::Uninitialized, span, lines.line(span), message);
         }
         let Some((other, other_wrote)) = conflict else {
             continue;
@@ -268,7 +222,7 @@ pub fn check_access(
             verb(other_wrote),
             lines.line(other.span),
         );
-        hazards.add(Kind::Race, lines.line(span), span, message);
+        hazards.add(Kind::Race, span, lines.line(span), message);
     }
 }
 
@@ -359,20 +313,6 @@ mod tests {
             }
             assert_eq!(last.is_some(), *races, "{name}");
         }
-    }
-
-    #[test]
-    fn one_report_per_kind_and_place() {
-        let mut hazards = Hazards::default();
-        let (read, write) = (Span::new(10, 20), Span::new(22, 30));
-        hazards.add(Kind::Race, 7, read, "a".into());
-        hazards.add(Kind::Race, 7, write, "b".into());
-        hazards.add(Kind::OutOfBounds, 7, read, "c".into());
-        hazards.add(Kind::Race, 8, read, "d".into());
-        let kept: Vec<&str> = hazards.list().iter().map(|h| h.message.as_str()).collect();
-        assert_eq!(kept, ["a", "c", "d"]);
-        assert!(hazards.known(Kind::Race, 7));
-        assert!(!hazards.known(Kind::Uninitialized, 7));
     }
 
     #[test]

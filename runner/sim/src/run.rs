@@ -380,7 +380,7 @@ mod tests {
             let got: Vec<(&str, usize)> = run
                 .hazards
                 .iter()
-                .map(|h| (h.kind.label(), lines.line(h.span)))
+                .map(|h| (h.kind.label(), lines.line(h.at)))
                 .collect();
             assert_eq!(got, hazards, "{case}: {:#?}", run.hazards);
             assert_eq!(run.written, vec![written.to_vec()], "{case}");

@@ -455,7 +455,7 @@ fn vector_bounds_table() {
         match want {
             Some(want) => assert!(
                 got.hazards.iter().any(|h| h.kind == Kind::OutOfBounds
-                    && crate::LineMap::line(&lines, h.span) == line
+                    && crate::LineMap::line(&lines, h.at) == line
                     && h.message.contains(want)),
                 "{name}: {:#?}",
                 got.hazards

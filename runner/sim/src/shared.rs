@@ -94,7 +94,7 @@ impl<'s> Shared<'s> {
 
     pub fn report(&mut self, kind: Kind, span: Span, message: String) {
         let line = self.lines.line(span);
-        self.hazards.add(kind, line, span, message);
+        self.hazards.add(kind, span, line, message);
     }
 
     /// "invocation (3, 0, 0) of workgroup (1, 0, 0)", from a dispatch-wide invocation number.

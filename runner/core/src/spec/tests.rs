@@ -532,3 +532,41 @@ fn malformed_specs_name_their_line() {
         );
     }
 }
+
+/// A spec with neither `expect` nor `reference` is checked for hazards
+/// alone; one with `expect` must name every output. (case, the spec's
+/// tail after `args`, hazards only, or the error's words)
+#[test]
+fn hazards_only_specs_table() {
+    let head = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [4]\nbuffers:\n  \
+                out: { len: 4, output: true }\n  more: { len: 2, output: true }\nargs: [out, more]\n";
+    let cases: &[(&str, &str, Result<bool, &str>)] = &[
+        ("no expect, no reference", "", Ok(true)),
+        (
+            "every output expected",
+            "expect:\n  out: [0, 0, 0, 0]\n  more: [0, 0]\n",
+            Ok(false),
+        ),
+        (
+            "one output forgotten",
+            "expect:\n  out: [0, 0, 0, 0]\n",
+            Err("output `more` has no `expect` entry"),
+        ),
+    ];
+    for (case, tail, want) in cases {
+        let resolved = PuzzleSpec::parse(&format!("{head}{tail}"), Path::new("ch.md"), 100)
+            .and_then(|spec| spec.resolve(&Constants::new()));
+        match (resolved, want) {
+            (Ok(resolved), Ok(only)) => {
+                assert_eq!(resolved.hazards_only, *only, "{case}");
+                assert_eq!(
+                    resolved.outputs().all(|b| b.expect.is_none()),
+                    *only,
+                    "{case}"
+                );
+            }
+            (Err(e), Err(words)) => assert!(e.message.contains(words), "{case}: {e}"),
+            (got, _) => panic!("{case}: {:?}", got.map(|s| s.hazards_only)),
+        }
+    }
+}

@@ -167,7 +167,7 @@ impl Backend for SimBackend {
             .iter()
             .map(|h| {
                 lines
-                    .locate(h.span, format!("{}: {}", h.kind.label(), h.message))
+                    .locate(h.at, format!("{}: {}", h.kind.label(), h.message))
                     .with_kind(h.kind)
             })
             .collect();
@@ -405,6 +405,7 @@ mod tests {
             math: Default::default(),
             gpus: 1,
             bus_bytes: None,
+            hazards_only: false,
         }
     }
 

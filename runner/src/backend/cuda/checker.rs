@@ -150,7 +150,7 @@ impl Backend for CudaCheckerBackend {
             .map(|h| {
                 locate(
                     job.source,
-                    h.line,
+                    h.at,
                     format!("{}: {}", h.kind.label(), h.message),
                 )
                 .with_kind(h.kind)

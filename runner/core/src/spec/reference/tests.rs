@@ -34,6 +34,7 @@ fn spec(reference: &str, args: Vec<Arg>) -> Spec {
         math: Default::default(),
         gpus: 1,
         bus_bytes: None,
+        hazards_only: false,
     }
 }
 
