@@ -130,7 +130,7 @@ pub fn run_thread(
             _ => {
                 // A poll of a flag in global memory: one that finds the
                 // thread just as at its last poll yields.
-                let poll = i.op == Op::Ld;
+                let poll = i.op == Op::Ld && i.flag(flag::ACQUIRE | flag::RELAXED | flag::VOLATILE);
                 let addr = if poll { poll_address(t, i, w) } else { None };
                 if !step(t, i, w, shared) {
                     return Err((i.text.clone(), i.line as usize));

@@ -15,7 +15,6 @@ use crate::hazard::Strength;
 use crate::memory::{self, Place};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
 use crate::thread::{AsyncCopy, Stop, ThreadState};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The block (by cluster rank, or `own`) and shared offset an mbarrier operand names.
@@ -187,39 +186,54 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
 #[derive(Debug, Default)]
 pub struct InFlight {
     bits: Vec<u64>,
-    who: HashMap<usize, (u32, usize)>,
+    /// By word: (issuer, line), where its bit is set.
+    who: Vec<(u32, u32)>,
+    count: usize,
 }
 
 impl InFlight {
     pub fn is_empty(&self) -> bool {
-        self.who.is_empty()
+        self.count == 0
     }
 
     fn insert(&mut self, word: usize, issuer: u32, line: usize) {
-        if self.bits.len() <= word / 64 {
+        if self.who.len() <= word {
+            self.who.resize(word + 1, (0, 0));
             self.bits.resize(word / 64 + 1, 0);
         }
+        if self.bits[word / 64] & (1 << (word % 64)) == 0 {
+            self.count += 1;
+        }
         self.bits[word / 64] |= 1 << (word % 64);
-        self.who.insert(word, (issuer, line));
+        self.who[word] = (issuer, line as u32);
     }
 
     /// Lands `word` where `issuer`'s copy holds it.
     fn land(&mut self, word: usize, issuer: u32) {
-        if self.who.get(&word).is_some_and(|&(who, _)| who == issuer) {
-            self.who.remove(&word);
+        if self.any(word..=word) && self.who[word].0 == issuer {
             self.bits[word / 64] &= !(1 << (word % 64));
+            self.count -= 1;
         }
+    }
+
+    /// Whether a copy is in flight to any of `words`: the check every
+    /// shared access makes.
+    #[inline]
+    pub fn any(&self, words: std::ops::RangeInclusive<usize>) -> bool {
+        !self.bits.is_empty()
+            && words.into_iter().any(|w| {
+                self.bits
+                    .get(w / 64)
+                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
+            })
     }
 
     /// The issuer and line of a copy in flight to any of `words`.
     pub fn find(&self, words: std::ops::RangeInclusive<usize>) -> Option<(u32, usize)> {
         words
-            .filter(|w| {
-                self.bits
-                    .get(w / 64)
-                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
-            })
-            .find_map(|w| self.who.get(&w).copied())
+            .into_iter()
+            .find(|&w| self.any(w..=w))
+            .map(|w| (self.who[w].0, self.who[w].1 as usize))
     }
 }
 
@@ -283,7 +297,10 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
     let size = o.get(2).map_or(16, |x| read(t, w, x, Ty::U32)).min(256);
     let src_size = o.get(3).map_or(size, |x| read(t, w, x, Ty::U32));
     let line = i.line as usize;
-    let mut bytes = Vec::with_capacity(size as usize);
+    // cp.async copies 4, 8 or 16 bytes.
+    let size = size.min(16);
+    let mut bytes = [0u8; 16];
+    let mut len = 0;
     let mut k = 0;
     while k < size {
         let width = (size - k).min(4) as u32;
@@ -301,7 +318,8 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         } else {
             0
         };
-        bytes.extend_from_slice(&v.to_le_bytes()[..width as usize]);
+        bytes[len..len + width as usize].copy_from_slice(&v.to_le_bytes()[..width as usize]);
+        len += width as usize;
         k += u64::from(width);
     }
     if let Place::Shared(off, None) = memory::place(dst) {
@@ -312,7 +330,12 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
             mem.in_flight.insert(word, t.index, line);
         }
     }
-    t.copies.open.push(AsyncCopy { dst, bytes, line });
+    t.copies.open.push(AsyncCopy {
+        dst,
+        bytes,
+        len: len as u8,
+        line,
+    });
     true
 }
 
@@ -327,12 +350,12 @@ fn land(t: &mut ThreadState, w: &mut World, b: &mut Cluster, keep: usize) {
             if let Place::Shared(off, None) = memory::place(copy.dst) {
                 let mem = &mut b.mems[b.own];
                 let first = off as usize / 4;
-                let last = (off as usize + copy.bytes.len()).saturating_sub(1) / 4;
+                let last = (off as usize + copy.bytes().len()).saturating_sub(1) / 4;
                 for word in first..=last {
                     mem.in_flight.land(word, t.index);
                 }
             }
-            for (k, chunk) in copy.bytes.chunks(4).enumerate() {
+            for (k, chunk) in copy.bytes().chunks(4).enumerate() {
                 let mut word = [0u8; 8];
                 word[..chunk.len()].copy_from_slice(chunk);
                 let a = Access {

@@ -316,7 +316,11 @@ impl World<'_> {
             );
             self.out_of_bounds(t, a, what);
         }
-        if which.is_none() && !b.mems[target].in_flight.is_empty() {
+        if which.is_none()
+            && b.mems[target]
+                .in_flight
+                .any(off / 4..=(off + width - 1) / 4)
+        {
             self.copy_in_flight(t, a, &b.mems[target], off, width);
         }
         let region = match which {

@@ -79,12 +79,20 @@ pub struct ThreadState {
 }
 
 /// One `cp.async` in flight: the bytes it read from global memory when
-/// issued, for the shared address `dst`, issued at `.loc` line `line`.
+/// issued (4, 8 or 16, the instruction's sizes), for the shared address
+/// `dst`, issued at `.loc` line `line`.
 #[derive(Debug, Clone)]
 pub struct AsyncCopy {
     pub dst: u64,
-    pub bytes: Vec<u8>,
+    pub bytes: [u8; 16],
+    pub len: u8,
     pub line: usize,
+}
+
+impl AsyncCopy {
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
 }
 
 /// A thread's `cp.async` copies in flight: they land in shared memory when
