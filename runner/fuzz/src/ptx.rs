@@ -132,9 +132,9 @@ pub fn ptx_run(data: &[u8]) {
         let most = max_loc(&text);
         for h in &run.hazards {
             assert!(
-                h.line <= most,
+                h.at <= most,
                 "a hazard at line {} of {most}: {}",
-                h.line,
+                h.at,
                 h.message
             );
         }
