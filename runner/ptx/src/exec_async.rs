@@ -179,64 +179,6 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
     None
 }
 
-/// The shared words of a block that `cp.async` copies in flight will
-/// write: a bit per word for the check every shared access makes (most of
-/// a pipelined kernel's accesses happen while some copy is in flight), and
-/// the issuing thread and line of each, for the message.
-#[derive(Debug, Default)]
-pub struct InFlight {
-    bits: Vec<u64>,
-    /// By word: (issuer, line), where its bit is set.
-    who: Vec<(u32, u32)>,
-    count: usize,
-}
-
-impl InFlight {
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    fn insert(&mut self, word: usize, issuer: u32, line: usize) {
-        if self.who.len() <= word {
-            self.who.resize(word + 1, (0, 0));
-            self.bits.resize(word / 64 + 1, 0);
-        }
-        if self.bits[word / 64] & (1 << (word % 64)) == 0 {
-            self.count += 1;
-        }
-        self.bits[word / 64] |= 1 << (word % 64);
-        self.who[word] = (issuer, line as u32);
-    }
-
-    /// Lands `word` where `issuer`'s copy holds it.
-    fn land(&mut self, word: usize, issuer: u32) {
-        if self.any(word..=word) && self.who[word].0 == issuer {
-            self.bits[word / 64] &= !(1 << (word % 64));
-            self.count -= 1;
-        }
-    }
-
-    /// Whether a copy is in flight to any of `words`: the check every
-    /// shared access makes.
-    #[inline]
-    pub fn any(&self, words: std::ops::RangeInclusive<usize>) -> bool {
-        !self.bits.is_empty()
-            && words.into_iter().any(|w| {
-                self.bits
-                    .get(w / 64)
-                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
-            })
-    }
-
-    /// The issuer and line of a copy in flight to any of `words`.
-    pub fn find(&self, words: std::ops::RangeInclusive<usize>) -> Option<(u32, usize)> {
-        words
-            .into_iter()
-            .find(|&w| self.any(w..=w))
-            .map(|w| (self.who[w].0, self.who[w].1 as usize))
-    }
-}
-
 /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size}` and its
 /// group instructions; false where not implemented.
 ///
@@ -244,7 +186,7 @@ impl InFlight {
 /// lands in shared memory only when its group is waited on, or at the
 /// thread's `cp.async.mbarrier.arrive`: until then its destination words
 /// are in flight, and any access to them races with the copy
-/// (`World::copy_in_flight`). Its bytes land as the issuing thread's
+/// (`World::copy_in_flight`, [`crate::in_flight`]). Its bytes land as the issuing thread's
 /// writes at the wait, where the block's next barrier orders them.
 pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     let o = &i.operands;
@@ -322,10 +264,12 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         len += width as usize;
         k += u64::from(width);
     }
-    if let Place::Shared(off, None) = memory::place(dst) {
+    if let Place::Shared(off, None) = memory::place(dst)
+        && len > 0
+    {
         let mem = &mut b.mems[b.own];
         let first = off as usize / 4;
-        let last = (off as usize + bytes.len()).saturating_sub(1) / 4;
+        let last = (off as usize + len - 1) / 4;
         for word in first..=last {
             mem.in_flight.insert(word, t.index, line);
         }

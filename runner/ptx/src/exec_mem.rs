@@ -51,7 +51,7 @@ pub struct BlockMemory {
     /// Shared words that a `cp.async` in flight will write, with the
     /// issuing thread and the copy's line: any access to one before the
     /// copy lands is a race with the copy.
-    pub in_flight: crate::exec_async::InFlight,
+    pub in_flight: crate::in_flight::InFlight,
 }
 
 /// The shared memories of the blocks running together: one block's, or a

@@ -20,6 +20,7 @@
 //! - [`thread`]: a thread's state; [`support`]: which instructions run;
 //! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
 //!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
+//!   [`in_flight`]: the shared words copies in flight will write;
 //! - [`printf`]: CUDA's `printf`, formatted as the device formats it;
 //! - [`value`]: integer and float arithmetic as PTX types say;
 //! - [`warp`]: shuffles, votes and warp syncs; [`matrix`]: ldmatrix, mma, WMMA;
@@ -42,6 +43,7 @@ pub mod exec_async;
 pub mod exec_atomic;
 pub mod exec_mem;
 pub mod hazard;
+pub mod in_flight;
 pub mod launch;
 pub mod matrix;
 pub mod memory;
