@@ -366,6 +366,18 @@ const OUTSIDE: &[&str] = &[
     "SystemTime",
 ];
 
+/// What the checkers and the crate below them may not use: the core's
+/// list, and no environment, no paths at all.
+const KNOWS_NO_FILES: &[&str] = &[
+    "std::fs",
+    "std::process",
+    "std::env",
+    "std::thread",
+    "Instant::now",
+    "SystemTime",
+    "Path",
+];
+
 /// (crate folder, dependencies it may have, words its code may not use)
 const CONTAINED: &[(&str, &[&str], &[&str])] = &[
     (
@@ -399,45 +411,17 @@ const CONTAINED: &[(&str, &[&str], &[&str])] = &[
         OUTSIDE,
     ),
     // What both checkers and the core share: kinds of finding, the generator.
-    (
-        "runner/hazard",
-        &["serde"],
-        &[
-            "std::fs",
-            "std::process",
-            "std::env",
-            "std::thread",
-            "Instant::now",
-            "SystemTime",
-            "Path",
-        ],
-    ),
+    ("runner/hazard", &["serde"], KNOWS_NO_FILES),
     (
         "runner/sim",
         &["libm", "naga", "gpu-hazard"],
-        &[
-            "std::fs",
-            "std::process",
-            "std::env",
-            "std::thread",
-            "Instant::now",
-            "SystemTime",
-            "Path",
-        ],
+        KNOWS_NO_FILES,
     ),
     // The CUDA checker: PTX text in, bytes out; NVRTC is the engine's.
     (
         "runner/ptx",
         &["libm", "half", "float8", "gpu-hazard"],
-        &[
-            "std::fs",
-            "std::process",
-            "std::env",
-            "std::thread",
-            "Instant::now",
-            "SystemTime",
-            "Path",
-        ],
+        KNOWS_NO_FILES,
     ),
 ];
 
