@@ -37,6 +37,7 @@ enum Command {
     Record(cmd::record::RecordArgs),
     Calibrate(cmd::calibrate::CalibrateArgs),
     Bench(cmd::bench::BenchArgs),
+    Inputs(cmd::inputs::InputsArgs),
     Show(cmd::show::ShowArgs),
     Run(cmd::run::RunArgs),
 }
@@ -66,6 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Record(a) => cmd::record::execute(&book, a),
         Command::Calibrate(a) => cmd::calibrate::execute(&book, a),
         Command::Bench(a) => cmd::bench::execute(&book, a),
+        Command::Inputs(a) => cmd::inputs::execute(&book, a),
         Command::Show(a) => cmd::show::execute(&book, a),
         Command::Run(a) => cmd::run::execute(&book, a),
     }

@@ -136,3 +136,69 @@ def write_cases(torch, op, library, cases, tolerance=1e-5):
             f"{rate}, max rel. error vs FP64 {c['max_relative_error']:.1e}"
         )
     print(f"wrote {path}")
+
+
+# The runner the GPU machine carries (.ci/gpu/pack); RUNNER overrides it.
+RUNNER = os.environ.get("RUNNER", ".device/bin/runner")
+# Each element type as PyTorch holds it.
+TORCH_TYPES = {"f32": "float32", "i32": "int32", "u32": "uint32", "bf16": "bfloat16",
+               "f16": "float16", "e4m3": "float8_e4m3fn"}
+
+
+class RunnerInputs:
+    """A benchmark case's inputs as `runner inputs` wrote them: the very
+    bytes the book's kernel is timed on. `tensors` maps each input's name to
+    a tensor on the GPU in its spec's type and shape; `scalars` each
+    scalar's value; `manifest` is manifest.json. `stamp()` gives the fields
+    a baseline case carries so that a page compares it with the kernel:
+    `inputs` (the distribution and the digest) and `inputs_of` (the puzzle
+    whose bench case they are)."""
+
+    def __init__(self, torch, folder):
+        with open(os.path.join(folder, "manifest.json")) as f:
+            self.manifest = json.load(f)
+        self.folder = folder
+        self.tensors, self.scalars, self.outputs = {}, {}, {}
+        for arg in self.manifest["args"]:
+            if arg["kind"] == "scalar":
+                self.scalars[arg["name"]] = arg["value"]
+            elif arg["file"]:
+                self.tensors[arg["name"]] = load_tensor(torch, os.path.join(folder, arg["file"]),
+                                                        arg["dtype"], arg["shape"])
+            else:
+                self.outputs[arg["name"]] = arg
+        self.puzzle = self.manifest["puzzle"]
+
+    def stamp(self):
+        return {"inputs": dict(self.manifest["inputs"]), "inputs_of": self.puzzle}
+
+    def __getitem__(self, name):
+        return self.tensors[name]
+
+
+def load_tensor(torch, path, dtype, shape):
+    """A raw little-endian file of `dtype` elements as a GPU tensor of `shape`."""
+    import numpy
+
+    raw = numpy.fromfile(path, dtype=numpy.uint8)
+    host = torch.from_numpy(raw).view(getattr(torch, TORCH_TYPES[dtype]))
+    return host.reshape(shape).to("cuda")
+
+
+def runner_inputs(torch, puzzle, case=1, ptx=False, **constants):
+    """The inputs of `puzzle`'s `case`-th bench case (from 1), with
+    `constants` changed (SIZE=8192), written by `runner inputs` into a
+    temporary folder and loaded: a library timed on them is timed on what
+    the kernel is. Ends the script with the runner's words if it fails."""
+    import subprocess
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix=f"inputs-{puzzle}-")
+    command = [RUNNER, "inputs", puzzle, "--case", str(case), "--out", folder]
+    command += [f"--set={k}={v}" for k, v in constants.items()]
+    if ptx:
+        command.append("--ptx")
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"`{' '.join(command)}` failed: {done.stderr.strip() or done.stdout.strip()}")
+    return RunnerInputs(torch, folder)

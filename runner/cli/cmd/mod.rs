@@ -5,6 +5,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod check;
 pub mod hint;
+pub mod inputs;
 pub mod list;
 pub mod progress;
 pub mod record;

@@ -4,13 +4,17 @@
 //! Warm-up runs absorb compilation, clocks and caches; then N timed samples
 //! are taken with the device's timer. When the data would fit in the
 //! last-level cache, the timed runs rotate through several copies of every
-//! buffer, so the cache does not flatter the figure. The result is checked
-//! against the CPU reference when that is cheap enough to compute.
+//! buffer, so the cache does not flatter the figure. The inputs have full
+//! mantissas ([`crate::perf::inputs`]), the data a library is timed on too;
+//! the result is checked against the CPU reference when that is cheap
+//! enough to compute, within the output type's tolerance of its largest
+//! value ([`verify::close_at_scale`]).
 
 use crate::backend::open;
 use crate::book::load;
 use crate::child::job::BenchRequest;
 use crate::perf::calibrate::Ceilings;
+use crate::perf::inputs::BenchInputs;
 use crate::perf::roofline::{self, Placement};
 use crate::run::memory_budget;
 use puzzle_core::assess::execute::{Settings, execute};
@@ -92,6 +96,10 @@ pub struct BenchReport {
     pub footprint_bytes: u64,
     pub placement: Placement,
     pub checked: Checked,
+    /// What the kernel was timed on (absent in reports made before it was
+    /// kept, whose inputs were quarters: no library is compared with them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<BenchInputs>,
 }
 
 /// How many buffer sets keep `footprint` bytes out of a `cache` of that many bytes.
@@ -119,7 +127,8 @@ pub fn bench(
     if let Some(memory) = memory_budget::budget() {
         puzzle.spec.fits(&options.overrides, memory)?;
     }
-    let mut spec = puzzle.spec.resolve_random(&options.overrides)?;
+    let mut spec = puzzle.spec.resolve_bench(&options.overrides)?;
+    let inputs = BenchInputs::of(&spec);
     let cost = spec
         .flops
         .map(|f| f as f64)
@@ -177,7 +186,11 @@ pub fn bench(
         let mut problems: Vec<String> = report
             .checks
             .iter()
-            .flat_map(verify::BufferCheck::problems)
+            .cloned()
+            .flat_map(|mut check| {
+                check.rejudge_at_scale();
+                check.problems()
+            })
             .collect();
         problems.extend(report.diagnostics.iter().map(ToString::to_string));
         if problems.is_empty() {
@@ -187,7 +200,7 @@ pub fn bench(
         }
     } else if let Some((output, sample)) = reference::sampled(&spec, CHECK_BUDGET) {
         let of = spec.outputs().map(|b| b.len()).sum();
-        match verify::check_sample(&spec, &report.checks, output, &sample) {
+        match verify::check_sample(&spec, &report.checks, output, &sample, true) {
             problems if problems.is_empty() => Checked::Sampled {
                 outputs: sample.len(),
                 of,
@@ -208,6 +221,7 @@ pub fn bench(
         buffer_sets: sets,
         footprint_bytes: footprint,
         checked,
+        inputs: Some(inputs),
     }))
 }
 

@@ -1,7 +1,7 @@
 //! Performance: what a kernel's time means.
 //!
 //! - [`calibrate`]: a device's ceilings (streaming bandwidth, FP32 rate, launch overhead);
-//! - [`bench`]: a puzzle's solution timed at any size;
+//! - [`bench`]: a puzzle's solution timed at any size, on [`inputs`] a library can be timed on too;
 //! - [`roofline`]: a time placed under the ceilings, and datasheet peaks beside them;
 //! - [`chart`]: the roofline as SVG;
 //! - [`baseline`]: a vendor library timed on the same GPU;
@@ -16,6 +16,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod chart;
 pub mod date;
+pub mod inputs;
 pub mod record;
 pub mod roofline;
 pub mod roofline_block;

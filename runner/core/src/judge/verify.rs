@@ -99,6 +99,22 @@ impl BufferCheck {
         .collect()
     }
 
+    /// Judges the wrong elements again with [`close_at_scale`], the scale
+    /// being the largest expected value: how a benchmark on full-mantissa
+    /// inputs is judged. Nothing changes in a check kept abridged.
+    pub fn rejudge_at_scale(&mut self) {
+        if self.abridged.is_some() {
+            return;
+        }
+        let scale = largest(self.expected.iter().copied());
+        let tolerance = self.tolerance();
+        let (got, expected) = (&self.got, &self.expected);
+        self.wrong.retain(|&i| match (got.get(i).copied().flatten(), expected.get(i)) {
+            (Some(got), Some(&want)) => !close_at_scale(got, want, tolerance, scale),
+            _ => true,
+        });
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.shape.iter().product()
     }
@@ -383,11 +399,14 @@ impl BufferCheck {
 /// expected value)` pairs, from the `checks` of a run whose spec had no
 /// expected values: the problems found, each a sentence, and the
 /// out-of-bounds writes of every buffer too. Empty when all is well.
+/// `at_scale`: judged by [`close_at_scale`] with the sample's largest
+/// value as the scale (a benchmark's full-mantissa inputs).
 pub fn check_sample(
     spec: &Spec,
     checks: &[BufferCheck],
     name: &str,
     sample: &[(usize, f64)],
+    at_scale: bool,
 ) -> Vec<String> {
     let Some(buffer) = spec.outputs().find(|b| b.name == name) else {
         return vec![format!("no output named `{name}` to check")];
@@ -409,10 +428,15 @@ pub fn check_sample(
         abridged: None,
     };
     let mut problems = Vec::new();
+    let scale = if at_scale {
+        largest(sample.iter().map(|&(_, want)| want))
+    } else {
+        0.0
+    };
     for &(i, want) in sample {
         match got(i) {
             None => partial.unwritten.push(i),
-            Some(v) if !close_within(v, want, buffer.tolerance()) => {
+            Some(v) if !close_at_scale(v, want, buffer.tolerance(), scale) => {
                 partial.wrong.push(i);
                 if partial.wrong.len() <= 3 {
                     problems.push(format!(
@@ -451,6 +475,21 @@ pub fn check_sample(
     problems
 }
 
+/// Whether `got` equals `want` within `tolerance` of the larger of
+/// `|want|` and `scale` (the output's largest value): the rule for results
+/// of inputs with full mantissas. Their sums round, by an amount that
+/// grows with the terms and not with the result: an element that cancels
+/// to near zero carries the rounding of the large terms it came from, which
+/// no rule relative to the element itself allows for.
+pub fn close_at_scale(got: f64, want: f64, tolerance: f64, scale: f64) -> bool {
+    (got - want).abs() <= tolerance * (1.0 + want.abs().max(scale))
+}
+
+/// The largest magnitude among `values` (0 for none).
+fn largest(values: impl Iterator<Item = f64>) -> f64 {
+    values.map(f64::abs).fold(0.0, f64::max)
+}
+
 /// Whether `got` equals `want` within [`TOLERANCE`] (an f32 output's).
 pub fn close(got: f64, want: f64) -> bool {
     close_within(got, want, TOLERANCE)
@@ -466,6 +505,24 @@ pub fn close_within(got: f64, want: f64, tolerance: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (got, want, scale, close): the scale lets near-zero results carry
+    /// the rounding of large terms, and nothing else.
+    #[test]
+    fn close_at_scale_table() {
+        let t = TOLERANCE;
+        let cases = [
+            (1e-3, 0.0, 1000.0, true),
+            (1e-3, 0.0, 0.0, false),
+            (100.0 + 5e-4, 100.0, 0.0, true),
+            (100.0 + 5e-2, 100.0, 1000.0, false),
+            (1.0, 0.0, 1000.0, false),
+        ];
+        for (got, want, scale, close) in cases {
+            assert_eq!(close_at_scale(got, want, t, scale), close, "{got} {want} {scale}");
+        }
+        assert_eq!(largest([-3.0, 2.0].into_iter()), 3.0);
+    }
 
     /// A spec whose one argument is the output `out`, of this type and shape.
     fn spec_of(dtype: Dtype, shape: Vec<usize>) -> Spec {
@@ -530,7 +587,7 @@ mod tests {
             ),
         ];
         for (outputs, phrase) in cases {
-            let problems = check_sample(&spec, &check(&spec, &outputs), "out", &sample);
+            let problems = check_sample(&spec, &check(&spec, &outputs), "out", &sample, false);
             if phrase.is_empty() {
                 assert!(problems.is_empty(), "{problems:?}");
             } else {
@@ -567,7 +624,7 @@ mod tests {
             assert_eq!((run[0].dtype, run[0].passed()), (dtype, passes), "{what}");
             assert!(run[0].holds_up(), "{what}");
             assert_eq!(run[0].within_tolerance_count(), passes as usize, "{what}");
-            let sample = check_sample(&spec, &run, "out", &[(0, want)]);
+            let sample = check_sample(&spec, &run, "out", &[(0, want)], false);
             assert_eq!(sample.is_empty(), passes, "{what}: {sample:?}");
         }
     }
@@ -598,7 +655,7 @@ mod tests {
                 serde_json::from_str(&serde_json::to_string(&run[0]).unwrap()).unwrap();
             assert!(stored.holds_up(), "{what}");
             assert_eq!(stored.within_tolerance_count(), passes as usize, "{what}");
-            let sample = check_sample(&spec, &run, "out", &[(0, want)]);
+            let sample = check_sample(&spec, &run, "out", &[(0, want)], false);
             assert_eq!(sample.is_empty(), passes, "{what}: {sample:?}");
         }
     }

@@ -52,6 +52,11 @@ impl Dtype {
         }
     }
 
+    /// Whether it holds floating-point numbers (not indices or counts).
+    pub const fn is_float(self) -> bool {
+        !matches!(self, Dtype::I32 | Dtype::U32)
+    }
+
     /// Whether elements are narrower than a 32-bit word (bf16, f16, e4m3):
     /// no scalar and no WGSL binding can have such a type.
     pub const fn is_narrow(self) -> bool {
@@ -551,7 +556,38 @@ impl Values {
             Values::PerRank(_) => Err(ValuesError::PerRankWithoutGpus),
         }
     }
+
+    /// The `len` values a benchmark times a kernel on ([`BENCH_INPUTS`]).
+    /// For a floating-point buffer, `random` becomes uniform in [−4, 4)
+    /// with every bit of an f64's mantissa (moved or scaled as written);
+    /// the buffer's type rounds them afterwards. A tensor core's power, and
+    /// so its clock under load, depends on the bits it multiplies: quarters,
+    /// three significant bits each, let a kernel run faster than it would on
+    /// a model's data, and a library timed on other data would not be
+    /// beaten fairly. Integers (indices, counts) and fills stay as written.
+    pub fn materialize_for_timing(&self, len: usize, float: bool) -> Result<Vec<f64>, ValuesError> {
+        let uniform = |seed: u64| {
+            let mut rng = Rng::new(seed);
+            (0..len).map(move |_| rng.unit() * 8.0 - 4.0)
+        };
+        match self {
+            Values::Random(seed) if float => Ok(uniform(*seed).collect()),
+            Values::RandomAbove(seed, offset) if float => {
+                Ok(uniform(*seed).map(|v| v + offset).collect())
+            }
+            Values::RandomTimes(seed, factor) if float => {
+                Ok(uniform(*seed).map(|v| v * factor).collect())
+            }
+            other => other.materialize(len),
+        }
+    }
 }
+
+/// What a benchmark's inputs are, in words, as recordings and the
+/// libraries' baselines state them ([`Values::materialize_for_timing`]).
+pub const BENCH_INPUTS: &str = "uniform in [-4, 4) with full mantissas (scaled or moved as the \
+     spec's `random` says), rounded to each buffer's type; integer inputs as the spec draws them; \
+     the k-th argument seeded k";
 
 impl<'de> Deserialize<'de> for Values {
     fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {

@@ -133,10 +133,12 @@ impl PuzzleSpec {
         self.fill_from_reference(spec, "stress runs")
     }
 
-    /// Sizes from `overrides` and random inputs, with no expected values yet:
-    /// a benchmark decides whether the CPU reference is cheap enough to check against.
-    pub fn resolve_random(&self, overrides: &Constants) -> Result<Spec, Located> {
-        self.resolve_with(overrides, Contents::Random)
+    /// Sizes from `overrides` and a benchmark's inputs (full mantissas,
+    /// [`Values::materialize_for_timing`]), with no expected values yet: a
+    /// benchmark decides whether the CPU reference is cheap enough to
+    /// check against.
+    pub fn resolve_bench(&self, overrides: &Constants) -> Result<Spec, Located> {
+        self.resolve_with(overrides, Contents::Bench)
     }
 
     /// Sizes, launches and FLOPs at `overrides`, with no buffer contents at
@@ -331,6 +333,7 @@ impl PuzzleSpec {
                     // Stress inputs are random, seeded by position: an index mistake cannot hide behind arange.
                     let fill = match contents {
                         Contents::Random => Fill::Random(args.len() as u64 + 1),
+                        Contents::Bench => Fill::Bench(args.len() as u64 + 1),
                         Contents::Written => Fill::Written,
                         Contents::Empty => Fill::Empty,
                     };
@@ -485,6 +488,12 @@ impl PuzzleSpec {
                 .and_then(|values| values.materialize(len))
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
+        let materialize_for_timing = |values: &Values, line: u64| {
+            values
+                .with_bound(|bound| expr::eval(bound, constants))
+                .and_then(|values| values.materialize_for_timing(len, b.dtype.is_float()))
+                .map_err(|e| self.origin.at(line, format!("init of `{name}` {e}")))
+        };
         // One rank's contents, in a spec on several GPUs.
         let for_rank = |values: &Values, line: u64, what: &str| match pick {
             None => Ok(values.clone()),
@@ -523,6 +532,10 @@ impl PuzzleSpec {
             (false, Some(_)) if fill == Fill::Empty => (Some(Vec::new()), None),
             (false, Some(values)) if let Fill::Random(seed) = fill => (
                 Some(materialize(&values.reseeded(seed), line, "init")?),
+                None,
+            ),
+            (false, Some(values)) if let Fill::Bench(seed) = fill => (
+                Some(materialize_for_timing(&values.reseeded(seed), line)?),
                 None,
             ),
             (false, Some(values)) => {
@@ -599,6 +612,8 @@ enum Contents {
     Written,
     /// Random inputs, expected values left to the CPU reference.
     Random,
+    /// A benchmark's inputs (full mantissas), expected values left to the CPU reference.
+    Bench,
     /// Nothing: sizes only.
     Empty,
 }
@@ -609,6 +624,7 @@ enum Contents {
 enum Fill {
     Written,
     Random(u64),
+    Bench(u64),
     Empty,
 }
 

@@ -12,6 +12,7 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
+use crate::perf::inputs::tensor_map_dimensions;
 use puzzle_core::spec::data::Dtype;
 use puzzle_core::spec::model::{Buffer, TensorMap};
 
@@ -46,23 +47,6 @@ fn swizzle(bytes: u32) -> CUtensorMapSwizzle {
     }
 }
 
-/// The driver's dimensions, innermost first (the spec's shape is outermost
-/// first): sizes, the byte strides of every dimension but the innermost,
-/// and the box.
-fn dimensions(shape: &[usize], tile: &[u32], element: usize) -> (Vec<u64>, Vec<u64>, Vec<u32>) {
-    let sizes: Vec<u64> = shape.iter().rev().map(|&d| d as u64).collect();
-    let strides = sizes
-        .iter()
-        .scan(element as u64, |stride, &d| {
-            *stride *= d;
-            Some(*stride)
-        })
-        .take(sizes.len().saturating_sub(1))
-        .collect();
-    let tile = tile.iter().rev().copied().collect();
-    (sizes, strides, tile)
-}
-
 /// The driver refused to encode a buffer's tensor map: the launch cannot be made.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(
@@ -83,7 +67,7 @@ pub fn encode(
     b: &Buffer,
     map: &TensorMap,
 ) -> Result<TensorMapParam, TensorMapRefused> {
-    let (sizes, strides, tile) = dimensions(&b.shape, &map.tile, b.dtype.size());
+    let (sizes, strides, tile) = tensor_map_dimensions(&b.shape, &map.tile, b.dtype.size());
     let element_strides = vec![1u32; sizes.len()];
     let mut encoded = sys::CUtensorMap { opaque: [0; 16] };
     // SAFETY: every array holds `rank` entries (strides `rank - 1`), as the
@@ -114,45 +98,5 @@ pub fn encode(
             swizzle: map.swizzle,
             result,
         }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// (shape, box, element bytes) and the driver's (sizes, strides, box).
-    type Case<'a> = (
-        &'a [usize],
-        &'a [u32],
-        usize,
-        (&'a [u64], &'a [u64], &'a [u32]),
-    );
-
-    #[test]
-    fn dimensions_are_innermost_first() {
-        let cases: &[Case] = &[
-            (
-                &[256, 512],
-                &[128, 64],
-                2,
-                (&[512, 256], &[1024], &[64, 128]),
-            ),
-            (
-                &[4, 8, 16],
-                &[1, 2, 4],
-                4,
-                (&[16, 8, 4], &[64, 512], &[4, 2, 1]),
-            ),
-            (&[1024], &[256], 4, (&[1024], &[], &[256])),
-        ];
-        for (shape, tile, element, (sizes, strides, boxes)) in cases {
-            let got = dimensions(shape, tile, *element);
-            assert_eq!(
-                got,
-                (sizes.to_vec(), strides.to_vec(), boxes.to_vec()),
-                "{shape:?}"
-            );
-        }
     }
 }
