@@ -550,29 +550,48 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         page.contains("No `add_ten` baseline recorded on this GPU"),
         "{page}"
     );
-    let library = |times: f64, date: &str| baseline::Baseline {
-        library: "libadd".into(),
-        software: "libadd 1.0".into(),
-        device: device.name.clone(),
-        date: date.into(),
-        cases: vec![baseline::BaselineCase {
-            name: "add_ten".into(),
-            constants: [("SIZE".to_string(), 65536)].into(),
-            flops: 65536,
-            bytes: None,
-            timing: puzzle_core::backend_contract::timing::Timing {
-                median_ms: report.timing.median_ms * times,
-                ..report.timing.clone()
-            },
-            max_relative_error: 0.0,
-        }],
+    // The library timed on the kernel's own inputs, as `runner inputs` writes them.
+    let same = report.inputs.clone();
+    assert!(same.is_some(), "a benchmark says what it was timed on");
+    let other = same.clone().map(|i| runner::perf::inputs::BenchInputs {
+        digest: "other bytes".into(),
+        ..i
+    });
+    let library = |times: f64, date: &str, inputs: &Option<runner::perf::inputs::BenchInputs>| {
+        baseline::Baseline {
+            library: "libadd".into(),
+            software: "libadd 1.0".into(),
+            device: device.name.clone(),
+            date: date.into(),
+            cases: vec![baseline::BaselineCase {
+                name: "add_ten".into(),
+                constants: [("SIZE".to_string(), 65536)].into(),
+                flops: 65536,
+                bytes: None,
+                timing: puzzle_core::backend_contract::timing::Timing {
+                    median_ms: report.timing.median_ms * times,
+                    ..report.timing.clone()
+                },
+                max_relative_error: 0.0,
+                inputs: inputs.clone(),
+                inputs_of: Some("fx".into()),
+            }],
+        }
     };
     // (library's time as a multiple of the kernel's, the library's day,
-    // what the page must say, what it must not)
-    let cases: [(f64, &str, &[&str], &[&str]); 3] = [
+    // its inputs, what the page must say, what it must not)
+    type Case<'a> = (
+        f64,
+        &'a str,
+        &'a Option<runner::perf::inputs::BenchInputs>,
+        &'a [&'a str],
+        &'a [&'a str],
+    );
+    let cases: [Case; 5] = [
         (
             2.0,
             "2026-11-22",
+            &same,
             &[
                 "**Against libadd** (libadd 1.0)",
                 "| `fx` | SIZE=2^16 |",
@@ -584,6 +603,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         (
             0.25,
             "2026-11-22",
+            &same,
             &[
                 "| 25.0% |",
                 "Achieved 25.0 %, 0.50× the target: <strong>missed</strong>",
@@ -594,15 +614,38 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         (
             2.0,
             "2026-11-23",
+            &same,
             &[
                 "| 200.0% (kernel: 2026-11-22) |",
                 "with the library's time of 2026-11-23: not one session",
             ],
             &[],
         ),
+        // Other bytes on the library's side: no ratio, and no verdict.
+        (
+            2.0,
+            "2026-11-22",
+            &other,
+            &[
+                "not compared: the library and the kernel were timed on different inputs",
+                "not judged on this GPU, for the library and the kernel were timed on different inputs",
+            ],
+            &["200.0%", "<strong>met</strong>"],
+        ),
+        // A library timed on data of its own (every baseline before they were kept).
+        (
+            2.0,
+            "2026-11-22",
+            &None,
+            &[
+                "not compared: the library was timed on data of its own",
+                "on data of its own, so no kernel is compared with it here",
+            ],
+            &["200.0%"],
+        ),
     ];
-    for (times, date, wanted, unwanted) in cases {
-        session.baselines = vec![library(times, date)];
+    for (times, date, inputs, wanted, unwanted) in cases {
+        session.baselines = vec![library(times, date, inputs)];
         let page = process_chapter(&content, &file, &session).unwrap().0;
         for text in wanted {
             assert!(page.contains(text), "missing {text:?}:\n{page}");

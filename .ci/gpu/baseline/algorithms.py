@@ -10,11 +10,15 @@ results/baselines/torch-algorithms-<gpu>.json.
 
 Both go to CUB on CUDA (its device-wide reduce and single-pass scan). Each is
 timed like `runner bench` times a kernel: warm-up calls, then CUDA events
-around each of 50 calls, the median. The inputs are multiples of 0.25 in
-[-4, 4], like the chapters'; the output is checked against the same operation
-in FP64, and the error recorded is the largest difference over the largest
-output.
+around each of 50 calls, the median. The inputs are the runner's bench inputs
+of the chapter's last step at that size (`runner inputs`, through
+common.runner_inputs): uniform in [-4, 4) with full mantissas, the same bytes
+the book's kernels are timed on, so a page puts the two side by side. Every
+step of each ladder takes its array in the same place, so one case serves the
+whole ladder. The output is checked against the same operation in FP64, and
+the error recorded is the largest difference over the largest output.
 """
+import shutil
 import sys
 
 import common
@@ -30,32 +34,46 @@ def timed(call):
     return common.timed(call, SAMPLES, WARMUP)
 
 
-def quarters(size):
-    gen = torch.Generator(device="cuda").manual_seed(size)
-    return torch.randint(-16, 17, (size,), device="cuda", generator=gen).float() * 0.25
+def bench_inputs(puzzle, size):
+    """`puzzle`'s first bench case at SIZE `size` (its other constants shape
+    the launch, not the inputs), loaded on the GPU, its files (4 GiB at
+    2^30 floats) removed."""
+    inp = common.runner_inputs(torch, puzzle, SIZE=size)
+    shutil.rmtree(inp.folder)
+    return inp
 
 
 def sum_case(size):
-    x = quarters(size)
+    # Puzzle 17's steps 1 to 4 take [out, a, partials, size, count]: the
+    # same inputs as step 4's, the one with a target.
+    inp = bench_inputs("p17_reduce_vec4", size)
+    x = inp["a"]
     got = []
     timing = timed(lambda: got.append(torch.sum(x)))
     exact = x.double().sum()
     error = ((got[-1].double() - exact).abs() / exact.abs().clamp(min=1.0)).item()
     return {"name": "sum", "constants": {"SIZE": size}, "bytes": 4 * size, "timing": timing,
-            "max_relative_error": error}
+            "max_relative_error": error, **inp.stamp()}
 
 
 def cumsum_case(size):
-    x = quarters(size)
+    # Puzzle 18's four steps take [out, a, ...] alike: step 4's inputs.
+    inp = bench_inputs("p18_scan_async", size)
+    x = inp["a"]
     out = torch.empty_like(x)
     timing = timed(lambda: torch.cumsum(x, 0, out=out))
     exact = x.double().cumsum(0)
     error = ((out.double() - exact).abs().max() / exact.abs().max()).item()
     return {"name": "cumsum", "constants": {"SIZE": size}, "bytes": 8 * size, "timing": timing,
-            "max_relative_error": error}
+            "max_relative_error": error, **inp.stamp()}
 
 
-cases = [sum_case(n) for n in SUM_SIZES] + [cumsum_case(n) for n in CUMSUM_SIZES]
+cases = []
+for case, sizes in [(sum_case, SUM_SIZES), (cumsum_case, CUMSUM_SIZES)]:
+    for n in sizes:
+        cases.append(case(n))
+        # A case's arrays die with its call; their memory goes back before the next.
+        torch.cuda.empty_cache()
 device = torch.cuda.get_device_name()
 report = {
     "library": "PyTorch (CUB)",

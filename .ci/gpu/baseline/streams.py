@@ -14,6 +14,10 @@ Three operations over FP32 buffers of FLOATS elements, each timed like
   write  out.fill_(1.0)          bytes written
 Each result is checked (the copy equals its source, the sum equals the known
 total, the fill holds the value), so a fast wrong answer cannot stand.
+
+The buffers hold data of their own (small integers, whose sum is exact), not
+a puzzle's bench inputs (`runner inputs`): these times are memory roofs on
+the pages, and no page compares a kernel with them as a ratio.
 """
 import sys
 

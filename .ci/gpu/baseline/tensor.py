@@ -19,12 +19,20 @@ has:
   gemm_fp8_fast_accum  the same with use_fast_accum=True, where this
               PyTorch takes it: faster, its sums kept less precisely.
 Each is timed like `runner bench` times a kernel: warm-up calls, then one
-pair of CUDA events around each of 20 calls, the median. Each is checked
-against an FP64 product of the same (rounded) inputs on a spread of rows, on
-uniform inputs in [-1, 1] whose rounding shows (the FP8 ones in [-448, 448),
-e4m3's whole range, with scales of 1/448 that bring them back): the error
-recorded is the largest difference over the largest output.
+pair of CUDA events around each of 20 calls, the median. gemm_bf16 and the
+FP8 products are timed on the runner's bench inputs of the puzzle they are
+compared with at that SIZE (`runner inputs`, through common.runner_inputs):
+uniform in [-4, 4) with full mantissas, rounded to BF16 (p35_gemm_persistent,
+whose a and b every BF16 step of the ladder shares), or uniform in
+[-256, 256) rounded to e4m3 with the spec's per-tensor scales of 1/64
+(p35_gemm_fp8, whose b comes transposed, `bt`): the same bytes the book's
+kernels are timed on, so a page puts the two side by side. gemm_tf32, which
+no page compares with a kernel, keeps inputs of its own, uniform in [-1, 1).
+Each is checked against an FP64 product of the same (rounded) inputs on a
+spread of rows: the error recorded is the largest difference over the
+largest output.
 """
+import shutil
 import sys
 
 import common
@@ -32,21 +40,43 @@ import common
 torch = common.require_torch("time cuBLAS")
 
 SAMPLES, WARMUP, CHECKED_ROWS = 20, 5, 256
-# e4m3's largest finite value.
-FP8_MAX = 448.0
+# The puzzles whose bench inputs the products are timed on: the BF16
+# ladder's last step (steps 1 to 6 and 8 take [out, a, b, size] alike, so
+# their inputs have the same digest), and the FP8 step.
+BF16_PUZZLE, FP8_PUZZLE = "p35_gemm_persistent", "p35_gemm_fp8"
 
 
-def time_and_check(name, size, dtype, tf32):
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    gen = torch.Generator(device="cuda").manual_seed(size)
-    a = (torch.rand(size, size, device="cuda", generator=gen) * 2 - 1).to(dtype)
-    b = (torch.rand(size, size, device="cuda", generator=gen) * 2 - 1).to(dtype)
-    out = torch.empty(size, size, device="cuda", dtype=dtype)
+def bench_inputs(puzzle, size):
+    """`puzzle`'s first bench case at SIZE `size` (its other constants shape
+    the launch, not the inputs), loaded on the GPU, its files removed."""
+    inp = common.runner_inputs(torch, puzzle, SIZE=size)
+    shutil.rmtree(inp.folder)
+    return inp
+
+
+def mm_case(name, size, a, b):
+    """torch.mm(a, b) of two SIZE x SIZE matrices, timed and checked."""
+    out = torch.empty(size, size, device="cuda", dtype=a.dtype)
     timing = common.timed(lambda: torch.mm(a, b, out=out), SAMPLES, WARMUP)
     rows = torch.linspace(0, size - 1, min(CHECKED_ROWS, size), device="cuda").long()
     exact = a[rows].double() @ b.double()
-    torch.backends.cuda.matmul.allow_tf32 = False
     return case(name, size, timing, out[rows], exact)
+
+
+def bf16_case(size):
+    inp = bench_inputs(BF16_PUZZLE, size)
+    return {**mm_case("gemm_bf16", size, inp["a"], inp["b"]), **inp.stamp()}
+
+
+def tf32_case(size):
+    # No page compares this one with a kernel: its inputs are its own.
+    gen = torch.Generator(device="cuda").manual_seed(size)
+    a = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
+    b = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
+    torch.backends.cuda.matmul.allow_tf32 = True
+    result = mm_case("gemm_tf32", size, a, b)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return result
 
 
 def case(name, size, timing, got, exact):
@@ -62,22 +92,17 @@ def case(name, size, timing, got, exact):
     }
 
 
-def fp8_case(name, size, fast_accum):
-    gen = torch.Generator(device="cuda").manual_seed(size)
-
-    # Uniform over e4m3's whole range, so that every exponent it has is used.
-    def e4m3():
-        x = torch.rand(size, size, device="cuda", generator=gen) * 2 - 1
-        return (x * FP8_MAX).to(torch.float8_e4m3fn)
-
-    a = e4m3()
-    # b column-major, a row-major matrix's transpose: cuBLAS's FP8 products
-    # take both operands K-major (the "TN" layout), and _scaled_mm no other.
-    b = e4m3().t()
-    # Per-tensor scales, FP32 scalars, that bring the inputs back to [-1, 1):
-    # the product is sum((a/448)(b/448)), as large as the BF16 product.
-    scale_a = torch.tensor(1 / FP8_MAX, device="cuda", dtype=torch.float32)
-    scale_b = torch.tensor(1 / FP8_MAX, device="cuda", dtype=torch.float32)
+def fp8_case(name, size, inp, fast_accum):
+    """The FP8 product on p35_gemm_fp8's inputs `inp`, at SIZE `size`."""
+    a = inp["a"]
+    # The spec's bt is b transposed, row-major; its transpose is b itself,
+    # column-major, without a copy: cuBLAS's FP8 products take both
+    # operands K-major (the "TN" layout), and _scaled_mm no other.
+    b = inp["bt"].t()
+    # The spec's per-tensor scales (1/64), as the FP32 scalars _scaled_mm
+    # takes: they bring the inputs back to [-4, 4).
+    scale_a = torch.tensor(inp.scalars["scale_a"], device="cuda", dtype=torch.float32)
+    scale_b = torch.tensor(inp.scalars["scale_b"], device="cuda", dtype=torch.float32)
     # use_fast_accum lets cuBLAS keep the sums in the tensor cores' own
     # accumulator, which on Hopper keeps fewer bits than FP32, instead of
     # adding them into FP32 registers every few steps: faster, and less
@@ -98,7 +123,7 @@ def fp8_case(name, size, fast_accum):
     # exactly: e4m3's values are all FP32's too.
     exact_a = a.float()[rows].double() * scale_a.double()
     exact = exact_a @ (b.float().double() * scale_b.double())
-    return case(name, size, timing, out[rows], exact)
+    return {**case(name, size, timing, out[rows], exact), **inp.stamp()}
 
 
 def write(library, stem, cases):
@@ -118,8 +143,10 @@ sizes = [int(s) for s in sys.argv[1:]] or [4096, 8192]
 device = torch.cuda.get_device_name()
 cases = []
 for size in sizes:
-    cases.append(time_and_check("gemm_bf16", size, torch.bfloat16, False))
-    cases.append(time_and_check("gemm_tf32", size, torch.float32, True))
+    cases.append(bf16_case(size))
+    cases.append(tf32_case(size))
+    # A case's tensors die with its call; their memory goes back before the next.
+    torch.cuda.empty_cache()
 write("cuBLAS (torch.mm, tensor cores)", "cublas-tensor", cases)
 
 # FP8 in a file of its own, so that cublas-tensor's keeps its cases, and
@@ -129,11 +156,15 @@ if torch.cuda.get_device_capability() < (8, 9) or not hasattr(torch, "_scaled_mm
 else:
     cases = []
     for size in sizes:
-        cases.append(fp8_case("gemm_fp8", size, False))
+        # One set of inputs for both products at this size.
+        inp = bench_inputs(FP8_PUZZLE, size)
+        cases.append(fp8_case("gemm_fp8", size, inp, False))
         # Where this PyTorch's _scaled_mm does not take use_fast_accum=True,
         # the file holds the plain product alone.
         try:
-            cases.append(fp8_case("gemm_fp8_fast_accum", size, True))
+            cases.append(fp8_case("gemm_fp8_fast_accum", size, inp, True))
         except (TypeError, RuntimeError) as e:
             print(f"cuBLAS gemm_fp8_fast_accum {size}^3 not timed on {device}: {e}")
+        del inp
+        torch.cuda.empty_cache()
     write("cuBLAS FP8 (torch._scaled_mm, e4m3, per-tensor scales, BF16 out)", "cublas-fp8", cases)

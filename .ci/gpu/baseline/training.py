@@ -26,10 +26,21 @@ the same operation in FP64 on the same inputs.
                       memory-efficient, one file each; the one PyTorch
                       picks by default says so             (Puzzle 45)
 
+Each is timed on the runner's bench inputs of the puzzle it is compared
+with, at that size (`runner inputs`, through common.runner_inputs): uniform
+in [-4, 4) with full mantissas, scaled or moved as the spec says (the
+cross-entropy's logits in [96, 104), AdamW's second moment in [0, 8),
+attention's queries and keys in [-2, 2)), rounded to the spec's type, and
+integer targets as the spec draws them: the same bytes the book's kernel is
+timed on, so a page puts the two side by side. Where the library takes
+something the kernel does not (LayerNorm's beta), that is drawn here, and
+said so where it is.
+
 The bytes recorded are the fewest each operation must move, counted as the
 book counts its kernels' (each input read once, each output written once),
 so that the rates compare.
 """
+import shutil
 import sys
 
 import common
@@ -59,6 +70,14 @@ def uniform(gen, *shape):
     return torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
 
 
+def bench_inputs(puzzle, **sizes):
+    """`puzzle`'s first bench case with its size constants set to `sizes`
+    (the others shape the launch, not the inputs), loaded on the GPU, its
+    files removed."""
+    inp = common.runner_inputs(torch, puzzle, **sizes)
+    shutil.rmtree(inp.folder)
+    return inp
+
 
 def maybe_compiled(fn, compiled):
     """`fn` as it is (eager: one library kernel a call) or through
@@ -72,9 +91,11 @@ def named(name, compiled):
 
 
 def softmax_backward_case(rows, cols, compiled=False):
-    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 41)
-    y = torch.softmax(uniform(gen, rows, cols), dim=1)
-    dy = uniform(gen, rows, cols)
+    # Both of Puzzle 41's steps take [out, y, dy, cols]: the second's inputs.
+    # Its y is uniform, not a softmax's output: the backward's formula,
+    # y * (dy - sum(y * dy)), is the same work on any y.
+    inp = bench_inputs("p41_softmax_backward_registers", ROWS=rows, COLS=cols)
+    y, dy = inp["y"], inp["dy"]
     backward = maybe_compiled(
         lambda dy, y: torch._softmax_backward_data(dy, y, 1, torch.float32), compiled
     )
@@ -87,13 +108,19 @@ def softmax_backward_case(rows, cols, compiled=False):
         "bytes": 3 * 4 * rows * cols,
         "timing": timed(call),
         "max_relative_error": common.relative_error(call(), exact),
+        **inp.stamp(),
     }
 
 
 def layer_norm_backward_case(rows, cols, compiled=False):
+    inp = bench_inputs("p42_layernorm_backward", ROWS=rows, COLS=cols)
+    x, dy, gamma = inp["x"], inp["dy"], inp["gamma"]
+    # The kernel takes no beta (no gradient depends on it), but PyTorch's
+    # forward and backward take one: drawn here, uniform in [-4, 4) as before.
     gen = torch.Generator(device="cuda").manual_seed(rows * cols + 42)
-    x, dy = uniform(gen, rows, cols), uniform(gen, rows, cols)
-    gamma, beta = uniform(gen, cols), uniform(gen, cols)
+    beta = uniform(gen, cols)
+    # The forward's saved mean and rstd, made outside the timed call (the
+    # kernel works them out itself, from x).
     _, mean, rstd = torch.ops.aten.native_layer_norm(x, (cols,), gamma, beta, 1e-5)
     mask = [True, True, True]
     backward = maybe_compiled(
@@ -116,13 +143,17 @@ def layer_norm_backward_case(rows, cols, compiled=False):
         "bytes": 4 * (3 * rows * cols + 3 * cols),
         "timing": timed(call),
         "max_relative_error": error,
+        **inp.stamp(),
     }
 
 
 def cross_entropy_case(rows, vocab, compiled=False):
-    gen = torch.Generator(device="cuda").manual_seed(rows * vocab + 43)
-    logits = uniform(gen, rows, vocab).requires_grad_()
-    targets = torch.randint(0, vocab, (rows,), device="cuda", generator=gen)
+    inp = bench_inputs("p43_cross_entropy", ROWS=rows, VOCAB=vocab)
+    logits = inp["logits"].requires_grad_()
+    # The spec's targets are u32; F.cross_entropy takes int64 alone. They
+    # are all below VOCAB, so the int32 view has the same values, widened
+    # once here, outside the timed call.
+    targets = inp["targets"].view(torch.int32).long()
 
     # Compiled, the forward and the backward graphs are both Inductor's.
     loss_of = maybe_compiled(lambda x: F.cross_entropy(x, targets, reduction="sum"), compiled)
@@ -146,21 +177,28 @@ def cross_entropy_case(rows, vocab, compiled=False):
         "bytes": 4 * (2 * rows * vocab + 2 * rows),
         "timing": timed(call),
         "max_relative_error": error,
+        **inp.stamp(),
     }
 
 
 def adamw_case(size):
-    gen = torch.Generator(device="cuda").manual_seed(size + 44)
-    param = torch.nn.Parameter(uniform(gen, size))
-    param.grad = uniform(gen, size)
+    inp = bench_inputs("p44_adamw", SIZE=size)
+    # A copy: the optimizer steps its parameter in place, and the spec's
+    # stays as it was for the step below.
+    param = torch.nn.Parameter(inp["param"].clone())
+    param.grad = inp["grad"]
     opt = torch.optim.AdamW(
         [param], lr=LR, betas=BETAS, eps=EPS, weight_decay=WEIGHT_DECAY, fused=True
     )
-    # One step from known moments, checked against the formula in FP64.
+    # A first step makes the optimizer's state; then the parameter and the
+    # moments are set to the spec's and the step count to 9, so that the
+    # next step is the kernel's (step 10), on its inputs, checked against
+    # the formula in FP64.
     opt.step()
     state = opt.state[param]
-    state["exp_avg"].copy_(uniform(gen, size))
-    state["exp_avg_sq"].copy_(uniform(gen, size) + 4)
+    param.data.copy_(inp["param"])
+    state["exp_avg"].copy_(inp["m"])
+    state["exp_avg_sq"].copy_(inp["v"])
     state["step"].fill_(9)
     p0, g = param.detach().double(), param.grad.double()
     m0, v0 = state["exp_avg"].double(), state["exp_avg_sq"].double()
@@ -181,21 +219,26 @@ def adamw_case(size):
         # Parameters, gradients and both moments read; parameters and both
         # moments written.
         "bytes": 7 * 4 * size,
+        # In place, each timed step goes on from the one before: the values
+        # move by about lr a step, and the work is the same.
         "timing": timed(opt.step),
         "max_relative_error": error,
+        **inp.stamp(),
     }
 
 
 def attention_backward_case(batch, heads, seq, dim, backend, name):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    gen = torch.Generator(device="cuda").manual_seed(seq * dim + 45)
-    shape = (batch, heads, seq, dim)
-    # The spec's ranges: queries and keys in [-2, 2), values and dout in [-4, 4).
-    half = lambda: (uniform(gen, *shape) / 2).to(torch.bfloat16).requires_grad_()
-    whole = lambda: uniform(gen, *shape).to(torch.bfloat16).requires_grad_()
-    q, k, v = half(), half(), whole()
-    dout = uniform(gen, *shape).to(torch.bfloat16)
+    # Both of Puzzle 45's forms take the same arguments: the first's inputs
+    # (queries and keys in [-2, 2), values and dout in [-4, 4), BF16).
+    inp = bench_inputs("p45_attention_backward", HEADS=batch * heads, SEQ=seq, DIM=dim)
+    # [HEADS, SEQ, DIM], row-major: SDPA's [batch, heads, SEQ, DIM] with
+    # HEADS = batch x heads, as a view; detached, a leaf autograd can
+    # differentiate against.
+    shaped = lambda n: inp[n].view(batch, heads, seq, dim)
+    q, k, v = (shaped(n).detach().requires_grad_() for n in ("q", "k", "v"))
+    dout = shaped("dout")
     sdpa = F.scaled_dot_product_attention
     with sdpa_kernel([getattr(SDPBackend, backend)]):
         out = sdpa(q, k, v)
@@ -218,6 +261,7 @@ def attention_backward_case(batch, heads, seq, dim, backend, name):
         "flops": 10 * batch * heads * seq * seq * dim,
         "timing": timing,
         "max_relative_error": error,
+        **inp.stamp(),
     }
 
 
@@ -242,6 +286,8 @@ def attention_backward():
 
 def write(op, library, cases, tolerance=1e-5):
     common.write_cases(torch, op, library, cases, tolerance)
+    # The cases' tensors are gone; their memory goes back before the next op.
+    torch.cuda.empty_cache()
 
 
 OPS = {

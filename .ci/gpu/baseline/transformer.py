@@ -7,26 +7,40 @@ measured against, and write results/baselines/torch-<op>-<gpu>.json.
 
 Each operation runs at the sizes of its chapter's benchmarks, in FP32, timed
 like `runner bench` times a kernel: warm-up calls, then CUDA events around
-each of 50 calls, the median. Its output is checked against the same
+each of 50 calls, the median. Its inputs are the runner's bench inputs of the
+puzzle it is compared with, at that size (`runner inputs`, through
+common.runner_inputs): the same bytes the book's kernel is timed on, so a
+page puts the two side by side. Its output is checked against the same
 operation in FP64 on the same inputs; the error recorded is the largest
 difference over the largest output.
 
-  softmax        torch.softmax(x, dim=1), rows x cols            (Puzzle 28)
-  layernorm      F.layer_norm(x, (cols,), gamma, beta)           (Puzzle 29)
-  add_layernorm  F.layer_norm(x + r, ...), eager: two kernels    (Puzzle 29)
-  rmsnorm        F.rms_norm(x, (cols,), gamma)                   (Puzzle 29)
-  bias_gelu_scale  F.gelu(x + b, approximate="tanh") * s, eager   (Puzzle 30)
-  embedding      F.embedding(ids, table), random ids            (Puzzle 32)
+  softmax        torch.softmax(x, dim=1), rows x cols   (p28_softmax_registers)
+  layernorm      F.layer_norm(x, (cols,), gamma, beta)           (p29_layernorm)
+  add_layernorm  F.layer_norm(x + r, ...), eager: two kernels
+                                                       (p29_add_layernorm_fused)
+  rmsnorm        F.rms_norm(x, (cols,), gamma)                     (p29_rmsnorm)
+  bias_gelu_scale  F.gelu(x + b, approximate="tanh") * s, eager
+                                                               (p30_chain_fused)
+  embedding      F.embedding(ids, table), the spec's random ids
+                                                           (p32_embedding_quads)
   attention      F.scaled_dot_product_attention, FP32 (its memory-efficient
-                 backend: flash takes no FP32), and BF16 restricted to each
-                 of its backends alone: flash, cuDNN and memory-efficient,
-                 one file each, the targets of a tensor-core kernel; the one
-                 PyTorch picks by default says so         (Puzzles 31, 36)
+                 backend: flash takes no FP32; p31_attention_fused), and BF16
+                 restricted to each of its backends alone: flash, cuDNN and
+                 memory-efficient, one file each, the targets of a
+                 tensor-core kernel (p36_attention_pingpong, whose q, k and v
+                 every step of Puzzle 36 shares); the one PyTorch picks by
+                 default says so
+  attention_causal  the same in BF16, causal, flash and cuDNN
+                                                          (p36_attention_causal)
 
-The softmax's inputs are logits near 100 (uniform in [96, 104)), as in the
-chapter: a softmax that did not subtract each row's maximum would return NaN
-here. LayerNorm's are uniform in [-4, 4), with gamma and beta the same.
+The inputs are uniform in [-4, 4) with full mantissas (BF16 ones rounded to
+BF16), but for the softmax's: logits near 100 (uniform in [96, 104)), as in
+the chapter, so that a softmax that did not subtract each row's maximum
+would return NaN here. Where several puzzles are compared with one case,
+the one named takes its inputs in the same places as the others, or is the
+chapter's headline step where they differ.
 """
+import shutil
 import sys
 
 import common
@@ -49,10 +63,19 @@ def timed(call):
     return common.timed(call, SAMPLES, WARMUP)
 
 
+def bench_inputs(puzzle, **sizes):
+    """`puzzle`'s first bench case with its size constants set to `sizes`
+    (the others shape the launch, not the inputs), loaded on the GPU, its
+    files removed."""
+    inp = common.runner_inputs(torch, puzzle, **sizes)
+    shutil.rmtree(inp.folder)
+    return inp
+
 
 def softmax_case(rows, cols):
-    gen = torch.Generator(device="cuda").manual_seed(rows * cols)
-    x = torch.rand(rows, cols, device="cuda", generator=gen) * 8 + 96
+    # Puzzle 28's four steps take their one input, `a`, in the same place.
+    inp = bench_inputs("p28_softmax_registers", ROWS=rows, COLS=cols)
+    x = inp["a"]
     # The operation alone, as a model calls it (it allocates its output; the
     # caching allocator makes that free after the first call).
     timing = timed(lambda: torch.softmax(x, dim=1))
@@ -64,14 +87,20 @@ def softmax_case(rows, cols):
         "bytes": 2 * 4 * rows * cols,
         "timing": timing,
         "max_relative_error": error,
+        **inp.stamp(),
     }
 
 
 def layer_norm_case(rows, cols, residual):
-    gen = torch.Generator(device="cuda").manual_seed(rows * cols + residual)
-    uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
-    x, r = uniform(rows, cols), uniform(rows, cols)
-    gamma, beta = uniform(cols), uniform(cols)
+    if residual:
+        # The fused step's inputs; the unfused one's (its scratch `h` comes
+        # first) are others, so it is not compared.
+        inp = bench_inputs("p29_add_layernorm_fused", ROWS=rows, COLS=cols)
+        x, r = inp["x"], inp["r"]
+    else:
+        inp = bench_inputs("p29_layernorm", ROWS=rows, COLS=cols)
+        x = inp["a"]
+    gamma, beta = inp["gamma"], inp["beta"]
     norm = torch.nn.functional.layer_norm
     if residual:
         call = lambda: norm(x + r, (cols,), gamma, beta, eps=1e-5)
@@ -90,13 +119,13 @@ def layer_norm_case(rows, cols, residual):
         "bytes": moved,
         "timing": timing,
         "max_relative_error": common.relative_error(call(), exact),
+        **inp.stamp(),
     }
 
 
 def rms_norm_case(rows, cols):
-    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 3)
-    uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
-    x, gamma = uniform(rows, cols), uniform(cols)
+    inp = bench_inputs("p29_rmsnorm", ROWS=rows, COLS=cols)
+    x, gamma = inp["a"], inp["gamma"]
     norm = torch.nn.functional.rms_norm
     call = lambda: norm(x, (cols,), gamma, eps=1e-5)
     exact = norm(x.double(), (cols,), gamma.double(), eps=1e-5)
@@ -106,13 +135,15 @@ def rms_norm_case(rows, cols):
         "bytes": 2 * 4 * rows * cols,
         "timing": timed(call),
         "max_relative_error": common.relative_error(call(), exact),
+        **inp.stamp(),
     }
 
 
 def chain_case(rows, cols):
-    gen = torch.Generator(device="cuda").manual_seed(rows * cols + 7)
-    uniform = lambda *shape: torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
-    x, b, s = uniform(rows, cols), uniform(cols), uniform(cols)
+    # The fused step's inputs; the unfused one's (its scratch `t1` and `t2`
+    # come first) are others, so it is not compared.
+    inp = bench_inputs("p30_chain_fused", ROWS=rows, COLS=cols)
+    x, b, s = inp["x"], inp["bias"], inp["scale"]
     gelu = torch.nn.functional.gelu
     call = lambda: gelu(x + b, approximate="tanh") * s
     exact = gelu(x.double() + b.double(), approximate="tanh") * s.double()
@@ -123,15 +154,20 @@ def chain_case(rows, cols):
         "bytes": 2 * 4 * rows * cols,
         "timing": timed(call),
         "max_relative_error": common.relative_error(call(), exact),
+        **inp.stamp(),
     }
 
 
 def embedding_case(tokens, vocab, dim):
-    gen = torch.Generator(device="cuda").manual_seed(tokens + vocab)
-    table = torch.rand(vocab, dim, device="cuda", generator=gen) * 8 - 4
-    ids = torch.randint(0, vocab, (tokens,), device="cuda", generator=gen)
+    # Both of Puzzle 32's steps take [out, table, ids, tokens]: one set of
+    # inputs, the last step's.
+    inp = bench_inputs("p32_embedding_quads", TOKENS=tokens, VOCAB=vocab, DIM=dim)
+    table = inp["table"]
+    # The spec's ids are u32, which F.embedding does not take; they are all
+    # below VOCAB, so read as int32 (a view, no copy) they are the same ids.
+    ids = inp["ids"].view(torch.int32)
     call = lambda: torch.nn.functional.embedding(ids, table)
-    exact = table.double()[ids]
+    exact = table.double()[ids.long()]
     return {
         "name": "embedding",
         "constants": {"TOKENS": tokens, "VOCAB": vocab, "DIM": dim},
@@ -140,21 +176,20 @@ def embedding_case(tokens, vocab, dim):
         "bytes": 4 * (vocab * dim + tokens + tokens * dim),
         "timing": timed(call),
         "max_relative_error": common.relative_error(call(), exact),
+        **inp.stamp(),
     }
 
 
-def attention_inputs(batch, heads, seq, dim, dtype):
-    gen = torch.Generator(device="cuda").manual_seed(seq * dim)
-    uniform = lambda: (torch.rand(batch, heads, seq, dim, device="cuda", generator=gen) * 8 - 4).to(dtype)
-    return uniform(), uniform(), uniform()
-
-
-def attention_case(batch, heads, seq, dim, dtype, backend, name, causal=False):
-    """SDPA restricted to `backend` (SDPBackend's member name), recorded as
-    the case `name`; `causal`, each query sees the keys up to its own."""
+def attention_case(batch, heads, seq, dim, puzzle, backend, name, causal=False):
+    """SDPA on `puzzle`'s bench inputs (in its spec's type), restricted to
+    `backend` (SDPBackend's member name), recorded as the case `name`;
+    `causal`, each query sees the keys up to its own."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    q, k, v = attention_inputs(batch, heads, seq, dim, dtype)
+    inp = bench_inputs(puzzle, HEADS=batch * heads, SEQ=seq, DIM=dim)
+    # The spec's q, k and v are [HEADS, SEQ, DIM], row-major: the same bytes
+    # as SDPA's [batch, heads, SEQ, DIM] with HEADS = batch x heads (a view).
+    q, k, v = (inp[n].view(batch, heads, seq, dim) for n in ("q", "k", "v"))
     sdpa = torch.nn.functional.scaled_dot_product_attention
     with sdpa_kernel([getattr(SDPBackend, backend)]):
         call = lambda: sdpa(q, k, v, is_causal=causal)
@@ -174,23 +209,32 @@ def attention_case(batch, heads, seq, dim, dtype, backend, name, causal=False):
         "flops": (2 if causal else 4) * batch * heads * seq * seq * dim,
         "timing": timing,
         "max_relative_error": error / scale,
+        **inp.stamp(),
     }
 
 
+def bf16_shaped(batch, heads, seq, dim):
+    """Zeros shaped as the BF16 inputs: the backend SDPA picks depends on
+    the shape and type, not the values."""
+    return torch.zeros(batch, heads, seq, dim, device="cuda", dtype=torch.bfloat16)
+
+
 def attention():
+    # Puzzle 31's fused step, the last; its three kernels (`s` comes before
+    # q, k and v) take other inputs, and are not compared.
     write(
         "sdpa",
         "SDPA, FP32 (memory-efficient backend)",
         [
-            attention_case(*size, torch.float32, "EFFICIENT_ATTENTION", "attention")
+            attention_case(*size, "p31_attention_fused", "EFFICIENT_ATTENTION", "attention")
             for size in ATTENTION_SIZES
         ],
     )
     # The backend PyTorch picks for the BF16 inputs at the headline size,
     # without gradients (a forward's own choice): a page compares against
     # each backend, and should know which one a model gets by default.
-    q, k, v = attention_inputs(*ATTENTION_SIZES[0], torch.bfloat16)
-    default = common.default_sdpa_backend(q, k, v)
+    x = bf16_shaped(*ATTENTION_SIZES[0])
+    default = common.default_sdpa_backend(x, x, x)
     print(f"SDPA's default backend for BF16 on {torch.cuda.get_device_name()}: {default}")
     # Flash's case keeps its first name, `attention_bf16`, which older pages name.
     for backend, op, label, name in [
@@ -204,7 +248,10 @@ def attention():
             op,
             f"SDPA, BF16 ({label} backend"
             + ("; PyTorch's default on this GPU)" if backend == default else ")"),
-            [attention_case(*size, torch.bfloat16, backend, name) for size in ATTENTION_SIZES],
+            [
+                attention_case(*size, "p36_attention_pingpong", backend, name)
+                for size in ATTENTION_SIZES
+            ],
             tolerance=1e-2,
         )
 
@@ -212,8 +259,8 @@ def attention():
 def attention_causal():
     """The causal forms in BF16, on the backends that have one fast: flash
     and cuDNN (the memory-efficient backend is slower than both already)."""
-    q, k, v = attention_inputs(*ATTENTION_SIZES[0], torch.bfloat16)
-    default = common.default_sdpa_backend(q, k, v, is_causal=True)
+    x = bf16_shaped(*ATTENTION_SIZES[0])
+    default = common.default_sdpa_backend(x, x, x, is_causal=True)
     print(f"SDPA's default causal backend for BF16 on {torch.cuda.get_device_name()}: {default}")
     for backend, op, label, name in [
         ("FLASH_ATTENTION", "sdpa-flash-bf16-causal", "flash", "attention_causal_bf16"),
@@ -224,7 +271,7 @@ def attention_causal():
             f"SDPA, BF16, causal ({label} backend"
             + ("; PyTorch's default on this GPU)" if backend == default else ")"),
             [
-                attention_case(*size, torch.bfloat16, backend, name, causal=True)
+                attention_case(*size, "p36_attention_causal", backend, name, causal=True)
                 for size in ATTENTION_SIZES
             ],
             tolerance=1e-2,
@@ -233,6 +280,8 @@ def attention_causal():
 
 def write(op, library, cases, tolerance=1e-5):
     common.write_cases(torch, op, library, cases, tolerance)
+    # The cases' tensors are gone; their memory goes back before the next op.
+    torch.cuda.empty_cache()
 
 
 OPS = {

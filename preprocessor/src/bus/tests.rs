@@ -97,6 +97,7 @@ fn bench(book: &Book, id: &str, case: &[(&str, i64)], kept: Kept, name: &str) ->
                 Kept::Wrong(_) => Checked::Failed(vec!["out@1[3] is 2, expected 4".into()]),
                 _ => Checked::Passed,
             },
+            inputs: None,
         }),
         date: Some(DAY.into()),
     }
@@ -118,6 +119,8 @@ fn nccl(name: &str, date: &str, cases: &[(&str, i64, i64, f64, Option<u64>)]) ->
                 bytes,
                 timing: timing(ms),
                 max_relative_error: 0.0,
+                inputs: None,
+                inputs_of: None,
             })
             .collect(),
     }

@@ -132,6 +132,7 @@ fn bench(book: &Book, id: &str, case: &Constants, kept: Kept, name: &str) -> Opt
                 Wrong(_) => Checked::Failed(vec!["out@1[3] is 2, expected 4".into()]),
                 _ => Checked::Passed,
             },
+            inputs: None,
         }),
         date: Some(DAY.into()),
     })

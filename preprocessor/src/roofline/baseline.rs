@@ -5,7 +5,7 @@ use crate::roofline::rows::{Row, case_text};
 use crate::roofline::table;
 use crate::roofline::verdicts::{verdict, wrong};
 use puzzle_core::backend_contract::timing::format_ms;
-use runner::perf::baseline::{Baseline, BaselineCase};
+use runner::perf::baseline::{Baseline, BaselineCase, NotComparable, comparable};
 use runner::perf::roofline_block::BaselineRef;
 use std::fmt::Write;
 
@@ -64,7 +64,7 @@ pub fn baseline_section(
         .iter()
         .filter(|r| r.headline)
         .filter_map(|&row| {
-            let percent = percent_of(case_of_row(&cases, row)?, row)?;
+            let percent = percent_of(case_of_row(&cases, row)?, row).ok()??;
             Some(format!("{percent:.0} %"))
         })
         .collect();
@@ -78,9 +78,16 @@ pub fn baseline_section(
     } else {
         String::new()
     };
+    let data = match cases.iter().find_map(|c| c.inputs.as_ref()) {
+        Some(inputs) => format!(
+            "on the very bytes the kernels were timed on ({})",
+            inputs.distribution
+        ),
+        None => "on data of its own, so no kernel is compared with it here".to_string(),
+    };
     let mut md = format!(
         "{lesson}**Against {}** ({}), timed on the same GPU on {} with device events, median after \
-         warm-up: {}. Its largest error against the same computation in FP64 is {worst:.1e} of \
+         warm-up, {data}: {}. Its largest error against the same computation in FP64 is {worst:.1e} of \
          the largest output. A percentage is the library's time over the kernel's at the same \
          size: above 100 %, the kernel is faster.\n\n| kernel | sizes | median time | {rate_unit} | \
          % of the library's speed |\n| --- | --- | ---: | ---: | ---: |\n",
@@ -100,18 +107,28 @@ pub fn baseline_section(
         let Some(case) = case_of(row) else { continue };
         let day = other_day(row, &baseline.date);
         other_days |= !day.is_empty();
+        let rate = |p: &runner::perf::roofline::Placement| {
+            table::rate(if streams {
+                p.achieved_gb_s
+            } else {
+                p.achieved_gflop_s.unwrap_or_default()
+            })
+        };
         let cells = match (&row.placement, percent_of(case, row)) {
-            (Ok(p), Some(percent)) => format!(
+            (Ok(p), Ok(Some(percent))) => format!(
                 "{} | {} | {percent:.1}%{day}",
                 format_ms(p.median_ms),
-                table::rate(if streams {
-                    p.achieved_gb_s
-                } else {
-                    p.achieved_gflop_s.unwrap_or_default()
-                })
+                rate(p)
             ),
+            (Ok(p), Err(why)) => {
+                format!(
+                    "{} | {} | not compared: {why}",
+                    format_ms(p.median_ms),
+                    rate(p)
+                )
+            }
             (Err(why), _) => format!("{why} | – | –"),
-            (Ok(_), None) => "no time recorded | – | –".into(),
+            (Ok(_), Ok(None)) => "no time recorded | – | –".into(),
         };
         let _ = writeln!(
             md,
@@ -134,11 +151,14 @@ pub fn baseline_section(
             .copied()
             .find(|r| r.id == target.puzzle && r.headline);
         let line = match row.and_then(|r| Some((r, case_of(r)?))) {
-            Some((row, case)) => verdict(
-                target,
-                &baseline.library,
-                percent_of(case, row).map(|p| (p, wrong(row))),
-            ),
+            Some((row, case)) => match percent_of(case, row) {
+                Ok(percent) => verdict(target, &baseline.library, percent.map(|p| (p, wrong(row)))),
+                Err(why) => format!(
+                    "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {}: \
+                     not judged on this GPU, for {why}.</p>",
+                    target.puzzle, target.percent, baseline.library
+                ),
+            },
             None => format!(
                 "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {}: \
                  the library was not timed at its headline size on this GPU.</p>",
@@ -171,9 +191,14 @@ fn case_of_row<'c>(cases: &[&'c BaselineCase], row: &Row) -> Option<&'c Baseline
         .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
 }
 
-fn percent_of(case: &BaselineCase, row: &Row) -> Option<f64> {
-    let ms = row.placement.as_ref().ok()?.median_ms;
-    (ms > 0.0).then(|| 100.0 * case.timing.median_ms / ms)
+/// Refused where the two were not timed on the same inputs ([`comparable`]).
+fn percent_of(case: &BaselineCase, row: &Row) -> Result<Option<f64>, NotComparable> {
+    comparable(case, row.bench.as_ref().and_then(|b| b.inputs.as_ref()))?;
+    let Ok(placement) = &row.placement else {
+        return Ok(None);
+    };
+    let ms = placement.median_ms;
+    Ok((ms > 0.0).then(|| 100.0 * case.timing.median_ms / ms))
 }
 
 #[cfg(test)]

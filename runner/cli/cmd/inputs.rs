@@ -54,7 +54,11 @@ pub fn execute(book: &Book, args: InputsArgs) -> Result<ExitCode> {
     let spec = puzzle.spec.resolve_bench(&case)?;
     let ptx = if args.ptx {
         let kernel = puzzle.require_kernel(Lang::Cuda)?;
-        let source = constants::apply(&kernel.variant(Variant::Solution), Lang::Cuda, &spec.constants);
+        let source = constants::apply(
+            &kernel.variant(Variant::Solution),
+            Lang::Cuda,
+            &spec.constants,
+        );
         let backend = CudaBackend::open().map_err(|e| anyhow!("{e}"))?;
         let compiled = backend.compile(&source).map_err(|errors| {
             let text: Vec<String> = errors.iter().map(ToString::to_string).collect();

@@ -4,10 +4,13 @@
 //! `.ci/gpu/baseline/cublas.py` writes `results/baselines/<library>-<device>.json`
 //! on the GPU machine, in the same session as `runner record`, with the same
 //! kind of timer (device events around each call, median of N after warm-up)
-//! and checks the library's output against an FP64 product. A ```roofline
+//! and checks the library's output against an FP64 product. Each case names
+//! the inputs it was timed on ([`BenchInputs`]); a kernel is compared with
+//! it only where they are the kernel's own ([`comparable`]). A ```roofline
 //! block's `baseline` key puts its rows beside the book's kernels. Nothing on
 //! the page is typed in: without a file, the page says that none is recorded.
 
+use crate::perf::inputs::BenchInputs;
 use crate::perf::record::store::load_json_files;
 use puzzle_core::backend_contract::timing::Timing;
 use puzzle_core::spec::expr::Constants;
@@ -46,6 +49,41 @@ pub struct BaselineCase {
     pub timing: Timing,
     /// Largest |library − FP64| / max |FP64| over the checked outputs.
     pub max_relative_error: f64,
+    /// What the library was timed on: a bench case's inputs as `runner
+    /// inputs` wrote them. Absent in cases timed on data of their own,
+    /// which no kernel is compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<BenchInputs>,
+    /// The puzzle whose bench case gave those inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs_of: Option<String>,
+}
+
+/// Why a kernel's time and a library's are not put side by side: a ratio is
+/// a claim about the kernel only when both sides ran on the same bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotComparable {
+    #[error("the library was timed on data of its own, not the kernel's inputs")]
+    LibraryInputsUnknown,
+    #[error("the kernel's benchmark does not say what it was timed on")]
+    KernelInputsUnknown,
+    #[error("the library and the kernel were timed on different inputs")]
+    DifferentInputs,
+}
+
+/// Whether `case` and a kernel's benchmark `kernel` were timed on the same
+/// inputs: the same distribution and the same digest of their bytes.
+pub fn comparable(case: &BaselineCase, kernel: Option<&BenchInputs>) -> Result<(), NotComparable> {
+    let library = case
+        .inputs
+        .as_ref()
+        .ok_or(NotComparable::LibraryInputsUnknown)?;
+    let kernel = kernel.ok_or(NotComparable::KernelInputsUnknown)?;
+    if library == kernel {
+        Ok(())
+    } else {
+        Err(NotComparable::DifferentInputs)
+    }
 }
 
 impl BaselineCase {
@@ -95,6 +133,53 @@ mod tests {
         "max_relative_error": 1.2e-7
       }]
     }"#;
+
+    /// (library's inputs, kernel's inputs, the verdict): a ratio is shown
+    /// only for the same bytes on both sides.
+    #[test]
+    fn only_the_same_inputs_are_comparable_table() {
+        let inputs = |digest: &str| BenchInputs {
+            distribution: "uniform".into(),
+            digest: digest.into(),
+        };
+        let other_words = BenchInputs {
+            distribution: "quarters".into(),
+            digest: "d1".into(),
+        };
+        let cases = [
+            (Some(inputs("d1")), Some(inputs("d1")), Ok(())),
+            (
+                Some(inputs("d1")),
+                Some(inputs("d2")),
+                Err(NotComparable::DifferentInputs),
+            ),
+            (
+                Some(inputs("d1")),
+                Some(other_words),
+                Err(NotComparable::DifferentInputs),
+            ),
+            (
+                None,
+                Some(inputs("d1")),
+                Err(NotComparable::LibraryInputsUnknown),
+            ),
+            (
+                Some(inputs("d1")),
+                None,
+                Err(NotComparable::KernelInputsUnknown),
+            ),
+        ];
+        let mut case: BaselineCase =
+            serde_json::from_str::<Baseline>(FILE).unwrap().cases[0].clone();
+        for (library, kernel, want) in cases {
+            case.inputs = library.clone();
+            assert_eq!(
+                comparable(&case, kernel.as_ref()),
+                want,
+                "{library:?} {kernel:?}"
+            );
+        }
+    }
 
     #[test]
     fn reads_what_the_script_writes_and_reports_what_it_cannot() {

@@ -235,14 +235,14 @@ mod tests {
     use super::*;
     use puzzle_core::spec::model::Spec as Resolved;
 
-    const SPEC: &str = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [4]\nconst:\n  N: 4\n\
-        buffers:\n  out: { len: N, output: true }\n  a: { len: N, type: bf16, init: random 1 }\n\
+    const SPEC: &str = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [4]\nconst:\n  SIZE: 4\n\
+        buffers:\n  out: { len: SIZE, output: true }\n  a: { len: SIZE, type: bf16, init: random 1 }\n\
         args: [out, a]\nexpect:\n  out: [0, 0, 0, 0]\n";
 
     fn bench_spec(n: i64) -> Resolved {
         let spec =
             puzzle_core::spec::resolve::PuzzleSpec::parse(SPEC, Path::new("p.md"), 1).unwrap();
-        let case: Constants = [("N".to_string(), n)].into_iter().collect();
+        let case: Constants = [("SIZE".to_string(), n)].into_iter().collect();
         spec.resolve_bench(&case).unwrap()
     }
 
@@ -264,10 +264,14 @@ mod tests {
         // Quarters would all be multiples of 0.25; full mantissas are not.
         assert!(values.iter().filter(|v| (*v * 4.0).fract() != 0.0).count() > 48);
         assert_eq!(manifest.inputs, BenchInputs::of(&spec));
-        assert_ne!(manifest.inputs.digest, BenchInputs::of(&bench_spec(32)).digest);
-        let read: Manifest =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join("manifest.json")).unwrap())
-                .unwrap();
+        assert_ne!(
+            manifest.inputs.digest,
+            BenchInputs::of(&bench_spec(32)).digest
+        );
+        let read: Manifest = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("manifest.json")).unwrap(),
+        )
+        .unwrap();
         assert_eq!(read.inputs, manifest.inputs);
         assert!(matches!(&read.args[0], ArgFile::Buffer { file: None, .. }));
     }

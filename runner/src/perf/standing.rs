@@ -3,7 +3,7 @@
 //! pages set for it — a share of the GPU's measured roof, or of a
 //! library's speed recorded on the same GPU model.
 
-use crate::perf::baseline::Baseline;
+use crate::perf::baseline::{Baseline, comparable};
 use crate::perf::bench::{BenchReport, Checked};
 use crate::perf::roofline::Roof;
 use crate::perf::targets::{Goal, PageTarget};
@@ -142,6 +142,9 @@ fn outcome(
                     Some((b, case))
                 });
             match timed {
+                Some((_, case)) if let Err(why) = comparable(case, yours.inputs.as_ref()) => {
+                    Outcome::Unknown(format!("not compared with `{name}`: {why}"))
+                }
                 Some((baseline, case)) => {
                     let percent = 100.0 * case.timing.median_ms / yours.timing.median_ms;
                     Outcome::Reached {
@@ -185,6 +188,7 @@ impl Outcome {
 mod tests {
     use super::*;
     use crate::perf::baseline::BaselineCase;
+    use crate::perf::inputs::BenchInputs;
     use crate::perf::roofline::{Binding, Placement};
     use puzzle_core::backend_contract::backend::{BackendKind, DeviceInfo};
     use puzzle_core::backend_contract::timing::{Clock, Timing};
@@ -235,10 +239,22 @@ mod tests {
                 elements: 0,
             },
             checked,
+            inputs: Some(inputs("the kernel's")),
+        }
+    }
+
+    fn inputs(digest: &str) -> BenchInputs {
+        BenchInputs {
+            distribution: "uniform".into(),
+            digest: digest.into(),
         }
     }
 
     fn library(device: &str, size: i64, ms: f64) -> Baseline {
+        library_on(device, size, ms, "the kernel's")
+    }
+
+    fn library_on(device: &str, size: i64, ms: f64, digest: &str) -> Baseline {
         Baseline {
             library: "cuBLAS".into(),
             software: String::new(),
@@ -251,6 +267,8 @@ mod tests {
                 bytes: None,
                 timing: timing(ms),
                 max_relative_error: 0.0,
+                inputs: Some(inputs(digest)),
+                inputs_of: None,
             }],
         }
     }
@@ -280,7 +298,7 @@ mod tests {
             PageTarget,
             Vec<Baseline>,
             Want,
-        ); 7] = [
+        ); 8] = [
             (
                 "library met",
                 2.0,
@@ -325,6 +343,17 @@ mod tests {
                 target(90.0, sgemm()),
                 vec![library(GPU, 2048, 0.3)],
                 Err("no `sgemm` time"),
+            ),
+            (
+                "a library timed on other inputs is not compared",
+                2.0,
+                None,
+                Checked::Passed,
+                target(90.0, sgemm()),
+                vec![library_on(GPU, 4096, 1.9, "other")],
+                Err(
+                    "not compared with `sgemm`: the library and the kernel were timed on different inputs",
+                ),
             ),
             (
                 "roof met",

@@ -109,10 +109,12 @@ impl BufferCheck {
         let scale = largest(self.expected.iter().copied());
         let tolerance = self.tolerance();
         let (got, expected) = (&self.got, &self.expected);
-        self.wrong.retain(|&i| match (got.get(i).copied().flatten(), expected.get(i)) {
-            (Some(got), Some(&want)) => !close_at_scale(got, want, tolerance, scale),
-            _ => true,
-        });
+        self.wrong.retain(
+            |&i| match (got.get(i).copied().flatten(), expected.get(i)) {
+                (Some(got), Some(&want)) => !close_at_scale(got, want, tolerance, scale),
+                _ => true,
+            },
+        );
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -519,7 +521,11 @@ mod tests {
             (1.0, 0.0, 1000.0, false),
         ];
         for (got, want, scale, close) in cases {
-            assert_eq!(close_at_scale(got, want, t, scale), close, "{got} {want} {scale}");
+            assert_eq!(
+                close_at_scale(got, want, t, scale),
+                close,
+                "{got} {want} {scale}"
+            );
         }
         assert_eq!(largest([-3.0, 2.0].into_iter()), 3.0);
     }

@@ -585,9 +585,9 @@ impl Values {
 
 /// What a benchmark's inputs are, in words, as recordings and the
 /// libraries' baselines state them ([`Values::materialize_for_timing`]).
-pub const BENCH_INPUTS: &str = "uniform in [-4, 4) with full mantissas (scaled or moved as the \
-     spec's `random` says), rounded to each buffer's type; integer inputs as the spec draws them; \
-     the k-th argument seeded k";
+pub const BENCH_INPUTS: &str = "values uniform over [-4, 4) (some inputs scaled or shifted) with \
+     full mantissas, rounded to each input's type; integer inputs as drawn for the checks; seeded by \
+     argument position";
 
 impl<'de> Deserialize<'de> for Values {
     fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {

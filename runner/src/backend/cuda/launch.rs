@@ -1,7 +1,8 @@
 //! A compiled kernel on its GPUs, in the child process that runs it: buffers
 //! holding exactly the bytes the engine sent (each between canary bands,
 //! 2 or 4 bytes an element as its type has it), every
-//! launch of the run in order, CUDA events around each run, the checked
+//! launch of the run in order, CUDA events around each run (behind a short
+//! spin on the GPU, so they time the GPU's work and not the host's), the checked
 //! run's outputs read back before the timed ones. A spec's setup steps run
 //! in the checked run and once on each other set of buffers, never timed.
 //! Each run is announced before it is made, so the engine gives every
@@ -54,6 +55,10 @@ pub fn execute(
         .iter()
         .map(|ctx| ctx.load_module(Ptx::from_src(job.ptx.clone())))
         .collect::<Result<Vec<_>, _>>()
+        .map_err(device)?;
+    let lead = devices.contexts[0]
+        .load_module(Ptx::from_src(LEAD_PTX))
+        .and_then(|module| module.load_function("gpu_puzzles_lead"))
         .map_err(device)?;
     let mut functions = Vec::new();
     for launch in &spec.launches {
@@ -208,6 +213,20 @@ pub fn execute(
                   tables: &[Option<[u64; MAX_GPUS as usize]>],
                   steps: Steps|
      -> Result<f64, BackendError> {
+        // The GPU is kept busy while the host queues the run, so the start
+        // event completes when the GPU turns to the run, not when the host
+        // began to build it: the time is the GPU's work alone, as the
+        // libraries beside the kernels are timed.
+        let cycles = LEAD_CYCLES;
+        let mut wait = first.launch_builder(&lead);
+        wait.arg(&cycles);
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: `gpu_puzzles_lead` takes one u64 by value and touches no memory.
+        unsafe { wait.launch(one) }.map_err(device)?;
         let start = first.record_event(timing_event).map_err(device)?;
         for other in others {
             other.wait(&start).map_err(device)?;
@@ -309,6 +328,33 @@ pub fn execute(
     let timing = Timing::from_samples(Clock::Device, &samples).map(|t| t.with_wall(&wall));
     Ok((DeviceOutcome::Ran(DeviceRun { timing, buffers }), blobs))
 }
+
+/// GPU cycles the lead kernel spins before each run (about half a
+/// millisecond at an H100's or H200's clock): longer than the host takes to
+/// queue a run's launches.
+const LEAD_CYCLES: u64 = 1_000_000;
+
+/// One thread spinning on the SM's cycle counter for `cycles` cycles,
+/// queued ahead of each timed run's start event. Written in PTX, so no
+/// compiler is needed to load it; any GPU since Volta runs it.
+const LEAD_PTX: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry gpu_puzzles_lead(.param .u64 cycles)
+{
+    .reg .pred %p;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [cycles];
+    mov.u64 %rd2, %clock64;
+    add.u64 %rd1, %rd1, %rd2;
+spin:
+    mov.u64 %rd3, %clock64;
+    setp.lt.u64 %p, %rd3, %rd1;
+    @%p bra spin;
+    ret;
+}
+";
 
 /// Which of a run's launches to make: the checked run makes every one; a
 /// spec's setup steps (a forward pass whose saved values its backward pass

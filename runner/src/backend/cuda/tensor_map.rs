@@ -7,12 +7,12 @@
 // passing one by value needs cudarc's `DeviceRepr`.
 #![allow(unsafe_code)]
 
+use crate::perf::inputs::tensor_map_dimensions;
 use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use crate::perf::inputs::tensor_map_dimensions;
 use puzzle_core::spec::data::Dtype;
 use puzzle_core::spec::model::{Buffer, TensorMap};
 

@@ -305,6 +305,8 @@ pub fn record_benches(
                     date: Some(today()),
                 });
             }
+            // Kept after each puzzle: a session cut short keeps what it timed.
+            store::write(path, &recording)?;
         }
         store::write(path, &recording)?;
     }
