@@ -627,20 +627,16 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             "2026-11-22",
             &other,
             &[
-                "not compared: the library and the kernel were timed on different inputs",
-                "not judged on this GPU, for the library and the kernel were timed on different inputs",
+                "Against libadd: not compared on this GPU, for the library and the kernel were timed on different inputs.",
             ],
-            &["200.0%", "<strong>met</strong>"],
+            &["200.0%", "Achieved 200.0 %"],
         ),
         // A library timed on data of its own (every baseline before they were kept).
         (
             2.0,
             "2026-11-22",
             &None,
-            &[
-                "not compared: the library was timed on data of its own",
-                "on data of its own, so no kernel is compared with it here",
-            ],
+            &["not compared on this GPU, for the library was timed on data of its own"],
             &["200.0%"],
         ),
     ];

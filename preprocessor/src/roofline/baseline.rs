@@ -33,6 +33,19 @@ pub fn baseline_section(
         .iter()
         .filter(|c| c.name == wanted.name)
         .collect();
+    // No row on the library's inputs: no table of refusals, one sentence.
+    let refusals: Vec<NotComparable> = rows
+        .iter()
+        .filter_map(|&row| Some(percent_of(case_of_row(&cases, row)?, row)))
+        .map(|verdict| verdict.err())
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    if let Some(why) = refusals.first() {
+        return format!(
+            "<p class=\"puzzle-baseline\">Against {}: not compared on this GPU, for {why}.</p>\n",
+            baseline.library
+        );
+    }
     // A stream (a softmax, a norm) is read in GB/s; a product in GFLOP/s.
     let streams = cases.iter().all(|c| c.bytes.is_some());
     let rate_unit = if streams { "GB/s" } else { "GFLOP/s" };

@@ -150,8 +150,7 @@ pub fn write(spec: &Spec, dir: &Path, ptx: Option<&str>) -> Result<Manifest, Wri
                     _ => None,
                 };
                 let tensor_map = b.tensor_map.as_ref().map(|map| {
-                    let (sizes, strides, tile) =
-                        tensor_map_dimensions(&b.shape, &map.tile, b.dtype.size());
+                    let (sizes, strides, tile) = map.driver_dimensions(&b.shape, b.dtype.size());
                     TensorMapPlan {
                         sizes,
                         strides,
@@ -209,27 +208,6 @@ pub fn write(spec: &Spec, dir: &Path, ptx: Option<&str>) -> Result<Manifest, Wri
     Ok(manifest)
 }
 
-/// The driver's dimensions for a tensor map, innermost first (a spec's
-/// shape is outermost first): sizes, the byte strides of every dimension
-/// but the innermost, and the box.
-pub fn tensor_map_dimensions(
-    shape: &[usize],
-    tile: &[u32],
-    element: usize,
-) -> (Vec<u64>, Vec<u64>, Vec<u32>) {
-    let sizes: Vec<u64> = shape.iter().rev().map(|&d| d as u64).collect();
-    let strides = sizes
-        .iter()
-        .scan(element as u64, |stride, &d| {
-            *stride *= d;
-            Some(*stride)
-        })
-        .take(sizes.len().saturating_sub(1))
-        .collect();
-    let tile = tile.iter().rev().copied().collect();
-    (sizes, strides, tile)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,40 +252,5 @@ mod tests {
         .unwrap();
         assert_eq!(read.inputs, manifest.inputs);
         assert!(matches!(&read.args[0], ArgFile::Buffer { file: None, .. }));
-    }
-
-    /// (shape, box, element bytes) and the driver's (sizes, strides, box).
-    type Case<'a> = (
-        &'a [usize],
-        &'a [u32],
-        usize,
-        (&'a [u64], &'a [u64], &'a [u32]),
-    );
-
-    #[test]
-    fn dimensions_are_innermost_first() {
-        let cases: &[Case] = &[
-            (
-                &[256, 512],
-                &[128, 64],
-                2,
-                (&[512, 256], &[1024], &[64, 128]),
-            ),
-            (
-                &[4, 8, 16],
-                &[1, 2, 4],
-                4,
-                (&[16, 8, 4], &[64, 512], &[4, 2, 1]),
-            ),
-            (&[1024], &[256], 4, (&[1024], &[], &[256])),
-        ];
-        for (shape, tile, element, (sizes, strides, boxes)) in cases {
-            let got = tensor_map_dimensions(shape, tile, *element);
-            assert_eq!(
-                got,
-                (sizes.to_vec(), strides.to_vec(), boxes.to_vec()),
-                "{shape:?}"
-            );
-        }
     }
 }

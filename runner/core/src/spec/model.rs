@@ -69,6 +69,27 @@ pub enum TensorMapError {
 }
 
 impl TensorMap {
+    /// `cuTensorMapEncodeTiled`'s dimensions, innermost first (a spec's
+    /// shape is outermost first): sizes, the byte strides of every
+    /// dimension but the innermost, and the box; `element` bytes each.
+    pub fn driver_dimensions(
+        &self,
+        shape: &[usize],
+        element: usize,
+    ) -> (Vec<u64>, Vec<u64>, Vec<u32>) {
+        let sizes: Vec<u64> = shape.iter().rev().map(|&d| d as u64).collect();
+        let strides = sizes
+            .iter()
+            .scan(element as u64, |stride, &d| {
+                *stride *= d;
+                Some(*stride)
+            })
+            .take(sizes.len().saturating_sub(1))
+            .collect();
+        let tile = self.tile.iter().rev().copied().collect();
+        (sizes, strides, tile)
+    }
+
     /// The TMA's own limits (those `cuTensorMapEncodeTiled` refuses with a
     /// bare CUDA_ERROR_INVALID_VALUE), checked against the buffer's shape
     /// and type so that the spec's line gets a sentence instead.
@@ -295,6 +316,45 @@ impl Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (shape, box, element bytes) and the driver's (sizes, strides, box).
+    type Case<'a> = (
+        &'a [usize],
+        &'a [u32],
+        usize,
+        (&'a [u64], &'a [u64], &'a [u32]),
+    );
+
+    #[test]
+    fn dimensions_are_innermost_first() {
+        let cases: &[Case] = &[
+            (
+                &[256, 512],
+                &[128, 64],
+                2,
+                (&[512, 256], &[1024], &[64, 128]),
+            ),
+            (
+                &[4, 8, 16],
+                &[1, 2, 4],
+                4,
+                (&[16, 8, 4], &[64, 512], &[4, 2, 1]),
+            ),
+            (&[1024], &[256], 4, (&[1024], &[], &[256])),
+        ];
+        for (shape, tile, element, (sizes, strides, boxes)) in cases {
+            let map = TensorMap {
+                tile: tile.to_vec(),
+                swizzle: 0,
+            };
+            let got = map.driver_dimensions(shape, *element);
+            assert_eq!(
+                got,
+                (sizes.to_vec(), strides.to_vec(), boxes.to_vec()),
+                "{shape:?}"
+            );
+        }
+    }
 
     #[test]
     fn tensor_map_limits() {

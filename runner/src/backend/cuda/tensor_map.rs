@@ -7,7 +7,6 @@
 // passing one by value needs cudarc's `DeviceRepr`.
 #![allow(unsafe_code)]
 
-use crate::perf::inputs::tensor_map_dimensions;
 use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
@@ -67,7 +66,7 @@ pub fn encode(
     b: &Buffer,
     map: &TensorMap,
 ) -> Result<TensorMapParam, TensorMapRefused> {
-    let (sizes, strides, tile) = tensor_map_dimensions(&b.shape, &map.tile, b.dtype.size());
+    let (sizes, strides, tile) = map.driver_dimensions(&b.shape, b.dtype.size());
     let element_strides = vec![1u32; sizes.len()];
     let mut encoded = sys::CUtensorMap { opaque: [0; 16] };
     // SAFETY: every array holds `rank` entries (strides `rank - 1`), as the
