@@ -299,6 +299,13 @@ impl BenchReport {
             self.footprint_bytes, self.buffer_sets
         ));
         lines.extend(self.placement.lines().into_iter().map(|l| format!("  {l}")));
+        if let Some(inputs) = &self.inputs {
+            lines.push(format!(
+                "  inputs: {} (digest {})",
+                inputs.distribution,
+                &inputs.digest[..inputs.digest.len().min(16)]
+            ));
+        }
         lines.push(format!("  output: {}", self.checked.summary()));
         lines.join("\n") + "\n"
     }
