@@ -110,9 +110,7 @@ pub fn render(yaml: &str, measured: &[Measured]) -> Result<String, PrecisionBloc
         serde_saphyr::from_str(yaml).map_err(|e| PrecisionBlockError(Box::new(e)))?;
     if measured.is_empty() {
         return Ok(
-            "<p class=\"puzzle-recorded\">No rounding measured yet (results/precision/): \
-             run <code>python3 .ci/gpu/baseline/precision.py</code> on a GPU.</p>\n"
-                .to_string(),
+            "<p class=\"puzzle-recorded\">No rounding measured on a GPU yet.</p>\n".to_string(),
         );
     }
     let mut md = String::from("<div class=\"puzzle-precision\">\n\n");
@@ -288,7 +286,7 @@ mod tests {
         assert!(
             render("table: dot", &[])
                 .unwrap()
-                .contains("No rounding measured yet")
+                .contains("No rounding measured on a GPU yet")
         );
         assert!(render("table: tensor", &both).is_err());
         assert!(render("table: dot\nextra: 1", &both).is_err());

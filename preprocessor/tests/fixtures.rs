@@ -547,7 +547,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     session.set_recordings(vec![recording(1e-9, &solution)]);
     let page = process_chapter(&content, &file, &session).unwrap().0;
     assert!(
-        page.contains("No `add_ten` baseline recorded on this GPU"),
+        page.contains("The library (`add_ten`) has not been timed on this GPU"),
         "{page}"
     );
     // The library timed on the kernel's own inputs, as `runner inputs` writes them.

@@ -297,8 +297,7 @@ pub fn render_block(
         let _ = writeln!(
             md,
             "<p class=\"puzzle-recorded\">No recorded CUDA results of these collectives yet: \
-             <code>bash .ci/gpu/remote multi</code> on a host of several GPUs records them \
-             (and NCCL's times beside them).</p>\n"
+             they take a host of several GPUs.</p>\n"
         );
     }
     md.push_str("</div>\n");
@@ -507,10 +506,7 @@ fn sources(recording: &Recording, baseline: Option<&Baseline>, lines: &[Line]) -
                 );
             }
         }
-        None => text.push_str(
-            "NCCL not timed on this host (results/baselines/): <code>bash .ci/gpu/remote \
-             multi</code> there times it.",
-        ),
+        None => text.push_str("NCCL not timed on this host."),
     }
     let _ = write!(
         text,

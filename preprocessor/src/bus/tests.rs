@@ -327,7 +327,7 @@ fn stale_and_missing_benchmarks_are_reported_table() {
         (
             "no recording",
             vec![],
-            &["No recorded CUDA results", "bash .ci/gpu/remote multi"],
+            &["No recorded CUDA results", "a host of several GPUs"],
         ),
         (
             "only other puzzles",

@@ -195,7 +195,7 @@ pub fn render_block(
         let _ = writeln!(
             md,
             "<p class=\"puzzle-recorded\">No recorded CUDA results of these puzzles yet: \
-             <code>bash .ci/gpu/remote multi</code> on a host of several GPUs records them.</p>\n"
+             they take a host of several GPUs.</p>\n"
         );
     }
     md.push_str("</div>\n");

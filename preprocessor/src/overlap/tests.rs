@@ -375,7 +375,7 @@ fn stale_and_missing_cells_table() {
         let Some(first_row) = first_row else {
             assert!(rows.is_empty(), "{name}: {page}");
             let none = "<p class=\"puzzle-recorded\">No recorded CUDA results of these puzzles \
-                        yet: <code>bash .ci/gpu/remote multi</code> on a host";
+                        yet: they take a host of several GPUs.";
             assert!(page.contains(none), "{name}: {page}");
             continue;
         };

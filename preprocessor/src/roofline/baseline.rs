@@ -23,8 +23,8 @@ pub fn baseline_section(
         .find(|b| b.device == device && b.cases.iter().any(|c| c.name == wanted.name))
     else {
         return format!(
-            "<p class=\"puzzle-baseline\">No `{}` baseline recorded on this GPU (results/baselines/): \
-             run <code>bash .ci/gpu/remote baseline</code> there to compare.</p>\n",
+            "<p class=\"puzzle-baseline\">The library (`{}`) has not been timed on this GPU: \
+             nothing to compare with.</p>\n",
             wanted.name
         );
     };

@@ -327,10 +327,7 @@ fn ceilings_sentence(
         .collect();
     let compute = match compute {
         Some(c) => format!("{} {} GFLOP/s ({})", math.label(), rate(c.gflop_s), c.from),
-        None => format!(
-            "{} not measured on this GPU (run <code>bash .ci/gpu/remote baseline</code> there)",
-            math.label()
-        ),
+        None => format!("{} not measured on this GPU", math.label()),
     };
     let mut text = format!(
         "Roofs, each the fastest of its kind measured on this GPU, through either API or \
