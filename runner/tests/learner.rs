@@ -336,7 +336,7 @@ fn bench_file(lang: Lang, gpu: bool) -> Result<(), Failed> {
         "your kernel, ",
         "output: ✔ matches the CPU reference",
         // What it was timed on, as a library beside it must be.
-        "inputs: values uniform over [-4, 4)",
+        "inputs: values spread uniformly over [-4, 4)",
         "the book's solution, timed in the same run: ",
         "% of its speed",
         "target (src/performance/p19_sgemm.md): ≥ ",

@@ -76,7 +76,8 @@ for lang, puzzle, name in PAIRS:
                     continue
                 ours, theirs = report["timing"], c["timing"]
                 # A ratio only for the same bytes on both sides (as the pages refuse others).
-                same = c.get("inputs") is not None and c.get("inputs") == report.get("inputs")
+                digest = lambda side: (side.get("inputs") or {}).get("digest")
+                same = digest(c) is not None and digest(c) == digest(report)
                 ratio = (f"{100 * theirs['median_ms'] / ours['median_ms']:.1f} %" if same
                          else "not compared: other inputs")
                 size = ", ".join(f"{k}={v}" for k, v in case.items())

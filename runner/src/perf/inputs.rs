@@ -21,8 +21,8 @@ use puzzle_core::spec::model::{Arg, Spec};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// What a benchmark's inputs were: the same words and digest on both sides
-/// of a ratio, or the ratio is not shown.
+/// What a benchmark's inputs were: the same digest on both sides of a
+/// ratio, or the ratio is not shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BenchInputs {

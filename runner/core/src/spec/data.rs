@@ -585,7 +585,7 @@ impl Values {
 
 /// What a benchmark's inputs are, in words, as recordings and the
 /// libraries' baselines state them ([`Values::materialize_for_timing`]).
-pub const BENCH_INPUTS: &str = "values uniform over [-4, 4) (some inputs scaled or shifted) with \
+pub const BENCH_INPUTS: &str = "values spread uniformly over [-4, 4), some scaled or shifted, with \
      full mantissas, rounded to each input's type; integer inputs as drawn for the checks; seeded by \
      argument position";
 
