@@ -116,6 +116,8 @@ pub fn baseline_section(
             .find(|c| row.case.as_ref().is_some_and(|rc| c.matches(rc)))
     };
     let mut other_days = false;
+    // Why rows are not compared, said once under the table.
+    let mut refused = std::collections::BTreeSet::new();
     for &row in rows {
         let Some(case) = case_of(row) else { continue };
         let day = other_day(row, &baseline.date);
@@ -134,11 +136,8 @@ pub fn baseline_section(
                 rate(p)
             ),
             (Ok(p), Err(why)) => {
-                format!(
-                    "{} | {} | not compared: {why}",
-                    format_ms(p.median_ms),
-                    rate(p)
-                )
+                refused.insert(why.to_string());
+                format!("{} | {} | not compared", format_ms(p.median_ms), rate(p))
             }
             (Err(why), _) => format!("{why} | – | –"),
             (Ok(_), Ok(None)) => "no time recorded | – | –".into(),
@@ -148,6 +147,14 @@ pub fn baseline_section(
             "| `{}` | {} | {cells} |",
             row.id,
             row.sizes.as_deref().unwrap_or("")
+        );
+    }
+    if !refused.is_empty() {
+        let reasons: Vec<String> = refused.into_iter().collect();
+        let _ = writeln!(
+            md,
+            "\nA row marked “not compared” has no percentage: {}.",
+            reasons.join("; ")
         );
     }
     if other_days {
