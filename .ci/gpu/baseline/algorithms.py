@@ -18,7 +18,6 @@ step of each ladder takes its array in the same place, so one case serves the
 whole ladder. The output is checked against the same operation in FP64, and
 the error recorded is the largest difference over the largest output.
 """
-import shutil
 import sys
 
 import common
@@ -34,19 +33,10 @@ def timed(call):
     return common.timed(call, SAMPLES, WARMUP)
 
 
-def bench_inputs(puzzle, size):
-    """`puzzle`'s first bench case at SIZE `size` (its other constants shape
-    the launch, not the inputs), loaded on the GPU, its files (4 GiB at
-    2^30 floats) removed."""
-    inp = common.runner_inputs(torch, puzzle, SIZE=size)
-    shutil.rmtree(inp.folder)
-    return inp
-
-
 def sum_case(size):
     # Puzzle 17's steps 1 to 4 take [out, a, partials, size, count]: the
     # same inputs as step 4's, the one with a target.
-    inp = bench_inputs("p17_reduce_vec4", size)
+    inp = common.runner_inputs(torch, "p17_reduce_vec4", SIZE=size)
     x = inp["a"]
     got = []
     timing = timed(lambda: got.append(torch.sum(x)))
@@ -58,7 +48,7 @@ def sum_case(size):
 
 def cumsum_case(size):
     # Puzzle 18's four steps take [out, a, ...] alike: step 4's inputs.
-    inp = bench_inputs("p18_scan_async", size)
+    inp = common.runner_inputs(torch, "p18_scan_async", SIZE=size)
     x = inp["a"]
     out = torch.empty_like(x)
     timing = timed(lambda: torch.cumsum(x, 0, out=out))

@@ -185,11 +185,14 @@ def load_tensor(torch, path, dtype, shape):
     return host.reshape(shape).to("cuda")
 
 
-def runner_inputs(torch, puzzle, case=1, ptx=False, **constants):
+def runner_inputs(torch, puzzle, case=1, ptx=False, keep=False, **constants):
     """The inputs of `puzzle`'s `case`-th bench case (from 1), with
-    `constants` changed (SIZE=8192), written by `runner inputs` into a
-    temporary folder and loaded: a library timed on them is timed on what
-    the kernel is. Ends the script with the runner's words if it fails."""
+    `constants` changed (SIZE=8192; the others shape the launch, not the
+    inputs), written by `runner inputs` into a temporary folder and loaded:
+    a library timed on them is timed on what the kernel is. The folder (4
+    GiB at 2^30 floats) is removed once loaded, unless `keep` (the PTX is
+    read from it later). Ends the script with the runner's words if it fails."""
+    import shutil
     import subprocess
     import tempfile
 
@@ -201,4 +204,7 @@ def runner_inputs(torch, puzzle, case=1, ptx=False, **constants):
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"`{' '.join(command)}` failed: {done.stderr.strip() or done.stdout.strip()}")
-    return RunnerInputs(torch, folder)
+    loaded = RunnerInputs(torch, folder)
+    if not keep:
+        shutil.rmtree(folder)
+    return loaded

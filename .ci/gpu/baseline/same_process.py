@@ -357,7 +357,7 @@ def cases_of(puzzle):
     """Each bench case's inputs, until the runner says there are no more."""
     for case in itertools.count(1):
         try:
-            yield case, common.runner_inputs(torch, puzzle, case=case, ptx=True)
+            yield case, common.runner_inputs(torch, puzzle, case=case, ptx=True, keep=True)
         except SystemExit as said:
             if case > 1 and "bench case(s)" in str(said.code):
                 return

@@ -32,7 +32,6 @@ Each is checked against an FP64 product of the same (rounded) inputs on a
 spread of rows: the error recorded is the largest difference over the
 largest output.
 """
-import shutil
 import sys
 
 import common
@@ -46,14 +45,6 @@ SAMPLES, WARMUP, CHECKED_ROWS = 20, 5, 256
 BF16_PUZZLE, FP8_PUZZLE = "p35_gemm_persistent", "p35_gemm_fp8"
 
 
-def bench_inputs(puzzle, size):
-    """`puzzle`'s first bench case at SIZE `size` (its other constants shape
-    the launch, not the inputs), loaded on the GPU, its files removed."""
-    inp = common.runner_inputs(torch, puzzle, SIZE=size)
-    shutil.rmtree(inp.folder)
-    return inp
-
-
 def mm_case(name, size, a, b):
     """torch.mm(a, b) of two SIZE x SIZE matrices, timed and checked."""
     out = torch.empty(size, size, device="cuda", dtype=a.dtype)
@@ -64,7 +55,7 @@ def mm_case(name, size, a, b):
 
 
 def bf16_case(size):
-    inp = bench_inputs(BF16_PUZZLE, size)
+    inp = common.runner_inputs(torch, BF16_PUZZLE, SIZE=size)
     return {**mm_case("gemm_bf16", size, inp["a"], inp["b"]), **inp.stamp()}
 
 
@@ -157,7 +148,7 @@ else:
     cases = []
     for size in sizes:
         # One set of inputs for both products at this size.
-        inp = bench_inputs(FP8_PUZZLE, size)
+        inp = common.runner_inputs(torch, FP8_PUZZLE, SIZE=size)
         cases.append(fp8_case("gemm_fp8", size, inp, False))
         # Where this PyTorch's _scaled_mm does not take use_fast_accum=True,
         # the file holds the plain product alone.

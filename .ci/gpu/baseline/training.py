@@ -40,7 +40,6 @@ The bytes recorded are the fewest each operation must move, counted as the
 book counts its kernels' (each input read once, each output written once),
 so that the rates compare.
 """
-import shutil
 import sys
 
 import common
@@ -70,15 +69,6 @@ def uniform(gen, *shape):
     return torch.rand(*shape, device="cuda", generator=gen) * 8 - 4
 
 
-def bench_inputs(puzzle, **sizes):
-    """`puzzle`'s first bench case with its size constants set to `sizes`
-    (the others shape the launch, not the inputs), loaded on the GPU, its
-    files removed."""
-    inp = common.runner_inputs(torch, puzzle, **sizes)
-    shutil.rmtree(inp.folder)
-    return inp
-
-
 def maybe_compiled(fn, compiled):
     """`fn` as it is (eager: one library kernel a call) or through
     torch.compile (Inductor's generated kernels), compiled on its first call,
@@ -94,7 +84,7 @@ def softmax_backward_case(rows, cols, compiled=False):
     # Both of Puzzle 41's steps take [out, y, dy, cols]: the second's inputs.
     # Its y is uniform, not a softmax's output: the backward's formula,
     # y * (dy - sum(y * dy)), is the same work on any y.
-    inp = bench_inputs("p41_softmax_backward_registers", ROWS=rows, COLS=cols)
+    inp = common.runner_inputs(torch, "p41_softmax_backward_registers", ROWS=rows, COLS=cols)
     y, dy = inp["y"], inp["dy"]
     backward = maybe_compiled(
         lambda dy, y: torch._softmax_backward_data(dy, y, 1, torch.float32), compiled
@@ -113,7 +103,7 @@ def softmax_backward_case(rows, cols, compiled=False):
 
 
 def layer_norm_backward_case(rows, cols, compiled=False):
-    inp = bench_inputs("p42_layernorm_backward", ROWS=rows, COLS=cols)
+    inp = common.runner_inputs(torch, "p42_layernorm_backward", ROWS=rows, COLS=cols)
     x, dy, gamma = inp["x"], inp["dy"], inp["gamma"]
     # The kernel takes no beta (no gradient depends on it), but PyTorch's
     # forward and backward take one: drawn here, uniform in [-4, 4) as before.
@@ -148,7 +138,7 @@ def layer_norm_backward_case(rows, cols, compiled=False):
 
 
 def cross_entropy_case(rows, vocab, compiled=False):
-    inp = bench_inputs("p43_cross_entropy", ROWS=rows, VOCAB=vocab)
+    inp = common.runner_inputs(torch, "p43_cross_entropy", ROWS=rows, VOCAB=vocab)
     logits = inp["logits"].requires_grad_()
     # The spec's targets are u32; F.cross_entropy takes int64 alone. They
     # are all below VOCAB, so the int32 view has the same values, widened
@@ -182,7 +172,7 @@ def cross_entropy_case(rows, vocab, compiled=False):
 
 
 def adamw_case(size):
-    inp = bench_inputs("p44_adamw", SIZE=size)
+    inp = common.runner_inputs(torch, "p44_adamw", SIZE=size)
     # A copy: the optimizer steps its parameter in place, and the spec's
     # stays as it was for the step below.
     param = torch.nn.Parameter(inp["param"].clone())
@@ -232,7 +222,7 @@ def attention_backward_case(batch, heads, seq, dim, backend, name):
 
     # Both of Puzzle 45's forms take the same arguments: the first's inputs
     # (queries and keys in [-2, 2), values and dout in [-4, 4), BF16).
-    inp = bench_inputs("p45_attention_backward", HEADS=batch * heads, SEQ=seq, DIM=dim)
+    inp = common.runner_inputs(torch, "p45_attention_backward", HEADS=batch * heads, SEQ=seq, DIM=dim)
     # [HEADS, SEQ, DIM], row-major: SDPA's [batch, heads, SEQ, DIM] with
     # HEADS = batch x heads, as a view; detached, a leaf autograd can
     # differentiate against.

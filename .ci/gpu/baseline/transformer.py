@@ -40,7 +40,6 @@ would return NaN here. Where several puzzles are compared with one case,
 the one named takes its inputs in the same places as the others, or is the
 chapter's headline step where they differ.
 """
-import shutil
 import sys
 
 import common
@@ -63,18 +62,9 @@ def timed(call):
     return common.timed(call, SAMPLES, WARMUP)
 
 
-def bench_inputs(puzzle, **sizes):
-    """`puzzle`'s first bench case with its size constants set to `sizes`
-    (the others shape the launch, not the inputs), loaded on the GPU, its
-    files removed."""
-    inp = common.runner_inputs(torch, puzzle, **sizes)
-    shutil.rmtree(inp.folder)
-    return inp
-
-
 def softmax_case(rows, cols):
     # Puzzle 28's four steps take their one input, `a`, in the same place.
-    inp = bench_inputs("p28_softmax_registers", ROWS=rows, COLS=cols)
+    inp = common.runner_inputs(torch, "p28_softmax_registers", ROWS=rows, COLS=cols)
     x = inp["a"]
     # The operation alone, as a model calls it (it allocates its output; the
     # caching allocator makes that free after the first call).
@@ -95,10 +85,10 @@ def layer_norm_case(rows, cols, residual):
     if residual:
         # The fused step's inputs; the unfused one's (its scratch `h` comes
         # first) are others, so it is not compared.
-        inp = bench_inputs("p29_add_layernorm_fused", ROWS=rows, COLS=cols)
+        inp = common.runner_inputs(torch, "p29_add_layernorm_fused", ROWS=rows, COLS=cols)
         x, r = inp["x"], inp["r"]
     else:
-        inp = bench_inputs("p29_layernorm", ROWS=rows, COLS=cols)
+        inp = common.runner_inputs(torch, "p29_layernorm", ROWS=rows, COLS=cols)
         x = inp["a"]
     gamma, beta = inp["gamma"], inp["beta"]
     norm = torch.nn.functional.layer_norm
@@ -124,7 +114,7 @@ def layer_norm_case(rows, cols, residual):
 
 
 def rms_norm_case(rows, cols):
-    inp = bench_inputs("p29_rmsnorm", ROWS=rows, COLS=cols)
+    inp = common.runner_inputs(torch, "p29_rmsnorm", ROWS=rows, COLS=cols)
     x, gamma = inp["a"], inp["gamma"]
     norm = torch.nn.functional.rms_norm
     call = lambda: norm(x, (cols,), gamma, eps=1e-5)
@@ -142,7 +132,7 @@ def rms_norm_case(rows, cols):
 def chain_case(rows, cols):
     # The fused step's inputs; the unfused one's (its scratch `t1` and `t2`
     # come first) are others, so it is not compared.
-    inp = bench_inputs("p30_chain_fused", ROWS=rows, COLS=cols)
+    inp = common.runner_inputs(torch, "p30_chain_fused", ROWS=rows, COLS=cols)
     x, b, s = inp["x"], inp["bias"], inp["scale"]
     gelu = torch.nn.functional.gelu
     call = lambda: gelu(x + b, approximate="tanh") * s
@@ -161,7 +151,7 @@ def chain_case(rows, cols):
 def embedding_case(tokens, vocab, dim):
     # Both of Puzzle 32's steps take [out, table, ids, tokens]: one set of
     # inputs, the last step's.
-    inp = bench_inputs("p32_embedding_quads", TOKENS=tokens, VOCAB=vocab, DIM=dim)
+    inp = common.runner_inputs(torch, "p32_embedding_quads", TOKENS=tokens, VOCAB=vocab, DIM=dim)
     table = inp["table"]
     # The spec's ids are u32, which F.embedding does not take; they are all
     # below VOCAB, so read as int32 (a view, no copy) they are the same ids.
@@ -186,7 +176,7 @@ def attention_case(batch, heads, seq, dim, puzzle, backend, name, causal=False):
     `causal`, each query sees the keys up to its own."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    inp = bench_inputs(puzzle, HEADS=batch * heads, SEQ=seq, DIM=dim)
+    inp = common.runner_inputs(torch, puzzle, HEADS=batch * heads, SEQ=seq, DIM=dim)
     # The spec's q, k and v are [HEADS, SEQ, DIM], row-major: the same bytes
     # as SDPA's [batch, heads, SEQ, DIM] with HEADS = batch x heads (a view).
     q, k, v = (inp[n].view(batch, heads, seq, dim) for n in ("q", "k", "v"))

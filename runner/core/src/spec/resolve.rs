@@ -482,18 +482,18 @@ impl PuzzleSpec {
             ));
         }
         let len = len as usize;
-        let materialize = |values: &Values, line: u64, what: &str| {
+        // `timing`: a benchmark's inputs ([`Values::materialize_for_timing`]).
+        let materialize_as = |values: &Values, line: u64, what: &str, timing: bool| {
             values
                 .with_bound(|bound| expr::eval(bound, constants))
-                .and_then(|values| values.materialize(len))
+                .and_then(|values| match timing {
+                    true => values.materialize_for_timing(len, b.dtype.is_float()),
+                    false => values.materialize(len),
+                })
                 .map_err(|e| self.origin.at(line, format!("{what} of `{name}` {e}")))
         };
-        let materialize_for_timing = |values: &Values, line: u64| {
-            values
-                .with_bound(|bound| expr::eval(bound, constants))
-                .and_then(|values| values.materialize_for_timing(len, b.dtype.is_float()))
-                .map_err(|e| self.origin.at(line, format!("init of `{name}` {e}")))
-        };
+        let materialize =
+            |values: &Values, line: u64, what: &str| materialize_as(values, line, what, false);
         // One rank's contents, in a spec on several GPUs.
         let for_rank = |values: &Values, line: u64, what: &str| match pick {
             None => Ok(values.clone()),
@@ -535,7 +535,7 @@ impl PuzzleSpec {
                 None,
             ),
             (false, Some(values)) if let Fill::Bench(seed) = fill => (
-                Some(materialize_for_timing(&values.reseeded(seed), line)?),
+                Some(materialize_as(&values.reseeded(seed), line, "init", true)?),
                 None,
             ),
             (false, Some(values)) => {
