@@ -157,7 +157,10 @@ fn rate(book: &Book, cases: &[(&str, &str)]) {
         let module = ptx_sim::Module::parse(&ptx).expect("the checker reads NVRTC's PTX");
         let (launches, buffers) = (checker::launches(&spec), checker::buffers(&spec));
         let config = ptx_sim::Config {
-            timeout: Duration::from_secs(600),
+            limits: ptx_sim::Limits {
+                timeout: Duration::from_secs(600),
+                ..ptx_sim::Limits::default()
+            },
             ..ptx_sim::Config::default()
         };
         let mut rates = Vec::new();

@@ -354,6 +354,67 @@ fn every_puzzle_compares_its_outputs() {
     );
 }
 
+/// Every part of the book draws at least one of its ideas, and every figure
+/// is shown somewhere and speaks to a screen reader: a figure is an SVG of
+/// `src/figures/` with `role="img"`, an `aria-label` and a `<title>`,
+/// included by a page. The count per part is printed for the record.
+fn every_part_has_a_figure_and_every_figure_is_named() {
+    let book = book();
+    let summary = std::fs::read_to_string(book.src.join("SUMMARY.md")).unwrap();
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    let mut included = std::collections::BTreeSet::new();
+    // The part whose pages are being read (none before the first, or in an interlude).
+    let mut current = None;
+    for line in summary.lines() {
+        let line = line.trim();
+        if let Some(heading) = line.strip_prefix("# ") {
+            current = heading.strip_prefix("Part ").map(|title| {
+                parts.push((title.to_string(), 0));
+                parts.len() - 1
+            });
+            continue;
+        }
+        let Some(path) = line.split("](").nth(1).and_then(|r| r.strip_suffix(')')) else {
+            continue;
+        };
+        let page = std::fs::read_to_string(book.src.join(path)).unwrap_or_default();
+        for include in page.split("{{#include ").skip(1) {
+            let path = include.split("}}").next().unwrap_or("").trim();
+            let Some((_, name)) = path.rsplit_once("figures/") else {
+                continue;
+            };
+            let name = name.to_string();
+            included.insert(name);
+            if let Some(part) = current {
+                parts[part].1 += 1;
+            }
+        }
+    }
+    assert!(parts.len() >= 8, "the summary's parts: {parts:?}");
+    eprintln!("figures per part: {parts:?}");
+    let bare: Vec<&str> = parts
+        .iter()
+        .filter(|(_, n)| *n == 0)
+        .map(|(title, _)| title.as_str())
+        .collect();
+    assert!(bare.is_empty(), "parts with no figure: {bare:?}");
+    let mut wrong = Vec::new();
+    for entry in std::fs::read_dir(book.src.join("figures")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        if !included.contains(&name) {
+            wrong.push(format!("{name} is on no page of the summary"));
+        }
+        for needed in ["role=\"img\"", "aria-label=\"", "<title>"] {
+            if !svg.contains(needed) {
+                wrong.push(format!("{name} lacks {needed}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     crate::panicking_trials!("content":
         every_puzzle_compares_its_outputs,
@@ -367,5 +428,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         no_chapter_uses_a_concept_before_it_is_taught,
         names,
         no_hopper_or_multi_gpu_helper_is_written_twice,
+        every_part_has_a_figure_and_every_figure_is_named,
     )
 }

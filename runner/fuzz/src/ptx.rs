@@ -114,8 +114,11 @@ pub fn ptx_run(data: &[u8]) {
         rank: 0,
     };
     let config = Config {
-        timeout: TIMEOUT,
-        memory_budget: 64 << 20,
+        limits: ptx_sim::Limits {
+            timeout: TIMEOUT,
+            memory: 64 << 20,
+            ..ptx_sim::Limits::default()
+        },
         ..Config::default()
     };
     let started = Instant::now();

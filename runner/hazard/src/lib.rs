@@ -7,13 +7,26 @@
 //!   diagnostic as a field, so that nothing recognises a finding from its
 //!   message's words;
 //! - [`Hazards`]: a run's findings, one per kind and line, capped;
+//! - [`shadow`]: the race rule's memory of each element, generic over what
+//!   orders two accesses in each language;
+//! - [`counts`]: each thread's global loads and stores, for the puzzles' bounds;
+//! - [`trace`]: who touched which element, for the access diagrams;
+//! - [`limits`]: the time and memory a run may take;
 //! - [`Rng`]: the one seeded generator (SplitMix64), behind the checkers'
 //!   schedules and the specs' `random SEED` inputs.
 
+pub mod counts;
 mod kind;
+pub mod limits;
 mod report;
 mod rng;
+pub mod shadow;
+pub mod trace;
 
+pub use counts::{AccessReport, Counter, Site, Tally};
 pub use kind::Kind;
+pub use limits::{Clock, Deadline, Limits, system_clock};
 pub use report::{Hazard, Hazards};
 pub use rng::Rng;
+pub use shadow::{Conflict, Epochs, Order, Shadow};
+pub use trace::{AccessTrace, Touch, Tracer, VariableTrace};

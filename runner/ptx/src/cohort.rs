@@ -9,9 +9,10 @@
 
 use crate::exec::run_thread;
 use crate::exec_mem::report;
-use crate::exec_mem::{BlockMemory, Cluster, Mbarrier, World};
+use crate::exec_mem::{BlockMemory, Cluster, World};
 use crate::hazard::{Kind, Knowledge};
 use crate::launch::{Config, Error, Launch, Param};
+use crate::mbarrier::Mbarrier;
 use crate::memory::{self, Region};
 use crate::parse::{Kernel, Module, VarSpace};
 use crate::thread::{Origin, Stop, ThreadState, describe};
@@ -94,6 +95,9 @@ pub fn lay_out_params(
 pub struct SharedLayout {
     pub size: u64,
     pub names: Vec<(u64, String)>,
+    /// The kernel issues wgmma, whose reads of shared memory need the
+    /// writes they read fenced for the async proxy (see [`crate::proxy`]).
+    pub async_reads: bool,
 }
 
 /// Lays a launch out in `w`: its parameters' and locals' symbols, its
@@ -160,19 +164,22 @@ pub fn prepare(
     w.cluster = kernel.cluster.unwrap_or([1, 1, 1]);
     w.dynamic_shared = launch.dynamic_shared_bytes;
     if let Some(trace) = w.trace.as_mut()
-        && trace.last().is_none_or(|v| !v.workgroup_memory)
+        && trace.variables().last().is_none_or(|v| !v.workgroup_memory)
     {
-        trace.push(VariableTrace {
-            name: names
-                .first()
-                .map_or_else(|| "shared".to_string(), |(_, n)| n.clone()),
-            workgroup_memory: true,
-            elements: (size / 4) as usize,
-            starts_unwritten: true,
-            touches: Vec::new(),
-        });
+        let name = names
+            .first()
+            .map_or_else(|| "shared".to_string(), |(_, n)| n.clone());
+        trace.add(VariableTrace::new(name, true, (size / 4) as usize, true));
     }
-    Ok(SharedLayout { size, names })
+    let async_reads = kernel
+        .body
+        .iter()
+        .any(|i| i.op == crate::parse_inst::Op::Wgmma);
+    Ok(SharedLayout {
+        size,
+        names,
+        async_reads,
+    })
 }
 
 /// A block's shared memory (poisoned) and mbarriers, fresh; `b` is the
@@ -189,6 +196,7 @@ pub fn block_memory(layout: &SharedLayout, b: u32) -> BlockMemory {
         barrier_changes: 0,
         named: Default::default(),
         in_flight: Default::default(),
+        proxy: layout.async_reads.then(Default::default),
     }
 }
 
@@ -240,6 +248,7 @@ pub fn block_threads(
                 stop: None,
                 wgmma_reads: Default::default(),
                 copies: Default::default(),
+                proxy_fences: 0,
             }
         })
         .collect()
@@ -282,19 +291,18 @@ pub fn run_cluster(
     blocks: &mut [Vec<ThreadState>],
     w: &mut World,
     mems: &mut [BlockMemory],
-    deadline: std::time::Duration,
-    config: &Config,
+    deadline: gpu_hazard::Deadline,
     rng: &mut Rng,
 ) -> Result<Ended, Error> {
     let mut idle_waits = 0;
     let mut idle_spins = 0;
-    let mut clock_checks = 0u32;
+    let mut deadline = deadline;
     // Blocks per cluster: the blocks that reach each other's shared memory.
     let n = (w.cluster.iter().product::<u32>() as usize).clamp(1, blocks.len().max(1));
     let whole = n == blocks.len();
     let place = |k: usize| if whole { (0, k) } else { (k / n * n, k % n) };
     loop {
-        if (config.clock)() > deadline {
+        if deadline.passed() {
             return Err(crate::timeout::timed_out(kernel, blocks, w.lines));
         }
         let mut ready: Vec<(usize, usize)> = Vec::new();
@@ -322,8 +330,7 @@ pub fn run_cluster(
             }
             blocks[k][i].stop = Some(stop);
             // The clock is read now and then: a run is thousands of these.
-            clock_checks += 1;
-            if clock_checks.is_multiple_of(64) && (config.clock)() > deadline {
+            if deadline.tick(6) {
                 return Err(crate::timeout::timed_out(kernel, blocks, w.lines));
             }
         }

@@ -129,13 +129,22 @@ pub fn run_thread(
             }
             _ => {
                 // A poll of a flag in global memory: one that finds the
-                // thread just as at its last poll yields.
-                let poll = i.op == Op::Ld && i.flag(flag::ACQUIRE | flag::RELAXED | flag::VOLATILE);
+                // thread just as at its last poll yields. A poll is a
+                // strong load, or a read-modify-write (an `atomicCAS` that
+                // fails, an `atomicOr(flag, 0)`), whose returned value and
+                // the thread's state tell alike whether anything changed.
+                let poll = (i.op == Op::Ld
+                    && i.flag(flag::ACQUIRE | flag::RELAXED | flag::VOLATILE))
+                    || i.op == Op::Atom;
                 let addr = if poll { poll_address(t, i, w) } else { None };
+                let changes = w.changes;
                 if !step(t, i, w, shared) {
                     return Err((i.text.clone(), i.line as usize));
                 }
+                // An atomic that changed memory is no poll (a histogram's
+                // adds): only one that left it as it was is compared.
                 if let Some(a) = addr
+                    && (i.op != Op::Atom || w.changes == changes)
                     && polled_again(t, i, a)
                 {
                     t.pc += 1;
@@ -147,10 +156,11 @@ pub fn run_thread(
     }
 }
 
-/// The global address an acquire, relaxed or volatile load reads: a poll.
+/// The global address an acquire, relaxed or volatile load, or an atomic
+/// that returns a value, reads: a poll.
 #[cold]
 fn poll_address(t: &ThreadState, i: &Inst, w: &World) -> Option<u64> {
-    if !i.flag(flag::ACQUIRE | flag::RELAXED | flag::VOLATILE) {
+    if i.op != Op::Atom && !i.flag(flag::ACQUIRE | flag::RELAXED | flag::VOLATILE) {
         return None;
     }
     let a = w.address(t, &i.operands[1], i.space)?;
@@ -414,6 +424,15 @@ fn step(
             };
             crate::order::fence(t, &mut w.published, fence);
         }
+        // `fence.proxy.async` (any state space: shared memory is what the
+        // checker's async reader, wgmma, reads) orders this thread's generic
+        // writes before the async proxy's later reads (see `proxy`).
+        Op::Fence if i.has("proxy") && i.mods.iter().any(|m| m.starts_with("async")) => {
+            t.proxy_fences += 1;
+            if let Some(proxy) = shared.mems[shared.own].proxy.as_mut() {
+                proxy.fence(t.index);
+            }
+        }
         Op::Membar | Op::Fence => {}
         Op::Prefetch | Op::Setmaxnreg => {}
         Op::Printf => {
@@ -580,6 +599,7 @@ mod tests {
                         stop: None,
                         wgmma_reads: Default::default(),
                         copies: Default::default(),
+                        proxy_fences: 0,
                     };
                     let masked: Vec<u64> = inst.operands[1..]
                         .iter()

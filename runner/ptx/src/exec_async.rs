@@ -5,13 +5,17 @@
 //! publishes what the arriving thread knows into the phase, and a wait
 //! that sees the phase complete takes it over (see [`crate::hazard`]).
 //! A `cp.async` reads its source when issued and writes its destination
-//! when its group is waited on (see [`cp_async`]); bulk and tensor copies
-//! are still made when issued, as the issuing thread's accesses.
+//! when its group is waited on (see [`cp_async`]). A bulk or tensor copy
+//! reads its source when issued and writes its destination when the
+//! mbarrier it counts its bytes on completes its phase (see [`bulk`]);
+//! until then its words are in flight, and any access to them races with
+//! the copy.
 
-use crate::exec_mem::{Access, Cluster, Mbarrier, World};
+use crate::exec_mem::{Access, Cluster, World};
 use crate::exec_mem::{read, write};
 use crate::hazard::Kind;
 use crate::hazard::Strength;
+use crate::mbarrier::{BulkLanding, Inbound, Mbarrier};
 use crate::memory::{self, Place};
 use crate::parse_inst::{Inst, Operand, Space, Ty};
 use crate::thread::{AsyncCopy, Stop, ThreadState};
@@ -106,7 +110,8 @@ pub fn mbarrier(
             if verb == "arrive_drop" {
                 m.expected = m.expected.saturating_sub(1);
             }
-            m.complete_if_due();
+            let landed = m.complete_if_due();
+            w.changes += u64::from(b.land(landed));
             if let Some(d) = dst.and_then(|d| o.get(d)) {
                 write(t, d, token);
             }
@@ -124,12 +129,23 @@ pub fn mbarrier(
                 return uninitialized(t, w, line);
             };
             m.tx -= tx;
-            m.complete_if_due();
+            let landed = m.complete_if_due();
+            w.changes += u64::from(b.land(landed));
         }
         "try_wait" | "test_wait" => {
+            // A wait is no change, unless bulk copies were on their way: they
+            // are counted now, and may complete the phase.
             b.barrier_changes -= 1;
-            let parity = i.has("parity");
             let x = arg(2, t, w).unwrap_or(0);
+            let Some(m) = b.mbarriers.get_mut(&off) else {
+                return uninitialized(t, w, line);
+            };
+            if m.count_inbound() {
+                let landed = m.complete_if_due();
+                b.barrier_changes += 1;
+                w.changes += u64::from(b.land(landed));
+            }
+            let parity = i.has("parity");
             let Some(m) = b.mbarriers.get(&off) else {
                 return uninitialized(t, w, line);
             };
@@ -224,7 +240,8 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
                     m.pending += 1;
                 }
                 m.pending = m.pending.saturating_sub(1);
-                m.complete_if_due();
+                let landed = m.complete_if_due();
+                w.changes += u64::from(b.land(landed));
                 b.barrier_changes += 1;
             }
         }
@@ -271,7 +288,12 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         let first = off as usize / 4;
         let last = (off as usize + len - 1) / 4;
         for word in first..=last {
-            mem.in_flight.insert(word, t.index, line);
+            let copy = crate::in_flight::Copy {
+                issuer: t.index,
+                line: line as u32,
+                bulk: false,
+            };
+            mem.in_flight.insert(word, copy);
         }
     }
     t.copies.open.push(AsyncCopy {
@@ -330,25 +352,40 @@ pub fn swizzled(l: u64, swizzle: u32) -> u64 {
     l ^ ((l >> 3) & (((1u64 << bits) - 1) << 4))
 }
 
-/// Makes `bytes` of a bulk copy count on the mbarrier at `mbar` (a shared
-/// address, maybe another block's): a release by the issuing thread.
-fn complete_tx(t: &mut ThreadState, w: &World, b: &mut Cluster, mbar: u64, bytes: u64) {
+/// Sends `bytes` of a bulk copy to the mbarrier at `mbar` (a shared
+/// address, maybe another block's), with a release by the issuing thread.
+/// The copy is counted, and its bytes for that block (`landing`) land, only
+/// when a thread next waits on the mbarrier: the copy engine finishes at a
+/// time of its own, and only a wait that sees the phase complete is ordered
+/// after it. With no mbarrier there, the bytes land at once.
+fn send(
+    t: &mut ThreadState,
+    w: &mut World,
+    b: &mut Cluster,
+    mbar: u64,
+    bytes: u64,
+    landing: BulkLanding,
+) {
     let Place::Shared(off, rank) = memory::place(mbar) else {
         return;
     };
     let target = rank.map_or(b.own, |r| r as usize);
     let block = b.mems[b.own].block_index;
-    let _ = w;
     if let Some(mem) = b.mems.get_mut(target) {
-        mem.barrier_changes += 1;
-        if let Some(m) = mem.mbarriers.get_mut(&off) {
-            m.gathering.merge(&t.knows);
-            let r = m.gathering.threads.entry(t.index).or_insert(0);
-            *r = (*r).max(t.released + 1);
-            let e = m.gathering.blocks.entry(block).or_insert(0);
-            *e = (*e).max(t.epoch);
-            m.tx -= bytes as i64;
-            m.complete_if_due();
+        match mem.mbarriers.get_mut(&off) {
+            Some(m) => {
+                let mut release = (*t.knows).clone();
+                let r = release.threads.entry(t.index).or_insert(0);
+                *r = (*r).max(t.released + 1);
+                let e = release.blocks.entry(block).or_insert(0);
+                *e = (*e).max(t.epoch);
+                m.inbound.push(Inbound {
+                    bytes,
+                    release,
+                    landing,
+                });
+            }
+            None => w.changes += u64::from(mem.land(vec![landing])),
         }
     }
     t.released += 1;
@@ -357,7 +394,10 @@ fn complete_tx(t: &mut ThreadState, w: &World, b: &mut Cluster, mbar: u64, bytes
 /// The bulk copies of the TMA: `cp.async.bulk` (bytes) and
 /// `cp.async.bulk.tensor.{1..5}d` (a box of a tensor map), global to shared,
 /// counted on an mbarrier, to one block or (`.multicast::cluster`) to the
-/// blocks of a mask. Made when issued, as the issuing thread's accesses.
+/// blocks of a mask. The source is read when issued, as the issuing
+/// thread's reads; the destination is claimed then (checked for races as
+/// the issuing thread's writes) and put in flight, and its bytes are
+/// written when the mbarrier's phase completes (see [`complete_tx`]).
 fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     let o = &i.operands;
     let line = i.line as usize;
@@ -465,6 +505,12 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     }
     let total: u64 = copies.iter().map(|c| u64::from(c.2)).sum();
     for &rank in &targets {
+        let mut landing = BulkLanding {
+            issuer: t.index,
+            pieces: Vec::with_capacity(copies.len()),
+        };
+        // The block whose shared memory this copy writes.
+        let mut target_of = None;
         for &(src, l, width) in &copies {
             let v = match src {
                 Some(s) => {
@@ -481,8 +527,9 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
                 }
                 None => 0,
             };
+            let addr = retarget(dst.wrapping_add(l), rank);
             let a = Access {
-                addr: retarget(dst.wrapping_add(l), rank),
+                addr,
                 width,
                 write: true,
                 atomic: false,
@@ -490,9 +537,32 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
                 first: false,
                 line,
             };
-            w.store(t, b, a, v);
+            w.claim(t, b, a);
+            if let Place::Shared(off, r) = memory::place(addr) {
+                landing.pieces.push((off as u32, v, width as u8));
+                target_of.get_or_insert(r.map_or(b.own, |r| r as usize));
+            }
         }
-        complete_tx(t, w, b, retarget(mbar, rank), total);
+        // The copy's words go in flight once all are claimed: two pieces of
+        // one word (2-byte elements) are one copy, not a race.
+        let copy = crate::in_flight::Copy {
+            issuer: t.index,
+            line: line as u32,
+            bulk: true,
+        };
+        if let Some(mem) = target_of.and_then(|k| b.mems.get_mut(k)) {
+            let size = mem.shared.bytes.len();
+            landing
+                .pieces
+                .retain(|&(off, _, width)| off as usize + usize::from(width) <= size);
+            for &(off, _, width) in &landing.pieces {
+                let (off, width) = (off as usize, usize::from(width));
+                for word in off / 4..=(off + width - 1) / 4 {
+                    mem.in_flight.insert(word, copy);
+                }
+            }
+        }
+        send(t, w, b, retarget(mbar, rank), total, landing);
     }
     true
 }

@@ -8,12 +8,13 @@
 //! poisoned output against what was written, and global accesses counted.
 
 use crate::access::Counter;
-use crate::hazard::{Access as Seen, Hazards, Kind, Knowledge, LineMap, Now, Strength};
+use crate::hazard::{Access as Seen, Hazards, Kind, LineMap, Now, Strength};
+use crate::mbarrier::{BulkLanding, Mbarrier};
 use crate::memory::{self, Place, Region};
 use crate::order::Publications;
 use crate::parse_inst::{Operand, Space, Sreg, Ty};
 use crate::thread::{Origin, ThreadState, describe, numbered};
-use crate::trace::{Touch, VariableTrace};
+use crate::trace::{Touch, Tracer};
 use crate::value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -52,6 +53,9 @@ pub struct BlockMemory {
     /// issuing thread and the copy's line: any access to one before the
     /// copy lands is a race with the copy.
     pub in_flight: crate::in_flight::InFlight,
+    /// Generic writes that wgmma's async reads must not see unfenced
+    /// (kept where the kernel issues wgmma).
+    pub proxy: Option<crate::proxy::ProxyWrites>,
 }
 
 /// The shared memories of the blocks running together: one block's, or a
@@ -62,28 +66,38 @@ pub struct Cluster<'m> {
     pub own: usize,
 }
 
-/// One mbarrier object.
-#[derive(Debug, Clone, Default)]
-pub struct Mbarrier {
-    pub expected: u32,
-    pub pending: u32,
-    pub tx: i64,
-    /// Completed phases.
-    pub phase: u64,
-    pub gathering: Knowledge,
-    pub completed: Knowledge,
+impl BlockMemory {
+    /// Writes bulk copies whose phase completed; their words leave flight.
+    /// Returns whether any byte changed.
+    pub fn land(&mut self, copies: Vec<BulkLanding>) -> bool {
+        let mut changed = false;
+        for copy in copies {
+            for (off, value, width) in copy.pieces {
+                let (off, width) = (off as usize, usize::from(width));
+                let new = &value.to_le_bytes()[..width];
+                if let Some(old) = self.shared.bytes.get_mut(off..off + width) {
+                    changed |= old != new;
+                    old.copy_from_slice(new);
+                }
+                for word in off / 4..=(off + width - 1) / 4 {
+                    self.in_flight.land(word, copy.issuer);
+                }
+                if let Some(proxy) = self.proxy.as_mut() {
+                    proxy.async_write(off / 4..=(off + width - 1) / 4);
+                }
+            }
+        }
+        changed
+    }
 }
 
-impl Mbarrier {
-    pub fn complete_if_due(&mut self) {
-        if self.pending == 0 && self.tx <= 0 {
-            self.phase += 1;
-            self.pending = self.expected;
-            self.tx = 0;
-            let g = std::mem::take(&mut self.gathering);
-            self.completed.merge(&g);
-        }
-    }
+/// What an access does with memory.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Load,
+    Store(u64),
+    /// A write whose bytes land later ([`World::claim`]).
+    Claim,
 }
 
 /// What every thread of a launch shares.
@@ -116,8 +130,7 @@ pub struct World<'l> {
     pub changes: u64,
     pub instructions: u64,
     /// Touches kept for the diagrams, by global region (then shared at the end).
-    pub trace: Option<Vec<VariableTrace>>,
-    pub left_out: u64,
+    pub trace: Option<Tracer>,
     /// TMA tensor maps, by the offset of their parameter.
     pub tensor_maps: HashMap<u64, crate::launch::TensorMap>,
     /// What `printf` printed, in the order the threads printed it, and the
@@ -194,21 +207,21 @@ impl World<'_> {
     }
 
     pub fn load(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access) -> u64 {
-        self.touch(t, b, a, None)
+        self.touch(t, b, a, Op::Load)
     }
 
     pub fn store(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access, v: u64) {
-        self.touch(t, b, a, Some(v));
+        self.touch(t, b, a, Op::Store(v));
+    }
+
+    /// Checks, counts and traces a write whose bytes come later (a bulk
+    /// copy's, written when its mbarrier's phase completes), as `t`'s.
+    pub fn claim(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access) {
+        self.touch(t, b, a, Op::Claim);
     }
 
     /// Checks and performs one access; returns what a load read.
-    fn touch(
-        &mut self,
-        t: &mut ThreadState,
-        b: &mut Cluster<'_>,
-        a: Access,
-        store: Option<u64>,
-    ) -> u64 {
+    fn touch(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access, op: Op) -> u64 {
         let place = memory::place(a.addr);
         let width = a.width as usize;
         match place {
@@ -217,18 +230,19 @@ impl World<'_> {
                 if off + width > t.local.len() {
                     return 0;
                 }
-                return match store {
-                    Some(v) => {
+                return match op {
+                    Op::Claim => 0,
+                    Op::Store(v) => {
                         t.local[off..off + width].copy_from_slice(&v.to_le_bytes()[..width]);
                         0
                     }
-                    None => memory::load_le(&t.local[off..off + width]),
+                    Op::Load => memory::load_le(&t.local[off..off + width]),
                 };
             }
             Place::Param(off) => {
                 let off = off as usize;
                 let params = &self.params[t.rank as usize];
-                if store.is_some() || off + width > params.len() {
+                if !matches!(op, Op::Load) || off + width > params.len() {
                     return 0;
                 }
                 return memory::load_le(&params[off..off + width]);
@@ -359,7 +373,7 @@ impl World<'_> {
                 let Some(shadow) = region.shadow.get_mut(word) else {
                     continue;
                 };
-                if !a.write && starts_unwritten && shadow.written & bytes != bytes {
+                if !a.write && starts_unwritten && shadow.written() & bytes != bytes {
                     uninitialized = true;
                 }
                 let now = Now {
@@ -376,8 +390,9 @@ impl World<'_> {
                 }
             }
         }
-        let result = match store {
-            Some(v) => {
+        let result = match op {
+            Op::Claim => 0,
+            Op::Store(v) => {
                 let new = &v.to_le_bytes()[..width];
                 if region.bytes[off..off + width] != *new {
                     self.changes += 1;
@@ -385,8 +400,19 @@ impl World<'_> {
                 region.bytes[off..off + width].copy_from_slice(new);
                 0
             }
-            None => memory::load_le(&region.bytes[off..off + width]),
+            Op::Load => memory::load_le(&region.bytes[off..off + width]),
         };
+        if which.is_none()
+            && matches!(op, Op::Store(_))
+            && let Some(proxy) = b.mems[target].proxy.as_mut()
+        {
+            proxy.write(
+                off / 4..=(off + width - 1) / 4,
+                t.index,
+                t.proxy_fences,
+                a.line,
+            );
+        }
         if self.trace.is_some() {
             self.trace_touch(t, place, off, a, inside);
         }
@@ -474,8 +500,9 @@ impl World<'_> {
         result
     }
 
-    /// An access to shared words that a `cp.async` still in flight will
-    /// write: a race with the copy, which lands only at its wait.
+    /// An access to shared words that an asynchronous copy still in flight
+    /// will write: a race with the copy, which lands only at its wait (a
+    /// `cp.async`) or when its mbarrier's phase completes (a bulk copy).
     #[cold]
     fn copy_in_flight(
         &mut self,
@@ -485,7 +512,7 @@ impl World<'_> {
         off: usize,
         width: usize,
     ) {
-        let Some((issuer, copy_line)) = mem.in_flight.find(off / 4..=(off + width - 1) / 4) else {
+        let Some(copy) = mem.in_flight.find(off / 4..=(off + width - 1) / 4) else {
             return;
         };
         let line = self.lines.line(a.line);
@@ -493,25 +520,39 @@ impl World<'_> {
             return;
         }
         let element = shared_name(mem, off as u64, width);
-        let who = if issuer == t.index {
+        let who = if copy.issuer == t.index {
             "its own".to_string()
         } else {
-            format!("{}'s", self.thread_name(issuer))
+            format!("{}'s", self.thread_name(copy.issuer))
         };
         let outcome = if a.write {
             "the copy may land before this write or after it"
         } else {
             "this read sees whatever shared memory holds at that moment"
         };
+        let (what, lands, fix) = if copy.bulk {
+            (
+                "bulk copy (cp.async.bulk, the TMA)",
+                "only when the mbarrier it counts its bytes on completes its phase",
+                "Wait on that mbarrier first (mbarrier.try_wait, or cuda::barrier's wait) in \
+                 every thread that touches the tile",
+            )
+        } else {
+            (
+                "cp.async",
+                "only when its group is waited on (cp.async.wait_group or wait_all, \
+                 pipeline.consumer_wait(), the barrier a cuda::memcpy_async completes)",
+                "Wait for the copy first (and, where another thread issued it, \
+                 __syncthreads() after the wait)",
+            )
+        };
         let message = format!(
-            "{} {} {element} (shared memory) here, while {who} cp.async at line {} is still \
-             copying into it: an asynchronous copy writes its destination only when its group is \
-             waited on (cp.async.wait_group or wait_all, pipeline.consumer_wait(), the barrier a \
-             cuda::memcpy_async completes), so {outcome}. Wait for the copy first (and, where \
-             another thread issued it, __syncthreads() after the wait)",
+            "{} {} {element} (shared memory) here, while {who} {what} at line {} is still \
+             copying into it: an asynchronous copy writes its destination {lands}, so \
+             {outcome}. {fix}",
             describe(&t.thread),
             if a.write { "writes" } else { "reads" },
-            self.lines.line(copy_line),
+            self.lines.line(copy.line as usize),
         );
         self.hazards.add(Kind::Race, a.line, line, message);
     }
@@ -544,37 +585,31 @@ impl World<'_> {
                 self.globals[n].element_bytes.max(1),
                 self.globals[n].lead,
             ),
-            Place::Shared(..) => (trace.len() - 1, 4, 0),
+            Place::Shared(..) => (trace.variables().len() - 1, 4, 0),
             _ => return,
         };
         if off < lead {
             return;
         }
-        let kept: usize = trace.iter().map(|v| v.touches.len()).sum();
-        if kept >= crate::trace::LIMIT {
-            self.left_out += 1;
-            return;
-        }
-        if let Some(v) = trace.get_mut(slot) {
-            v.touches.push(Touch {
-                element: (off - lead) / elem,
-                invocation: t.index,
-                workgroup: t.index / self.block_dim.iter().product::<u32>().max(1),
-                launch: self.launch as u32,
-                interval: t.epoch,
-                write: a.write,
-                atomic: a.atomic,
-                outside: !inside,
-                first: a.first,
-                line: self.lines.line(a.line),
-            });
-        }
+        let touch = Touch {
+            element: (off - lead) / elem,
+            invocation: t.index,
+            workgroup: t.index / self.block_dim.iter().product::<u32>().max(1),
+            launch: self.launch as u32,
+            interval: t.epoch,
+            write: a.write,
+            atomic: a.atomic,
+            outside: !inside,
+            first: a.first,
+            line: self.lines.line(a.line),
+        };
+        trace.touch_one(slot, touch);
     }
 }
 
 /// A shared-memory element's words: `tile[5]` (in units of the access's
 /// width from the variable's start), or its byte offset.
-fn shared_name(b: &BlockMemory, off: u64, width: usize) -> String {
+pub(crate) fn shared_name(b: &BlockMemory, off: u64, width: usize) -> String {
     let var = b.names.iter().rev().find(|(at, _)| *at <= off);
     match var {
         Some((at, name)) => format!("`{name}[{}]`", (off - at) / width.max(1) as u64),

@@ -260,78 +260,53 @@ impl Now<'_> {
     }
 }
 
-/// The race check's memory of one word since the launch began.
-#[derive(Debug, Clone, Default)]
-pub struct Shadow {
-    write: Option<Access>,
-    reads: Vec<Access>,
-    /// Which bytes were ever written (this launch or an earlier one).
-    pub written: u8,
-}
-
-/// Reads kept per word: past a few distinct readers, a later writer
-/// conflicts with one of them anyway.
-const READS_KEPT: usize = 4;
+/// The race check's memory of one word since the launch began: the shadow
+/// both checkers share, in PTX's order.
+pub type Shadow = gpu_hazard::Shadow<Access>;
 
 /// A conflicting earlier access: the access and whether it wrote.
-pub type Conflict = (Access, bool);
+pub type Conflict = gpu_hazard::Conflict<Access>;
 
-impl Shadow {
-    /// Records a read; returns the unordered write it races with, if any.
-    pub fn read(&mut self, now: &Now) -> Option<Conflict> {
-        let conflict = self
-            .write
-            .filter(|w| !now.after(w) && !now.access.excused(w))
-            .map(|w| (w, true));
-        let a = now.access;
-        self.reads
-            .retain(|r| r.block != a.block || r.epoch >= a.epoch || r.bytes & !a.bytes != 0);
-        if a.step > 0 {
-            // Reads of its rank's earlier steps are covered by this one.
-            self.reads
-                .retain(|r| r.rank != a.rank || r.step >= a.step || r.bytes & !a.bytes != 0);
-        }
-        // A thread's later read of the same bytes replaces its earlier one: a
-        // writer must come after the later read too (a wgmma's operands,
-        // read again when its group retires, rely on this).
-        let kept = self.reads.len();
-        match self.reads.iter_mut().find(|r| r.thread == a.thread) {
-            Some(r) if a.bytes & r.bytes == r.bytes => *r = a,
-            Some(_) => {}
-            None if kept < READS_KEPT => self.reads.push(a),
-            None => {}
-        }
-        conflict
+/// PTX's order, as the shared shadow asks it.
+impl gpu_hazard::Order for Now<'_> {
+    type Access = Access;
+
+    #[inline(always)]
+    fn access(&self) -> Access {
+        self.access
     }
 
-    /// Records a write; returns an unordered earlier write or read it races with, if any.
-    pub fn write(&mut self, now: &Now) -> Option<Conflict> {
-        let conflict = self
-            .write
-            .filter(|w| !now.after(w) && !now.access.excused(w))
-            .map(|w| (w, true))
-            .or_else(|| {
-                self.reads
-                    .iter()
-                    .find(|r| !now.after(r) && !now.access.excused(r))
-                    .map(|r| (*r, false))
-            });
-        self.write = Some(now.access);
-        self.reads.clear();
-        self.written |= now.access.bytes;
-        conflict
+    #[inline(always)]
+    fn settles(&self, earlier: &Access) -> bool {
+        self.after(earlier) || self.access.excused(earlier)
     }
 
-    /// Marks bytes written without an access to race with (an mbarrier
-    /// object's initialization).
-    pub fn mark_written(&mut self, bytes: u8) {
-        self.written |= bytes;
+    /// A read of the same block before its barrier, or (in a run of several
+    /// ranks) of the same rank in an earlier step, of no more bytes.
+    #[inline(always)]
+    fn covers(&self, read: &Access) -> bool {
+        let a = &self.access;
+        read.bytes & !a.bytes == 0
+            && ((read.block == a.block && read.epoch < a.epoch)
+                || (a.step > 0 && read.rank == a.rank && read.step < a.step))
     }
 
-    /// A new launch is ordered after everything before it.
-    pub fn new_launch(&mut self) {
-        self.write = None;
-        self.reads.clear();
+    #[inline(always)]
+    fn same_thread(&self, read: &Access) -> bool {
+        read.thread == self.access.thread
+    }
+
+    /// A thread's later read of the same bytes replaces its earlier one: a
+    /// writer must come after the later read too (a wgmma's operands, read
+    /// again when its group retires, rely on this).
+    #[inline(always)]
+    fn replaces(&self, own: &Access) -> bool {
+        self.access.bytes & own.bytes == own.bytes
+    }
+
+    #[inline(always)]
+    fn bytes(&self) -> u8 {
+        self.access.bytes
     }
 }
 
@@ -366,75 +341,12 @@ mod tests {
         }
     }
 
-    #[derive(Clone, Copy)]
-    enum Op {
-        R(u32, u32, u32),
-        W(u32, u32, u32),
-    }
-
-    /// (case, accesses in simulation order, whether the last one races).
-    #[test]
-    fn race_rule_table() {
-        use Op::*;
-        let cases: &[(&str, &[Op], bool)] = &[
-            (
-                "own word, read after write",
-                &[W(0, 0, 0), R(0, 0, 0)],
-                false,
-            ),
-            (
-                "neighbour reads, no barrier",
-                &[W(1, 0, 0), R(0, 0, 0)],
-                true,
-            ),
-            (
-                "neighbour reads after a barrier",
-                &[W(1, 0, 0), R(0, 0, 1)],
-                false,
-            ),
-            (
-                "write after a read, same epoch",
-                &[R(0, 0, 0), W(1, 0, 0)],
-                true,
-            ),
-            ("two writers", &[W(0, 0, 0), W(1, 0, 0)], true),
-            ("reads never race", &[R(0, 0, 0), R(1, 0, 0)], false),
-            (
-                "other block, later epoch",
-                &[W(0, 0, 0), R(200, 1, 5)],
-                true,
-            ),
-            (
-                "readers before a barrier, writer after",
-                &[R(0, 0, 0), R(1, 0, 0), W(3, 0, 1)],
-                false,
-            ),
-        ];
-        let none = Knowledge::default();
-        for (name, ops, races) in cases {
-            let mut shadow = Shadow::default();
-            let mut last = None;
-            for op in *ops {
-                last = match *op {
-                    R(t, b, e) => shadow.read(&Now {
-                        access: at(t, b, e),
-                        knows: &none,
-                    }),
-                    W(t, b, e) => shadow.write(&Now {
-                        access: at(t, b, e),
-                        knows: &none,
-                    }),
-                };
-            }
-            assert_eq!(last.is_some(), *races, "{name}");
-        }
-    }
-
-    /// Warp syncs order lanes of one warp only; disjoint bytes never race;
+    /// A write, then a read: a block barrier orders its own block only;
+    /// warp syncs order lanes of one warp only; disjoint bytes never race;
     /// an acquired release orders the releasing thread's earlier accesses,
     /// and a block entry orders everything its block did before that barrier.
     #[test]
-    fn warp_bytes_and_release_table() {
+    fn order_table() {
         let none = Knowledge::default();
         let mut lane = at(1, 0, 0);
         lane.warp_epoch = 1;
@@ -453,7 +365,29 @@ mod tests {
             ..Knowledge::default()
         };
         let reader = at(300, 2, 0);
-        let cases: [(&str, Access, Access, &Knowledge, bool); 6] = [
+        let cases: [(&str, Access, Access, &Knowledge, bool); 10] = [
+            ("own word", at(0, 0, 0), at(0, 0, 0), &none, false),
+            (
+                "neighbour, no barrier",
+                at(1, 0, 0),
+                at(0, 0, 0),
+                &none,
+                true,
+            ),
+            (
+                "neighbour after a barrier",
+                at(1, 0, 0),
+                at(0, 0, 1),
+                &none,
+                false,
+            ),
+            (
+                "other block, later epoch",
+                at(0, 0, 0),
+                at(200, 1, 5),
+                &none,
+                true,
+            ),
             ("lane after __syncwarp", at(0, 0, 0), lane, &none, false),
             (
                 "other warp after its own __syncwarp",

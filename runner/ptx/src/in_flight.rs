@@ -1,6 +1,7 @@
-//! The shared words of a block that `cp.async` copies in flight will
-//! write (see `exec_async::cp_async`): set when a copy is issued, cleared
-//! when it lands at its wait, and checked by every shared access.
+//! The shared words of a block that asynchronous copies in flight will
+//! write (see `exec_async`): set when a copy is issued, cleared when it
+//! lands (a `cp.async` at its wait, a bulk copy when its mbarrier's phase
+//! completes), and checked by every shared access.
 
 /// The shared words of a block that `cp.async` copies in flight will
 /// write: a bit per word for the check every shared access makes (most of
@@ -9,9 +10,18 @@
 #[derive(Debug, Default)]
 pub struct InFlight {
     bits: Vec<u64>,
-    /// By word: (issuer, line), where its bit is set.
-    who: Vec<(u32, u32)>,
+    /// By word: the copy in flight to it, where its bit is set.
+    who: Vec<Copy>,
     count: usize,
+}
+
+/// A copy in flight: who issued it, at which `.loc` line, and whether it
+/// is a bulk copy (landed by its mbarrier) or a `cp.async` (by its wait).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Copy {
+    pub issuer: u32,
+    pub line: u32,
+    pub bulk: bool,
 }
 
 impl InFlight {
@@ -19,21 +29,21 @@ impl InFlight {
         self.count == 0
     }
 
-    pub fn insert(&mut self, word: usize, issuer: u32, line: usize) {
+    pub fn insert(&mut self, word: usize, copy: Copy) {
         if self.who.len() <= word {
-            self.who.resize(word + 1, (0, 0));
+            self.who.resize(word + 1, Copy::default());
             self.bits.resize(word / 64 + 1, 0);
         }
         if self.bits[word / 64] & (1 << (word % 64)) == 0 {
             self.count += 1;
         }
         self.bits[word / 64] |= 1 << (word % 64);
-        self.who[word] = (issuer, line as u32);
+        self.who[word] = copy;
     }
 
     /// Lands `word` where `issuer`'s copy holds it.
     pub fn land(&mut self, word: usize, issuer: u32) {
-        if self.any(word..=word) && self.who[word].0 == issuer {
+        if self.any(word..=word) && self.who[word].issuer == issuer {
             self.bits[word / 64] &= !(1 << (word % 64));
             self.count -= 1;
         }
@@ -51,12 +61,12 @@ impl InFlight {
             })
     }
 
-    /// The issuer and line of a copy in flight to any of `words`.
-    pub fn find(&self, words: std::ops::RangeInclusive<usize>) -> Option<(u32, usize)> {
+    /// A copy in flight to any of `words`.
+    pub fn find(&self, words: std::ops::RangeInclusive<usize>) -> Option<Copy> {
         words
             .into_iter()
             .find(|&w| self.any(w..=w))
-            .map(|w| (self.who[w].0, self.who[w].1 as usize))
+            .map(|w| self.who[w])
     }
 }
 
@@ -101,7 +111,12 @@ mod tests {
             let mut f = InFlight::default();
             for &(first, words, issuer) in *issued {
                 for w in first..first + words {
-                    f.insert(w, issuer, 9);
+                    let copy = Copy {
+                        issuer,
+                        line: 9,
+                        bulk: false,
+                    };
+                    f.insert(w, copy);
                 }
             }
             for &(w, by) in *landed {
@@ -112,7 +127,7 @@ mod tests {
             assert_eq!(f.is_empty(), left.is_empty(), "{case}");
             if let Some(&w) = left.first() {
                 assert!(
-                    f.find(0..=255).is_some_and(|(_, line)| line == 9),
+                    f.find(0..=255).is_some_and(|copy| copy.line == 9),
                     "{case}: {w}"
                 );
             }

@@ -4,7 +4,7 @@
 
 use crate::access::AccessReport;
 use crate::hazard::Hazard;
-use std::time::Duration;
+pub use gpu_hazard::limits::{Clock, Limits, MEMORY_BUDGET, system_clock};
 
 /// One launch of an entry point.
 ///
@@ -82,12 +82,10 @@ pub struct Buffer {
 pub struct Config {
     /// Seeds the order in which blocks and threads run.
     pub seed: u64,
-    /// A run still going after this long is abandoned ([`Error::TimedOut`]).
-    pub timeout: Duration,
-    /// Where the time is read from (see `wgsl-sim`'s `Config::clock`).
-    pub clock: Clock,
-    /// The most memory the checker may take, in bytes.
-    pub memory_budget: u64,
+    /// The time and memory a run may take: a run still going after
+    /// `limits.timeout` is abandoned ([`Error::TimedOut`]), with the time
+    /// read from `limits.clock` (std's, or a browser page's).
+    pub limits: Limits,
     /// The most shared memory one block may have (static and dynamic), in bytes.
     pub max_shared_bytes: u64,
     /// Keep every access of global and shared memory ([`Run::trace`]).
@@ -97,25 +95,11 @@ pub struct Config {
 /// Hopper's shared memory per block: 227 KiB with the opt-in attribute.
 pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
 
-/// What the checker may take for one run unless told otherwise.
-pub const MEMORY_BUDGET: u64 = 2 << 30;
-
-/// Time since a fixed origin; only differences are used.
-pub type Clock = fn() -> Duration;
-
-/// The operating system's monotonic clock, through std (not in a browser).
-pub fn system_clock() -> Duration {
-    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    ORIGIN.get_or_init(std::time::Instant::now).elapsed()
-}
-
 impl Default for Config {
     fn default() -> Config {
         Config {
             seed: 0,
-            timeout: Duration::from_secs(10),
-            clock: system_clock,
-            memory_budget: MEMORY_BUDGET,
+            limits: Limits::default(),
             max_shared_bytes: MAX_SHARED_BYTES,
             trace: false,
         }

@@ -19,8 +19,11 @@
 //! - [`parse_inst`]: one instruction decoded; [`parse_call`]: printf's call;
 //! - [`thread`]: a thread's state; [`support`]: which instructions run;
 //! - [`exec`]: one thread's interpreter; [`exec_mem`]: loads, stores and
-//!   atomics, checked; [`exec_async`]: mbarriers and `cp.async`;
-//!   [`in_flight`]: the shared words copies in flight will write;
+//!   atomics, checked; [`exec_async`]: mbarrier instructions, `cp.async`
+//!   and the TMA's bulk copies; [`mbarrier`]: an mbarrier object and the
+//!   bulk copies counted on it; [`in_flight`]: the shared words copies in
+//!   flight will write; [`proxy`]: generic writes a wgmma may read only
+//!   after a proxy fence;
 //! - [`printf`]: CUDA's `printf`, formatted as the device formats it;
 //! - [`value`]: integer and float arithmetic as PTX types say;
 //! - [`warp`]: shuffles, votes and warp syncs; [`matrix`]: ldmatrix, mma, WMMA;
@@ -31,10 +34,12 @@
 //!   [`timeout`]: where the threads were when the time ran out;
 //!   [`resident`]: how many blocks a GPU runs at once (those that may
 //!   spin on each other);
-//! - [`hazard`]: the race rule (happens-before) and the reports;
+//! - [`hazard`]: PTX's order (happens-before, morally strong) for the race
+//!   rule's shadow, which is `gpu-hazard`'s, and the reports;
 //!   [`order`]: what releases published, and the acquires that take it over;
-//! - [`access`]: counts of global-memory reads and writes;
-//! - [`trace`]: who touched which element, for the diagrams.
+//! - [`access`]: the threads that global-memory counts name (the counts are
+//!   `gpu-hazard`'s);
+//! - [`trace`]: who touched which element, for the diagrams (`gpu-hazard`'s types).
 
 pub mod access;
 pub mod cohort;
@@ -46,6 +51,7 @@ pub mod hazard;
 pub mod in_flight;
 pub mod launch;
 pub mod matrix;
+pub mod mbarrier;
 pub mod memory;
 pub mod named;
 pub mod order;
@@ -53,6 +59,7 @@ pub mod parse;
 pub mod parse_call;
 pub mod parse_inst;
 pub mod printf;
+pub mod proxy;
 pub mod ranks;
 pub mod resident;
 pub mod schedule;
@@ -71,8 +78,8 @@ mod run_tests;
 pub use access::{AccessReport, Site, Tally, Thread};
 pub use hazard::{Hazard, Kind, LineMap, SameLines};
 pub use launch::{
-    Buffer, Clock, Config, Error, Launch, MAX_SHARED_BYTES, MEMORY_BUDGET, Param, Run, TensorMap,
-    system_clock,
+    Buffer, Clock, Config, Error, Launch, Limits, MAX_SHARED_BYTES, MEMORY_BUDGET, Param, Run,
+    TensorMap, system_clock,
 };
 pub use parse::Module;
 pub use schedule::run;

@@ -15,13 +15,13 @@
 //! differ in the last bits of the f32 accumulator, far inside the puzzles'
 //! BF16 tolerance.
 
-use crate::exec_mem::{Access, Cluster, World};
+use crate::exec_mem::{Access, BlockMemory, Cluster, World, shared_name};
 use crate::exec_mem::{read, write};
-use crate::hazard::Strength;
+use crate::hazard::{Kind, Strength};
 use crate::parse::Kernel;
 use crate::parse_inst::Op;
 use crate::parse_inst::{Inst, Operand, Space, Ty};
-use crate::thread::{Stop, ThreadState};
+use crate::thread::{Stop, ThreadState, describe};
 
 fn regs(o: &Operand) -> Vec<&Operand> {
     match o {
@@ -482,6 +482,7 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             line,
         };
         reads.push(a.addr);
+        check_async_read(w, t, &mem.mems[mem.own], off as usize, eb as usize, line);
         input.value(w.load(t, mem, a))
     };
     let mut b = vec![vec![0f32; k]; n as usize];
@@ -588,4 +589,43 @@ fn retire(t: &mut ThreadState, keep: usize, w: &mut World, mem: &mut Cluster<'_>
             w.load(t, mem, a);
         }
     }
+}
+
+/// Checks a read of `width` bytes at shared offset `off` of `mem` by the
+/// async proxy (a wgmma issued by `t` at `.loc` line `line`): a word some
+/// thread wrote through the generic proxy, with no proxy fence by it since,
+/// is reported as a race with that write.
+fn check_async_read(
+    w: &mut World,
+    t: &ThreadState,
+    mem: &BlockMemory,
+    off: usize,
+    width: usize,
+    line: usize,
+) {
+    let Some(proxy) = mem.proxy.as_ref() else {
+        return;
+    };
+    let Some((writer, write_line)) =
+        (off / 4..=(off + width - 1) / 4).find_map(|w| proxy.unfenced(w))
+    else {
+        return;
+    };
+    let at = w.lines.line(line);
+    if w.hazards.known(Kind::Race, at) {
+        return;
+    }
+    let message = format!(
+        "the wgmma that {} issues here reads {} (shared memory) through the async proxy, and \
+         {} wrote it at line {} through the generic proxy (an ordinary store, or a cp.async \
+         landing) with no fence.proxy.async after it: the PTX ISA orders the two only through \
+         that fence, so the tensor cores may read what the tile held before. Put \
+         fence.proxy.async.shared::cta after the writes, before the barrier that hands the \
+         tile to the warpgroup",
+        describe(&t.thread),
+        shared_name(mem, off as u64, width),
+        w.thread_name(writer),
+        w.lines.line(write_line),
+    );
+    w.hazards.add(Kind::Race, line, at, message);
 }

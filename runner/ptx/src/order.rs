@@ -366,6 +366,7 @@ mod tests {
             stop: None,
             wgmma_reads: Default::default(),
             copies: Default::default(),
+            proxy_fences: 0,
         }
     }
 

@@ -31,7 +31,7 @@ pub fn run_steps(
     launches: &[Launch],
     w: &mut World,
     config: &Config,
-    deadline: std::time::Duration,
+    deadline: gpu_hazard::Deadline,
     rng: &mut Rng,
 ) -> Result<(), Error> {
     let steps = steps(launches);
@@ -158,7 +158,7 @@ fn run_step(
     range: Range<usize>,
     w: &mut World,
     config: &Config,
-    deadline: std::time::Duration,
+    deadline: gpu_hazard::Deadline,
     rng: &mut Rng,
 ) -> Result<bool, Error> {
     let first = &launches[range.start];
@@ -192,16 +192,15 @@ fn run_step(
         .iter()
         .map(|r| r.bytes.len() as u64 * (1 + shadow / 4))
         .sum();
-    if resident + buffers > config.memory_budget {
-        return Err(Error::Limit(format!(
-            "checking this step of {} ranks would take about {} MiB of memory (every block of \
-             every rank at once, and the buffers with a record of every access to them), more \
-             than the CPU checker's {} MiB; check it at a smaller size",
-            range.len(),
-            (resident + buffers) >> 20,
-            config.memory_budget >> 20
-        )));
-    }
+    config
+        .limits
+        .afford(
+            resident + buffers,
+            &format!("this step of {} ranks", range.len()),
+            "every block of every rank at once, and the buffers with a record of every access \
+             to them",
+        )
+        .map_err(Error::Limit)?;
     let g = first.grid;
     let mut blocks = Vec::new();
     let mut mems = Vec::new();
@@ -237,7 +236,7 @@ fn run_step(
             blocks.push(threads);
         }
     }
-    let stopped = cohort::run_cluster(kernel, &mut blocks, w, &mut mems, deadline, config, rng)?
+    let stopped = cohort::run_cluster(kernel, &mut blocks, w, &mut mems, deadline, rng)?
         != cohort::Ended::Finished;
     for t in blocks.iter().flatten() {
         w.counter.finish(t.thread, t.reads, t.writes);

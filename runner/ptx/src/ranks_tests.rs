@@ -99,7 +99,10 @@ fn all_reduce(entry: &str, ranks: u32) -> Vec<Launch> {
 fn run(launches: &[Launch], buffers: &[Buffer], seed: u64) -> Run {
     let config = Config {
         seed,
-        timeout: Duration::from_secs(60),
+        limits: crate::Limits {
+            timeout: Duration::from_secs(60),
+            ..crate::Limits::default()
+        },
         ..Config::default()
     };
     crate::run(module(), launches, buffers, &SameLines, &config).expect("runs")

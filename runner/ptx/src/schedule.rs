@@ -13,7 +13,7 @@ use crate::memory::{self, Region};
 use crate::parse::{Kernel, Module, VarSpace};
 use crate::resident;
 use crate::thread::{Stop, ThreadState, describe};
-use crate::trace::{AccessTrace, VariableTrace};
+use crate::trace::{Tracer, VariableTrace};
 use std::collections::HashMap;
 
 /// Runs `launches` in order over `buffers`.
@@ -66,24 +66,22 @@ pub fn run(
         changes: 0,
         instructions: 0,
         trace: config.trace.then(|| {
-            buffers
-                .iter()
-                .map(|b| VariableTrace {
-                    name: b.name.clone(),
-                    workgroup_memory: false,
-                    elements: b.len / b.element_bytes.max(1),
-                    starts_unwritten: b.poisoned,
-                    touches: Vec::new(),
-                })
-                .collect()
+            Tracer::new(
+                buffers
+                    .iter()
+                    .map(|b| {
+                        let elements = b.len / b.element_bytes.max(1);
+                        VariableTrace::new(b.name.clone(), false, elements, b.poisoned)
+                    })
+                    .collect(),
+            )
         }),
-        left_out: 0,
         tensor_maps: HashMap::new(),
         printed: String::new(),
         printed_left_out: 0,
         tensor_core_lines: Default::default(),
     };
-    let deadline = (config.clock)() + config.timeout;
+    let deadline = config.limits.start();
     let mut rng = Rng::new(config.seed);
     // Every launch's kernel is there and runs here, before any launch runs.
     for launch in launches {
@@ -131,16 +129,13 @@ pub fn run(
                     (start..start + eb).any(|byte| {
                         r.shadow
                             .get(byte / 4)
-                            .is_some_and(|s| s.written & (1 << (byte % 4)) != 0)
+                            .is_some_and(|s| s.written() & (1 << (byte % 4)) != 0)
                     })
                 })
                 .collect()
         })
         .collect();
-    let trace = world.trace.take().map(|variables| AccessTrace {
-        variables,
-        left_out: world.left_out,
-    });
+    let trace = world.trace.take().map(Tracer::finish);
     Ok(Run {
         buffers: buffers_after,
         hazards: world.hazards.list().to_vec(),
@@ -164,14 +159,14 @@ fn check_memory(launches: &[Launch], buffers: &[Buffer], config: &Config) -> Res
         .max()
         .unwrap_or(0);
     let needed = bytes + shadow + per_block * 4096;
-    if needed > config.memory_budget {
-        return Err(Error::Limit(format!(
-            "checking this run would take about {} MiB of memory (its buffers and a record of \
-             every access to them), more than the CPU checker's {} MiB; check it at a smaller size",
-            needed >> 20,
-            config.memory_budget >> 20
-        )));
-    }
+    config
+        .limits
+        .afford(
+            needed,
+            "this run",
+            "its buffers and a record of every access to them",
+        )
+        .map_err(Error::Limit)?;
     for l in launches {
         let threads: u64 = l.block.iter().map(|&b| u64::from(b)).product::<u64>()
             * l.grid.iter().map(|&g| u64::from(g)).product::<u64>();
@@ -192,7 +187,7 @@ fn launch_one(
     launch: &Launch,
     w: &mut World,
     config: &Config,
-    deadline: std::time::Duration,
+    deadline: gpu_hazard::Deadline,
     rng: &mut Rng,
 ) -> Result<bool, Error> {
     let (params, param_symbols, maps) = cohort::lay_out_params(kernel, launch, &w.globals)?;
@@ -243,12 +238,12 @@ fn launch_one(
             blocks.push(threads);
         }
         let mut cluster = Waiting { blocks, mems };
-        match cluster.run(kernel, w, deadline, config, rng)? {
+        match cluster.run(kernel, w, deadline, rng)? {
             cohort::Ended::Deadlock => return Ok(true),
             cohort::Ended::Waiting => waiting.push(cluster),
             cohort::Ended::Finished => {}
         }
-        if run_waiting(kernel, &mut waiting, w, deadline, config, rng)? {
+        if run_waiting(kernel, &mut waiting, w, deadline, rng)? {
             return Ok(true);
         }
     }
@@ -256,7 +251,7 @@ fn launch_one(
     // them can change memory any more they poll forever, as on a GPU,
     // until the clock stops them (a hang, reported where they poll).
     while !waiting.is_empty() {
-        if run_waiting(kernel, &mut waiting, w, deadline, config, rng)? {
+        if run_waiting(kernel, &mut waiting, w, deadline, rng)? {
             return Ok(true);
         }
     }
@@ -275,19 +270,11 @@ impl Waiting {
         &mut self,
         kernel: &Kernel,
         w: &mut World,
-        deadline: std::time::Duration,
-        config: &Config,
+        deadline: gpu_hazard::Deadline,
         rng: &mut Rng,
     ) -> Result<cohort::Ended, Error> {
-        let ended = cohort::run_cluster(
-            kernel,
-            &mut self.blocks,
-            w,
-            &mut self.mems,
-            deadline,
-            config,
-            rng,
-        )?;
+        let ended =
+            cohort::run_cluster(kernel, &mut self.blocks, w, &mut self.mems, deadline, rng)?;
         if ended == cohort::Ended::Finished {
             for t in self.blocks.iter().flatten() {
                 w.counter.finish(t.thread, t.reads, t.writes);
@@ -303,8 +290,7 @@ fn run_waiting(
     kernel: &Kernel,
     waiting: &mut Vec<Waiting>,
     w: &mut World,
-    deadline: std::time::Duration,
-    config: &Config,
+    deadline: gpu_hazard::Deadline,
     rng: &mut Rng,
 ) -> Result<bool, Error> {
     loop {
@@ -312,7 +298,7 @@ fn run_waiting(
         let before = waiting.len();
         let mut k = 0;
         while k < waiting.len() {
-            match waiting[k].run(kernel, w, deadline, config, rng)? {
+            match waiting[k].run(kernel, w, deadline, rng)? {
                 cohort::Ended::Deadlock => return Ok(true),
                 cohort::Ended::Finished => {
                     waiting.remove(k);

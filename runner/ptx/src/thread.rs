@@ -76,6 +76,8 @@ pub struct ThreadState {
     pub wgmma_reads: WgmmaReads,
     /// Its `cp.async` copies not yet landed (see `exec_async::cp_async`).
     pub copies: AsyncCopies,
+    /// The `fence.proxy.async`s it has made (see [`crate::proxy`]).
+    pub proxy_fences: u32,
 }
 
 /// One `cp.async` in flight: the bytes it read from global memory when

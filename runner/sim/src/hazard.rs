@@ -13,86 +13,15 @@
 
 use naga::Span;
 
-/// One access to an element, as the race check remembers it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Access {
-    /// The invocation's index within the dispatch (unique across workgroups).
-    pub invocation: u32,
-    pub workgroup: u32,
-    /// Barriers this workgroup had passed when the access happened.
-    pub epoch: u32,
-    pub span: Span,
-}
-
-impl Access {
-    /// Whether `self`, which happened earlier in the simulation, is ordered before `later`.
-    fn ordered_before(&self, later: &Access) -> bool {
-        self.invocation == later.invocation
-            || (self.workgroup == later.workgroup && self.epoch < later.epoch)
-    }
-}
+/// One access to an element, as the race check remembers it: WGSL's
+/// order, shared with the CUDA checker's race rule in `gpu-hazard`.
+pub type Access = gpu_hazard::Epochs<Span>;
 
 /// The race check's memory of one element since the dispatch began.
-#[derive(Debug, Clone, Default)]
-pub struct Shadow {
-    write: Option<Access>,
-    /// Reads since the last write that a later write could still race with.
-    reads: Vec<Access>,
-    /// Written: by some invocation of this workgroup (workgroup memory), or
-    /// by any launch so far (a buffer that starts poisoned).
-    pub written: bool,
-}
+pub type Shadow = gpu_hazard::Shadow<Access>;
 
-/// Reads kept per element: beyond two distinct readers, a later writer
-/// conflicts with one of them anyway, so more would only cost memory.
-const READS_KEPT: usize = 4;
-
-/// A conflicting earlier access: the access and whether it wrote.
-pub type Conflict = (Access, bool);
-
-impl Shadow {
-    /// Records a read; returns the unordered write it races with, if any.
-    pub fn read(&mut self, now: Access) -> Option<Conflict> {
-        let conflict = self
-            .write
-            .filter(|w| !w.ordered_before(&now))
-            .map(|w| (w, true));
-        // Reads ordered before this one are covered by it for any later writer.
-        self.reads
-            .retain(|r| r.workgroup != now.workgroup || r.epoch >= now.epoch);
-        let known = self.reads.iter().any(|r| r.invocation == now.invocation);
-        if !known && self.reads.len() < READS_KEPT {
-            self.reads.push(now);
-        }
-        conflict
-    }
-
-    /// A new dispatch is ordered after everything before it: nothing left
-    /// to race with, but what was written stays written.
-    pub fn new_dispatch(&mut self) {
-        self.write = None;
-        self.reads.clear();
-    }
-
-    /// Records a write; returns an unordered earlier write or read it races with, if any.
-    pub fn write(&mut self, now: Access) -> Option<Conflict> {
-        let conflict = self
-            .write
-            .filter(|w| !w.ordered_before(&now))
-            .map(|w| (w, true))
-            .or_else(|| {
-                self.reads
-                    .iter()
-                    .find(|r| !r.ordered_before(&now))
-                    .map(|r| (*r, false))
-            });
-        // Whatever races with the reads dropped here also races with this write.
-        self.write = Some(now);
-        self.reads.clear();
-        self.written = true;
-        conflict
-    }
-}
+/// What a write marks written: every byte of the element.
+pub const ALL_BYTES: u8 = 0xF;
 
 /// The kinds of finding, shared with the other checker and the core.
 pub use gpu_hazard::Kind;
@@ -167,14 +96,14 @@ pub fn check_access(
     write: bool,
     names: &dyn Names,
 ) {
-    let span = now.span;
+    let span = now.at;
     for (offset, shadow) in shadows.iter_mut().enumerate() {
         let leaf = first + offset;
-        let uninitialized = !write && memory.starts_unwritten && !shadow.written;
+        let uninitialized = !write && memory.starts_unwritten && shadow.written() == 0;
         let conflict = if write {
-            shadow.write(now)
+            shadow.write(&now)
         } else {
-            shadow.read(now)
+            shadow.read(&now)
         };
         if uninitialized && !hazards.known(Kind::Uninitialized, lines.line(span)) {
             let why = if memory.workgroup {
@@ -188,7 +117,7 @@ pub fn check_access(
             };
             let message = format!(
                 "{} reads {} {why}",
-                names.invocation(now.invocation),
+                names.invocation(now.thread),
                 names.element(leaf),
             );
             hazards.add(Kind::Uninitialized, span, lines.line(span), message);
@@ -200,7 +129,7 @@ pub fn check_access(
             continue;
         }
         let verb = |w: bool| if w { "writes" } else { "reads" };
-        let why = if other.workgroup != now.workgroup {
+        let why = if other.block != now.block {
             "invocations of different workgroups are never ordered within one dispatch \
              (a barrier waits for its own workgroup only): split the work into two launches"
                 .to_string()
@@ -214,13 +143,13 @@ pub fn check_access(
         };
         let message = format!(
             "{} {} {} ({}) here, and {} {} it at line {}; {why}",
-            names.invocation(now.invocation),
+            names.invocation(now.thread),
             verb(write),
             names.element(leaf),
             memory.described,
-            names.invocation(other.invocation),
+            names.invocation(other.thread),
             verb(other_wrote),
-            lines.line(other.span),
+            lines.line(other.at),
         );
         hazards.add(Kind::Race, span, lines.line(span), message);
     }
@@ -229,91 +158,6 @@ pub fn check_access(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(invocation: u32, workgroup: u32, epoch: u32) -> Access {
-        Access {
-            invocation,
-            workgroup,
-            epoch,
-            span: Span::default(),
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    enum Op {
-        R(u32, u32, u32),
-        W(u32, u32, u32),
-    }
-
-    /// (case, accesses in simulation order, whether the last one races).
-    #[test]
-    fn race_rule_table() {
-        use Op::*;
-        let cases: &[(&str, &[Op], bool)] = &[
-            (
-                "own element, read after write",
-                &[W(0, 0, 0), R(0, 0, 0)],
-                false,
-            ),
-            (
-                "neighbour reads, no barrier",
-                &[W(1, 0, 0), R(0, 0, 0)],
-                true,
-            ),
-            (
-                "neighbour reads after a barrier",
-                &[W(1, 0, 0), R(0, 0, 1)],
-                false,
-            ),
-            (
-                "write after neighbour's read, same epoch",
-                &[R(0, 0, 0), W(1, 0, 0)],
-                true,
-            ),
-            (
-                "write after neighbour's read, barrier between",
-                &[R(0, 0, 0), W(1, 0, 1)],
-                false,
-            ),
-            ("two writers, same epoch", &[W(0, 0, 0), W(1, 0, 0)], true),
-            (
-                "reads never race",
-                &[R(0, 0, 0), R(1, 0, 0), R(2, 0, 0)],
-                false,
-            ),
-            (
-                "other workgroup, later epoch",
-                &[W(0, 0, 0), R(8, 1, 5)],
-                true,
-            ),
-            (
-                "many readers, then one of them writes",
-                &[R(0, 0, 0), R(1, 0, 0), R(2, 0, 0), W(2, 0, 0)],
-                true,
-            ),
-            (
-                "readers before a barrier, writer after",
-                &[R(0, 0, 0), R(1, 0, 0), R(2, 0, 1), W(3, 0, 2)],
-                false,
-            ),
-            (
-                "reader in an old epoch is dropped, a new one is not",
-                &[R(1, 0, 0), R(2, 0, 1), W(3, 0, 1)],
-                true,
-            ),
-        ];
-        for (name, ops, races) in cases {
-            let mut shadow = Shadow::default();
-            let mut last = None;
-            for op in *ops {
-                last = match *op {
-                    R(i, w, e) => shadow.read(at(i, w, e)),
-                    W(i, w, e) => shadow.write(at(i, w, e)),
-                };
-            }
-            assert_eq!(last.is_some(), *races, "{name}");
-        }
-    }
 
     #[test]
     fn spans_map_to_text_lines() {

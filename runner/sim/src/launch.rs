@@ -5,8 +5,8 @@
 use crate::access::AccessReport;
 use crate::hazard::Hazard;
 use crate::trace::AccessTrace;
+pub use gpu_hazard::limits::{Clock, Limits, MEMORY_BUDGET, system_clock};
 use naga::Span;
-use std::time::Duration;
 
 /// One dispatch of an entry point.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,18 +42,14 @@ pub struct Config {
     pub seed: u64,
     /// Invocations per subgroup (consecutive `local_invocation_index`es).
     pub subgroup_size: u32,
-    /// A run still going after this long is abandoned ([`Error::TimedOut`]).
-    pub timeout: Duration,
-    /// Where the time is read from. [`system_clock`] where std has a clock;
-    /// in a browser, the page's (std's `Instant` is not there).
-    pub clock: Clock,
+    /// The time and memory a run may take: a run still going after
+    /// `limits.timeout` is abandoned ([`Error::TimedOut`]), with the time
+    /// read from `limits.clock` (std's, or a browser page's).
+    pub limits: Limits,
     /// The most workgroup memory a kernel may declare, in bytes: a real
     /// device's limit (see [`MAX_WORKGROUP_BYTES`]), so a kernel that no
     /// GPU would run does not pass here.
     pub max_workgroup_bytes: u64,
-    /// The most memory the checker may take for the kernel's variables and
-    /// its records of them, in bytes; a run that would need more is refused.
-    pub memory_budget: u64,
     /// Keep every access of storage and workgroup memory ([`Run::trace`]),
     /// for the access diagrams.
     pub trace: bool,
@@ -63,27 +59,13 @@ pub struct Config {
 /// and NVIDIA's Vulkan driver both offer 32 KiB; WebGPU guarantees 16 KiB).
 pub const MAX_WORKGROUP_BYTES: u64 = 32 * 1024;
 
-/// What the checker may take for one run unless told otherwise.
-pub const MEMORY_BUDGET: u64 = 2 << 30;
-
-/// Time since a fixed origin; only differences are used.
-pub type Clock = fn() -> Duration;
-
-/// The operating system's monotonic clock, through std (not in a browser).
-pub fn system_clock() -> Duration {
-    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    ORIGIN.get_or_init(std::time::Instant::now).elapsed()
-}
-
 impl Default for Config {
     fn default() -> Config {
         Config {
             seed: 0,
             subgroup_size: 32,
-            timeout: Duration::from_secs(10),
-            clock: system_clock,
+            limits: Limits::default(),
             max_workgroup_bytes: MAX_WORKGROUP_BYTES,
-            memory_budget: MEMORY_BUDGET,
             trace: false,
         }
     }

@@ -42,5 +42,5 @@ mod run_tests;
 
 pub use access::{AccessReport, Site, Tally, Thread};
 pub use hazard::{Hazard, Kind, LineMap, TextLines};
-pub use launch::{Binding, Clock, Config, Error, Launch, Run, system_clock};
+pub use launch::{Binding, Clock, Config, Error, Launch, Limits, Run, system_clock};
 pub use run::run;

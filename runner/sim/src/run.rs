@@ -53,7 +53,7 @@ pub fn run(
             let region = global_of(module, b).and_then(|g| shared.globals[g].as_ref());
             match region {
                 Some(r) if b.poisoned && !r.shadow.is_empty() => {
-                    r.shadow.iter().map(|s| s.written).collect()
+                    r.shadow.iter().map(|s| s.written() != 0).collect()
                 }
                 _ => vec![],
             }
@@ -78,7 +78,7 @@ const WATCHED_LEAF_BYTES: u64 =
 /// would take more memory than the budget: a launch of more invocations
 /// than 32-bit ids can number, more workgroup memory than a device allows,
 /// or variables (with the checker's records of them) beyond
-/// [`Config::memory_budget`].
+/// [`Config::limits`].
 fn check_limits(
     prog: &Program,
     launches: &[Launch],
@@ -151,18 +151,14 @@ fn check_limits(
             .saturating_mul(private_leaves.saturating_add(locals))
             .saturating_mul(std::mem::size_of::<Scalar>() as u64),
     );
-    if needed > config.memory_budget {
-        return Err(Error::Limit {
-            what: format!(
-                "checking this run would take about {} MiB of memory (its buffers and variables, \
-                 and a record of every access to them), more than the CPU checker's {} MiB; \
-                 check it at a smaller size",
-                needed >> 20,
-                config.memory_budget >> 20
-            ),
-            span: None,
-        });
-    }
+    config
+        .limits
+        .afford(
+            needed,
+            "this run",
+            "its buffers and variables, and a record of every access to them",
+        )
+        .map_err(|what| Error::Limit { what, span: None })?;
     Ok(())
 }
 

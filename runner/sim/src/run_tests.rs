@@ -517,7 +517,10 @@ fn main(@builtin(local_invocation_index) i: u32) {{
 }}"
         );
         let config = Config {
-            timeout: std::time::Duration::ZERO,
+            limits: crate::Limits {
+                timeout: std::time::Duration::ZERO,
+                ..crate::Limits::default()
+            },
             ..Config::default()
         };
         let lines = TextLines::new(&src);

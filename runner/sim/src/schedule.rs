@@ -71,7 +71,7 @@ pub fn dispatch<'m>(
     // A new dispatch is ordered after everything the last one did (what
     // it wrote stays written).
     for region in shared.globals.iter_mut().flatten() {
-        region.shadow.iter_mut().for_each(Shadow::new_dispatch);
+        region.shadow.iter_mut().for_each(Shadow::new_launch);
     }
     // `run` refused launches of more than u32::MAX invocations, so these fit.
     let per_group = block.iter().product::<u32>();

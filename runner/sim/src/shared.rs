@@ -8,7 +8,6 @@ use crate::memory::Region;
 use crate::program::Fault;
 use crate::trace::Tracer;
 use naga::Span;
-use std::time::Duration;
 
 /// Where an invocation sits in the dispatch.
 #[derive(Debug, Clone, Copy)]
@@ -44,10 +43,7 @@ pub struct Shared<'s> {
     /// Barriers passed by the running workgroup that order workgroup and storage memory.
     pub epochs: [u32; 2],
     pub block: [u32; 3],
-    steps: u64,
-    clock: crate::launch::Clock,
-    started: Duration,
-    timeout: Duration,
+    deadline: gpu_hazard::Deadline,
 }
 
 impl<'s> Shared<'s> {
@@ -66,19 +62,13 @@ impl<'s> Shared<'s> {
             launch: 0,
             epochs: [0, 0],
             block: [1, 1, 1],
-            steps: 0,
-            clock: config.clock,
-            started: (config.clock)(),
-            timeout: config.timeout,
+            deadline: config.limits.start(),
         }
     }
 
     /// Counts a statement; every so often, checks the clock.
     pub(crate) fn tick(&mut self) -> Result<(), Fault> {
-        self.steps += 1;
-        if self.steps.is_multiple_of(1 << 16)
-            && (self.clock)().saturating_sub(self.started) > self.timeout
-        {
+        if self.deadline.tick(16) {
             return Err(Fault::TimedOut {
                 span: None,
                 message: String::new(),

@@ -1,149 +1,59 @@
-//! Who touched which element: every load and store of a storage buffer or
-//! of workgroup memory in a traced run, with the invocation that made it,
-//! its workgroup, the launch, and the barrier interval it fell in. The
-//! access diagrams are drawn from it.
+//! Who touched which element of a storage buffer or of workgroup memory in
+//! a traced run, for the access diagrams. The trace's types and its limit
+//! are `gpu-hazard`'s ([`gpu_hazard::trace`]), shared with the CUDA
+//! checker; here the module-scope variables of a WGSL module are mapped to
+//! the variables traced.
 //!
 //! Tracing is asked for ([`crate::launch::Config::trace`]); an ordinary check
-//! keeps nothing. A run keeps at most [`LIMIT`] touches in all and counts the
-//! rest: the diagrams are for teaching sizes, where a few thousand suffice.
-//! A touch of the guard band past a buffer's end is kept too, marked
-//! `outside`, so the picture can mark it; one beyond the guard band is not
-//! (the index it meant is not known there; the hazard names it).
+//! keeps nothing. A touch beyond the guard band is not kept (the index it
+//! meant is not known there; the hazard names it).
 
 use crate::memory::{Region, Space};
+use gpu_hazard::trace::Tracer as Kept;
+pub use gpu_hazard::trace::{AccessTrace, LIMIT, Touch, VariableTrace};
 
-/// The most touches a run keeps.
-pub const LIMIT: usize = 1 << 20;
-
-/// One access of one element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Touch {
-    /// The element (one scalar: a `vec4` is four) of the variable, counted
-    /// from its start; past the end for an access out of bounds.
-    pub element: usize,
-    /// The invocation, by its index in the dispatch (x fastest, then the workgroups).
-    pub invocation: u32,
-    /// Its workgroup, by index in the dispatch.
-    pub workgroup: u32,
-    /// Which launch of the run (0-based).
-    pub launch: u32,
-    /// How many barriers that order this memory its workgroup had passed
-    /// (`workgroupBarrier` for workgroup memory, `storageBarrier` for storage).
-    pub interval: u32,
-    pub write: bool,
-    /// An atomic operation's (ordered with other atomics: never a race).
-    pub atomic: bool,
-    /// The element lies in the guard band past the variable's end.
-    pub outside: bool,
-    /// The first element of its access: a `vec4` load touches four
-    /// elements in one access, which [`crate::access`] counts once.
-    pub first: bool,
-    /// The kernel line it was made at (1-based; 0 where unknown).
-    pub line: usize,
-}
-
-/// The touches of one module-scope variable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VariableTrace {
-    pub name: String,
-    /// Workgroup memory (one copy per workgroup), or a storage buffer.
-    pub workgroup_memory: bool,
-    /// Its elements (scalars), guard band excluded.
-    pub elements: usize,
-    /// Starts out unwritten (workgroup memory, outputs): a read before any
-    /// write reads nothing anyone wrote.
-    pub starts_unwritten: bool,
-    pub touches: Vec<Touch>,
-}
-
-/// Every traced variable's touches, in the order the simulation made them.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AccessTrace {
-    /// Storage buffers and workgroup variables, in declaration order.
-    pub variables: Vec<VariableTrace>,
-    /// Touches beyond [`LIMIT`], not kept.
-    pub left_out: u64,
-}
-
-/// Collects a run's touches.
+/// Collects a run's touches, by module-scope variable.
 #[derive(Debug)]
 pub struct Tracer {
-    /// By module-scope variable index; `None` for what is not traced (uniforms, private).
-    by_global: Vec<Option<VariableTrace>>,
-    kept: usize,
-    left_out: u64,
+    kept: Kept,
+    /// By module-scope variable index, the traced variable's index; `None`
+    /// for what is not traced (uniforms, private).
+    by_global: Vec<Option<usize>>,
 }
 
 impl Tracer {
     /// A tracer for the module-scope variables `globals` (as bound for the run).
     pub fn new(globals: &[Option<Region>]) -> Tracer {
+        let mut kept = Kept::default();
         let by_global = globals
             .iter()
             .map(|g| {
                 let region = g.as_ref()?;
                 let traced = matches!(region.space, Space::Storage | Space::Workgroup);
-                traced.then(|| VariableTrace {
-                    name: region.name.clone(),
-                    workgroup_memory: region.space == Space::Workgroup,
-                    elements: region.len,
-                    starts_unwritten: region.starts_unwritten,
-                    touches: Vec::new(),
+                traced.then(|| {
+                    kept.add(VariableTrace::new(
+                        region.name.clone(),
+                        region.space == Space::Workgroup,
+                        region.len,
+                        region.starts_unwritten,
+                    ))
                 })
             })
             .collect();
-        Tracer {
-            by_global,
-            kept: 0,
-            left_out: 0,
-        }
+        Tracer { kept, by_global }
     }
 
     /// Records an access of `elements` of variable `global` (nothing for an
     /// untraced one). `touch` gives every field but the element.
     pub fn touch(&mut self, global: usize, elements: std::ops::Range<usize>, touch: Touch) {
-        let Some(Some(variable)) = self.by_global.get_mut(global) else {
-            return;
-        };
-        let start = elements.start;
-        for element in elements {
-            if self.kept >= LIMIT {
-                self.left_out += 1;
-                continue;
-            }
-            self.kept += 1;
-            let first = element == start;
-            variable.touches.push(Touch {
-                element,
-                first,
-                ..touch
-            });
+        if let Some(Some(variable)) = self.by_global.get(global) {
+            self.kept.touch(*variable, elements, touch);
         }
     }
 
     /// The trace, variables in declaration order.
     pub fn finish(self) -> AccessTrace {
-        AccessTrace {
-            variables: self.by_global.into_iter().flatten().collect(),
-            left_out: self.left_out,
-        }
-    }
-}
-
-impl VariableTrace {
-    /// How many times each element was read and written over the whole run:
-    /// `(reads, writes)` by element, the variable's own elements only.
-    pub fn counts(&self) -> Vec<(u32, u32)> {
-        let mut counts = vec![(0u32, 0u32); self.elements];
-        for t in self.touches.iter().filter(|t| !t.outside) {
-            if let Some(c) = counts.get_mut(t.element) {
-                if t.write {
-                    c.1 += 1;
-                } else {
-                    c.0 += 1;
-                }
-            }
-        }
-        counts
+        self.kept.finish()
     }
 }
 

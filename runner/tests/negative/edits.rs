@@ -201,16 +201,24 @@ impl Fixture {
     }
 
     /// The line (1-based) holding `text`, which exactly one line must hold:
-    /// how the tables name an edit's lines, which move with the solution.
+    /// how the tables name an edit's lines, which move with the solution. A
+    /// text of several lines (two identical lines told apart by the one
+    /// before) names the line its last line is on, and must occur once.
     pub fn line_holding(&self, text: &str) -> Result<usize, Failed> {
-        let lines: Vec<usize> = self
-            .source
-            .text
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| !text.is_empty() && line.contains(text))
-            .map(|(i, _)| i + 1)
-            .collect();
+        let source = &self.source.text;
+        let lines: Vec<usize> = if text.contains('\n') {
+            source
+                .match_indices(text)
+                .map(|(at, _)| source[..at + text.len()].lines().count())
+                .collect()
+        } else {
+            source
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| !text.is_empty() && line.contains(text))
+                .map(|(i, _)| i + 1)
+                .collect()
+        };
         match lines[..] {
             [line] => Ok(line),
             _ => Err(format!(

@@ -4,6 +4,7 @@
 //!
 //! A trace is asked for (the checker's `with_trace`); ordinary runs carry none.
 
+use crate::spec::model::{Arg, Spec};
 use serde::{Deserialize, Serialize};
 
 /// Every storage buffer and workgroup variable of a traced run, with each
@@ -38,54 +39,9 @@ pub struct TouchedVariable {
     pub touches: Vec<Touch>,
 }
 
-/// One access of one element, with short field names: a trace is long.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Touch {
-    /// The element (flat index; past the end for a write into the guard band).
-    #[serde(rename = "e")]
-    pub element: usize,
-    /// The invocation's index in its launch.
-    #[serde(rename = "i")]
-    pub invocation: u32,
-    #[serde(rename = "g")]
-    pub workgroup: u32,
-    #[serde(rename = "l", default, skip_serializing_if = "is_zero")]
-    pub launch: u32,
-    /// Barriers its workgroup had passed that order this memory.
-    #[serde(rename = "b", default, skip_serializing_if = "is_zero")]
-    pub interval: u32,
-    #[serde(rename = "w", default, skip_serializing_if = "is_false")]
-    pub write: bool,
-    /// An atomic operation's: atomics never race with each other.
-    #[serde(rename = "a", default, skip_serializing_if = "is_false")]
-    pub atomic: bool,
-    /// Past the end of the variable (in its guard band).
-    #[serde(rename = "o", default, skip_serializing_if = "is_false")]
-    pub outside: bool,
-    /// The first element of its access (a `vec4` load is one access of four
-    /// elements): what the access counts count.
-    #[serde(rename = "f", default = "yes", skip_serializing_if = "is_true")]
-    pub first: bool,
-    /// The kernel file's line.
-    #[serde(rename = "n")]
-    pub line: usize,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
-fn yes() -> bool {
-    true
-}
+/// One access of one element: the checkers' own record, shared through
+/// `gpu-hazard` (its serialized names are short: a trace is long).
+pub use gpu_hazard::Touch;
 
 impl TouchedVariable {
     /// Its elements, guard band excluded.
@@ -95,5 +51,43 @@ impl TouchedVariable {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl AccessMap {
+    /// A checker's trace of a run of `spec`, with the spec's shapes: a
+    /// buffer is shaped as the spec declares it where the checker names it
+    /// the same; the grid is the first launch's. `cuda` says which words
+    /// the diagram uses.
+    pub fn from_trace(trace: &gpu_hazard::AccessTrace, spec: &Spec, cuda: bool) -> AccessMap {
+        let first = spec.launches.first();
+        let shape_of = |name: &str, elements: usize| {
+            spec.args
+                .iter()
+                .find_map(|a| match a {
+                    Arg::Buffer(b) if b.name == name && b.len() == elements => {
+                        Some(b.shape.clone())
+                    }
+                    _ => None,
+                })
+                .unwrap_or_else(|| vec![elements])
+        };
+        AccessMap {
+            cuda,
+            grid: first.map_or([1, 1, 1], |l| l.grid),
+            block: first.map_or([1, 1, 1], |l| l.block),
+            variables: trace
+                .variables
+                .iter()
+                .map(|v| TouchedVariable {
+                    name: v.name.clone(),
+                    workgroup_memory: v.workgroup_memory,
+                    shape: shape_of(&v.name, v.elements),
+                    starts_unwritten: v.starts_unwritten,
+                    touches: v.touches.clone(),
+                })
+                .collect(),
+            left_out: trace.left_out,
+        }
     }
 }

@@ -80,6 +80,35 @@ pub struct AccessSite {
     pub at: Located,
 }
 
+impl GlobalAccess {
+    /// A checker's counts, with each thread named by its global id
+    /// (`global`) and each place located in the kernel file (`locate`).
+    pub fn from_report<T, P>(
+        report: &gpu_hazard::AccessReport<T, P>,
+        global: impl Fn(&T) -> [u32; 3],
+        locate: impl Fn(&P) -> Located,
+    ) -> GlobalAccess {
+        let count = |t: &gpu_hazard::Tally<T, P>| AccessCount {
+            max: t.max,
+            max_thread: global(&t.max_thread),
+            mean: report.mean(t),
+            nth: t
+                .nth
+                .iter()
+                .map(|site| AccessSite {
+                    thread: global(&site.thread),
+                    at: locate(&site.at),
+                })
+                .collect(),
+        };
+        GlobalAccess {
+            invocations: report.threads,
+            reads: count(&report.reads),
+            writes: count(&report.writes),
+        }
+    }
+}
+
 /// An output buffer as read back: `None` where the poison is still in place.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutputData {

@@ -13,12 +13,12 @@
 //! of global-memory reads and writes come back as [`Execution::access`].
 
 use super::front;
-use crate::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
+use crate::backend_contract::access_map::AccessMap;
 use crate::backend_contract::backend::{
     Backend, BackendError, BackendKind, DeviceInfo, Job, check_launch_basics,
 };
 use crate::backend_contract::outcome::{
-    AccessCount, AccessSite, Execution, GlobalAccess, Outcome, OutputData, device_bytes,
+    Execution, GlobalAccess, Outcome, OutputData, device_bytes,
 };
 use crate::source::diag::Located;
 use crate::source::text::SourceText;
@@ -136,8 +136,11 @@ impl Backend for SimBackend {
         let config = wgsl_sim::Config {
             seed: self.seed,
             subgroup_size: self.subgroup_size,
-            timeout: job.timeout,
-            clock: self.clock,
+            limits: wgsl_sim::Limits {
+                timeout: job.timeout,
+                clock: self.clock,
+                ..wgsl_sim::Limits::default()
+            },
             trace: self.trace,
             ..wgsl_sim::Config::default()
         };
@@ -188,7 +191,7 @@ impl Backend for SimBackend {
             accesses: run
                 .trace
                 .as_ref()
-                .map(|trace| Box::new(access_map(trace, spec, &launches))),
+                .map(|trace| Box::new(AccessMap::from_trace(trace, spec, false))),
             printed: String::new(),
         }))
     }
@@ -257,76 +260,13 @@ fn read_back(spec: &Spec, run: &wgsl_sim::Run) -> Vec<OutputData> {
     outputs
 }
 
-/// The interpreter's trace, with the spec's shapes: a buffer is shaped as
-/// the spec declares it where the kernel names it the same.
-fn access_map(
-    trace: &wgsl_sim::trace::AccessTrace,
-    spec: &Spec,
-    launches: &[wgsl_sim::Launch],
-) -> AccessMap {
-    let shape_of = |name: &str, elements: usize| {
-        spec.args
-            .iter()
-            .find_map(|a| match a {
-                Arg::Buffer(b) if b.name == name && b.len() == elements => Some(b.shape.clone()),
-                _ => None,
-            })
-            .unwrap_or_else(|| vec![elements])
-    };
-    AccessMap {
-        cuda: false,
-        grid: launches.first().map_or([1, 1, 1], |l| l.grid),
-        block: launches.first().map_or([1, 1, 1], |l| l.block),
-        variables: trace
-            .variables
-            .iter()
-            .map(|v| TouchedVariable {
-                name: v.name.clone(),
-                workgroup_memory: v.workgroup_memory,
-                shape: shape_of(&v.name, v.elements),
-                starts_unwritten: v.starts_unwritten,
-                touches: v
-                    .touches
-                    .iter()
-                    .map(|t| Touch {
-                        element: t.element,
-                        invocation: t.invocation,
-                        workgroup: t.workgroup,
-                        launch: t.launch,
-                        interval: t.interval,
-                        write: t.write,
-                        atomic: t.atomic,
-                        outside: t.outside,
-                        first: t.first,
-                        line: t.line,
-                    })
-                    .collect(),
-            })
-            .collect(),
-        left_out: trace.left_out,
-    }
-}
-
 /// The interpreter's counts, with places in the kernel file.
 fn access(report: &wgsl_sim::AccessReport, lines: &Lines) -> GlobalAccess {
-    let count = |t: &wgsl_sim::Tally| AccessCount {
-        max: t.max,
-        max_thread: t.max_thread.global,
-        mean: report.mean(t),
-        nth: t
-            .nth
-            .iter()
-            .map(|site| AccessSite {
-                thread: site.thread.global,
-                at: lines.locate(site.span, String::new()),
-            })
-            .collect(),
-    };
-    GlobalAccess {
-        invocations: report.invocations,
-        reads: count(&report.reads),
-        writes: count(&report.writes),
-    }
+    GlobalAccess::from_report(
+        report,
+        |thread| thread.global,
+        |span| lines.locate(*span, String::new()),
+    )
 }
 
 /// Maps naga spans to the lines of the kernel's file (through includes and the skeleton cut).

@@ -21,10 +21,10 @@ impl<'m> Invocation<'m> {
 
     pub(super) fn access(&self, shared: &Shared, space: Space, span: Span) -> Access {
         Access {
-            invocation: self.ids.invocation,
-            workgroup: self.ids.workgroup_index,
+            thread: self.ids.invocation,
+            block: self.ids.workgroup_index,
             epoch: shared.epochs[usize::from(space != Space::Workgroup)],
-            span,
+            at: span,
         }
     }
 
@@ -131,7 +131,7 @@ impl<'m> Invocation<'m> {
                     } else if let Some(r) = shared.globals[g as usize].as_mut() {
                         // An atomic write initialises the word all the same.
                         for shadow in r.shadow.get_mut(range.clone()).into_iter().flatten() {
-                            shadow.written = true;
+                            shadow.mark_written(hazard::ALL_BYTES);
                         }
                     }
                     &mut shared.globals[g as usize]
@@ -193,8 +193,8 @@ impl<'m> Invocation<'m> {
         let now = self.access(shared, space, span);
         let touch = Touch {
             element: ptr.offset,
-            invocation: now.invocation,
-            workgroup: now.workgroup,
+            invocation: now.thread,
+            workgroup: now.block,
             launch: shared.launch as u32,
             interval: now.epoch,
             write,

@@ -16,11 +16,10 @@
 
 use crate::backend::cuda::backend::{compile_only_arch, prepare};
 use crate::backend::cuda::nvrtc;
-use puzzle_core::backend_contract::access_map::{AccessMap, Touch, TouchedVariable};
+use puzzle_core::backend_contract::access_map::AccessMap;
 use puzzle_core::backend_contract::backend::{Backend, BackendError, BackendKind, DeviceInfo, Job};
 use puzzle_core::backend_contract::outcome::{
-    AccessCount, AccessSite, Execution, GUARD_ELEMENTS, GlobalAccess, Outcome, OutputData,
-    device_bytes,
+    Execution, GUARD_ELEMENTS, GlobalAccess, Outcome, OutputData, device_bytes,
 };
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
@@ -136,7 +135,10 @@ impl Backend for CudaCheckerBackend {
         let buffers = buffers(spec);
         let config = ptx_sim::Config {
             seed: self.seed,
-            timeout: job.timeout,
+            limits: ptx_sim::Limits {
+                timeout: job.timeout,
+                ..ptx_sim::Limits::default()
+            },
             trace: self.trace,
             ..ptx_sim::Config::default()
         };
@@ -171,7 +173,7 @@ impl Backend for CudaCheckerBackend {
             accesses: run
                 .trace
                 .as_ref()
-                .map(|trace| Box::new(access_map(trace, spec))),
+                .map(|trace| Box::new(AccessMap::from_trace(trace, spec, true))),
             printed: printed(run.printed, run.printed_left_out),
         }))
     }
@@ -366,71 +368,11 @@ fn read_back(spec: &Spec, run: &ptx_sim::Run) -> Result<Vec<OutputData>, Backend
 
 /// The interpreter's counts, with places in the kernel file (threads by global id).
 fn access(report: &ptx_sim::AccessReport, source: &SourceText) -> GlobalAccess {
-    let count = |t: &ptx_sim::Tally| AccessCount {
-        max: t.max,
-        max_thread: t.max_thread.global,
-        mean: report.mean(t),
-        nth: t
-            .nth
-            .iter()
-            .map(|site| AccessSite {
-                thread: site.thread.global,
-                at: locate(source, site.line, String::new()),
-            })
-            .collect(),
-    };
-    GlobalAccess {
-        invocations: report.threads,
-        reads: count(&report.reads),
-        writes: count(&report.writes),
-    }
-}
-
-/// The interpreter's trace, with the spec's shapes: a buffer is shaped as
-/// the spec declares it where the checker names it the same.
-fn access_map(trace: &ptx_sim::trace::AccessTrace, spec: &Spec) -> AccessMap {
-    let shape_of = |name: &str, elements: usize| {
-        spec.args
-            .iter()
-            .find_map(|a| match a {
-                Arg::Buffer(b) if b.name == name && b.len() == elements => Some(b.shape.clone()),
-                _ => None,
-            })
-            .unwrap_or_else(|| vec![elements])
-    };
-    let first = spec.launches.first();
-    AccessMap {
-        cuda: true,
-        grid: first.map_or([1, 1, 1], |l| l.grid),
-        block: first.map_or([1, 1, 1], |l| l.block),
-        variables: trace
-            .variables
-            .iter()
-            .map(|v| TouchedVariable {
-                name: v.name.clone(),
-                workgroup_memory: v.workgroup_memory,
-                shape: shape_of(&v.name, v.elements),
-                starts_unwritten: v.starts_unwritten,
-                touches: v
-                    .touches
-                    .iter()
-                    .map(|t| Touch {
-                        element: t.element,
-                        invocation: t.invocation,
-                        workgroup: t.workgroup,
-                        launch: t.launch,
-                        interval: t.interval,
-                        write: t.write,
-                        atomic: t.atomic,
-                        outside: t.outside,
-                        first: t.first,
-                        line: t.line,
-                    })
-                    .collect(),
-            })
-            .collect(),
-        left_out: trace.left_out,
-    }
+    GlobalAccess::from_report(
+        report,
+        |thread| thread.global,
+        |line| locate(source, *line, String::new()),
+    )
 }
 
 #[cfg(test)]
