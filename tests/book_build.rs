@@ -1,7 +1,9 @@
 //! The real book, built by the real `mdbook`, with the real preprocessor.
 
 use book_tests::*;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 const CHAPTERS: &[&str] = &[
@@ -36,20 +38,49 @@ const DEBUGGING_CASES: &[(&str, &str, bool)] = &[
 /// kept for CI's page checks (absent: a temporary folder, removed after).
 const KEEP_BUILD: &str = "BOOK_TESTS_KEEP_BUILD";
 
-fn the_book_builds_with_real_results_and_leaves_sources_alone() {
+/// Every file under `src/` and `kernels/`, to prove a build changed none.
+type Sources = (Vec<(PathBuf, Vec<u8>)>, Vec<(PathBuf, Vec<u8>)>);
+
+/// The real book, built once for the checks of this group that read it.
+struct Built {
+    /// Where it was built.
+    out: PathBuf,
+    /// The sources as they were before the build.
+    before: Sources,
+    /// The temporary folder `out` is in, unless CI keeps the build.
+    _temp: tempfile::TempDir,
+}
+
+static BUILT: LazyLock<Result<Built, String>> = LazyLock::new(|| {
     let root = root();
     let before = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
-    let temp = tempfile::tempdir().unwrap();
+    let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
     // CI reads this build for its page checks instead of building the whole
     // book a second time (.ci/run, "mdbook build"): it names a folder to keep.
-    let kept = std::env::var_os(KEEP_BUILD).map(std::path::PathBuf::from);
-    let out = kept.as_deref().unwrap_or(temp.path());
-    let output = build(&root, out);
-    assert!(
-        output.status.success(),
-        "mdbook build failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let kept = std::env::var_os(KEEP_BUILD).map(PathBuf::from);
+    let out = kept.unwrap_or_else(|| temp.path().to_path_buf());
+    let output = build(&root, &out);
+    if !output.status.success() {
+        return Err(format!(
+            "mdbook build failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(Built {
+        out,
+        before,
+        _temp: temp,
+    })
+});
+
+/// The real book's build, or the test fails with mdbook's words.
+fn built() -> &'static Built {
+    BUILT.as_ref().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn the_book_builds_with_real_results_and_leaves_sources_alone() {
+    let root = root();
+    let Built { out, before, .. } = built();
     for chapter in CHAPTERS {
         let html = std::fs::read_to_string(out.join(format!("{chapter}.html"))).unwrap();
         // Each chapter: a configuration table, a skeleton that fails, and solutions that pass (WGSL)
@@ -62,15 +93,16 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
             "<summary>CUDA C solution (<code>kernels/",
             // The skeleton's heading names the learner's copy and its check.
             "your copy is <code>.learner/",
-            "<strong>PASS</strong>: passes · <span class=\"puzzle-device\">wgpu · ",
+            "<strong>PASS</strong>: passes · <span class=\"puzzle-device\" title=\"wgpu · ",
             "kernel time",
         ] {
             assert!(html.contains(part), "{chapter}.html lacks {part:?}");
         }
         let cuda_ok = html.contains(
-            "<strong>COMPILED</strong>: compiles · <span class=\"puzzle-device\">cuda · ",
-        ) || html
-            .contains("<strong>PASS</strong>: passes · <span class=\"puzzle-device\">cuda · ");
+            "<strong>COMPILED</strong>: compiles · <span class=\"puzzle-device\" title=\"cuda · ",
+        ) || html.contains(
+            "<strong>PASS</strong>: passes · <span class=\"puzzle-device\" title=\"cuda · ",
+        );
         assert!(cuda_ok, "{chapter}.html shows no CUDA result");
         let shown = mdbook_puzzles::playground::without_bundles(&html);
         assert!(
@@ -111,8 +143,110 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
     }
     let after = (snapshot(&root.join("src")), snapshot(&root.join("kernels")));
     assert!(
-        before == after,
+        *before == after,
         "the build changed files under src/ or kernels/"
+    );
+}
+
+/// Every page of `SUMMARY.md`, as its path under the built book.
+fn summary_pages() -> Vec<String> {
+    let summary = std::fs::read_to_string(root().join("src/SUMMARY.md")).unwrap();
+    summary
+        .lines()
+        .filter_map(|line| {
+            let start = line.find("](")? + 2;
+            let end = start + line[start..].find(')')?;
+            line[start..end]
+                .strip_suffix(".md")
+                .map(|page| format!("{page}.html"))
+        })
+        .collect()
+}
+
+/// No page of the built book, in its text or its folds, names the
+/// project's scripts, result files, modules or fixtures, or narrates the
+/// machines and sessions the book was made on ([`project_talk`] says which
+/// words, and why): every finding, page by page.
+fn pages_speak_about_gpus_not_about_how_the_book_was_made() {
+    let out = &built().out;
+    let mut found = Vec::new();
+    let mut pages = 0;
+    for page in summary_pages() {
+        let html =
+            std::fs::read_to_string(out.join(&page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        pages += 1;
+        let talk = project_talk(&page_words(&html));
+        if !talk.is_empty() {
+            found.push(format!(
+                "{page}, {} line(s):\n  {}",
+                talk.len(),
+                talk.join("\n  ")
+            ));
+        }
+    }
+    assert!(pages > 60, "only {pages} pages in the summary");
+    assert!(
+        found.is_empty(),
+        "{} page(s) talk about the project instead of the GPU:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// The control for [`pages_speak_about_gpus_not_about_how_the_book_was_made`]:
+/// each kind of finding on a page made for it, in a fold, a table, a
+/// chart's label and kernel code; and nothing found in the words a page may
+/// say, or in a command a reader types.
+fn the_project_talk_check_finds_what_it_is_for() {
+    let faulty = r#"<html><head><title>x</title></head><body><main>
+<p>Timed by <code>runner record</code> on the GPU machine.</p>
+<details><summary>How this was measured</summary>
+<p>The profile is in <code>results/profiles/ncu-p41.txt</code>, made by
+<code>.ci/gpu/experiments/softmax_backward_profile.sh</code>.</p>
+<table><tr><td>H200, the session in the tables</td></tr></table>
+</details>
+<p>The reference (<code>training.rs</code>) is checked by <code>runner/core/src/spec</code>.</p>
+<p>Measured where that ends (<code>runner/tests/fixtures/races.toml</code>).</p>
+<p>When this was written, the machines lent to this book had one GPU.</p>
+<p>Why, those runs do not say; the machine went back before a profile could be taken.</p>
+<p>Their files were not kept.</p>
+<svg role="img" aria-label="timed by sgemm_jit.py"><text>x</text></svg>
+<pre><code class="language-cuda">// see docs/AUTHORING.md
+</code></pre>
+</main></body></html>"#;
+    let words = page_words(faulty);
+    let found = project_talk(&words);
+    for expected in [
+        "runner record",
+        "results/profiles",
+        ".ci/gpu",
+        "the session in the tables",
+        "training.rs",
+        "runner/tests/fixtures",
+        "machines lent",
+        "machine went back",
+        "were not kept",
+        "sgemm_jit.py",
+        "docs/AUTHORING.md",
+    ] {
+        assert!(
+            found.iter().any(|f| f.contains(expected)),
+            "the check missed {expected:?}:\n{found:#?}\nin the words:\n{words}"
+        );
+    }
+    let fine = r#"<html><body><main>
+<p>On NVIDIA H200, CUDA 13.0, 2026-11-28: 4,140 GB/s, the median of 20 device-timed runs.</p>
+<p>Every figure here is the machine code the driver made; the sum goes silently wrong.</p>
+<p>Check it on your machine: <code>runner bench p15_map --file kernels/performance/p15_map.cu</code>.</p>
+<pre><code class="language-console">runner run p24_block_scan --backend sim \
+    --file runner/tests/fixtures/kernels/p24_block_scan_early_read.wgsl
+</code></pre>
+<script type="application/json" class="puzzle-bundle">{"src": "results/x.json"}</script>
+</main></body></html>"#;
+    let found = project_talk(&page_words(fine));
+    assert!(
+        found.is_empty(),
+        "the check found faults in fine words: {found:#?}"
     );
 }
 
@@ -333,6 +467,8 @@ fn missing_nvrtc_is_a_sentence_not_a_panic() {
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     crate::panicking_trials!("book_build":
         the_book_builds_with_real_results_and_leaves_sources_alone,
+        pages_speak_about_gpus_not_about_how_the_book_was_made,
+        the_project_talk_check_finds_what_it_is_for,
         a_warm_build_reuses_the_book_until_an_included_file_changes,
         bail_fails_the_build_at_the_kernel_line,
         continue_shows_the_compiler_message_in_the_page,

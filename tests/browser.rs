@@ -184,6 +184,35 @@ const OVERFLOW: &str = r#"JSON.stringify((() => {
   return { over, overlaps, cut, scrolls };
 })())"#;
 
+/// The words a reader meets in <main>, every <details> open, as the browser
+/// lays them out (with what the page's scripts wrote, such as the
+/// playground's box), then those given to a screen reader or a pointer;
+/// without the commands a reader types. [`book_tests::project_talk`] reads
+/// them.
+const WORDS: &str = r#"JSON.stringify((() => {
+  const main = document.querySelector('main');
+  const opened = [...main.querySelectorAll('details')].filter(d => !d.open);
+  opened.forEach(d => d.open = true);
+  const hidden = [...main.querySelectorAll('code.language-console, script, style')];
+  const display = hidden.map(e => e.style.display);
+  hidden.forEach(e => e.style.display = 'none');
+  const attributes = [...main.querySelectorAll('[aria-label], [title], [alt]')]
+    .filter(e => !e.closest('code.language-console'))
+    .flatMap(e => ['aria-label', 'title', 'alt'].map(a => e.getAttribute(a)).filter(Boolean));
+  const text = main.innerText + '\n' + attributes.join('\n');
+  hidden.forEach((e, i) => e.style.display = display[i]);
+  opened.forEach(d => d.open = false);
+  return { text };
+})())"#;
+
+/// What the page says about the project rather than the GPU, each finding in words.
+fn project_talk_in(tab: &Tab) -> Result<Vec<String>, Failed> {
+    let words = eval(tab, WORDS)?;
+    Ok(book_tests::project_talk(
+        words["text"].as_str().unwrap_or_default(),
+    ))
+}
+
 /// The control page for [`OVERFLOW`], written beside the built book.
 const CONTROL: &str = "layout-control.html";
 const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
@@ -197,6 +226,9 @@ const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
 </svg></div>
 <div class="puzzle-roofline"><div class="puzzle-table" style="overflow-x: auto"><table style="width: 1500px"><tr><td>scrolls</td></tr></table></div></div>
 <pre><code style="display: block; overflow-x: auto; white-space: pre">a line of code far longer than the column it sits in, with nothing to say that it goes on and on and on and on and on and on and on</code></pre>
+<p>Timed by <code>runner record</code> on the GPU machine.</p>
+<details><summary>How this was measured</summary><p>Kept in <code>results/profiles/p40.md</code>.</p></details>
+<pre><code class="language-console">runner run p24_block_scan --file runner/tests/fixtures/kernels/p24.wgsl</code></pre>
 </main></body></html>"#;
 
 /// The layout check finds what it is there to find.
@@ -208,7 +240,16 @@ fn layout_control() -> Result<(), Failed> {
         .and_then(|t| t.wait_until_navigated())
         .map_err(|e| format!("{url}: {e}"))?;
     let layout = eval(&tab, OVERFLOW)?;
+    let talk = project_talk_in(&tab)?;
     let _ = tab.close(true);
+    // The page's words about the project, in its text and in a closed
+    // fold, and not the fixture a reader's command names.
+    let talked = ["runner record", "results/profiles"]
+        .iter()
+        .all(|words| talk.iter().any(|t| t.contains(words)));
+    if !talked || talk.iter().any(|t| t.contains("fixtures")) {
+        return Err(format!("the words check missed the control page's faults: {talk:#?}").into());
+    }
     let found = |key: &str| layout[key].as_array().is_some_and(|a| !a.is_empty());
     let diagram = layout["overlaps"].as_array().is_some_and(|a| {
         a.iter()
@@ -581,6 +622,16 @@ fn check_page(page: &str) -> Result<(), Failed> {
         if let Some(found) = layout[key].as_array().filter(|a| !a.is_empty()) {
             return Err(format!("{url} at {WIDTH} px: {what}:\n{found:#?}").into());
         }
+    }
+    // A page speaks about GPUs, not about the project's files or how the
+    // book was made (issue 60), in the words its scripts write too.
+    let talk = project_talk_in(&tab)?;
+    if !talk.is_empty() {
+        return Err(format!(
+            "{url}: talks about the project instead of the GPU:\n{}",
+            talk.join("\n")
+        )
+        .into());
     }
     // Late errors (a script failing after load) are caught too.
     std::thread::sleep(Duration::from_millis(300));

@@ -231,3 +231,245 @@ pub fn chromium() -> Result<PathBuf, String> {
             .into(),
     )
 }
+
+/// Words a page of the book never says (issue 60, "Pages about GPUs"). A
+/// page speaks to a reader about GPUs: what was measured, on which GPU, what
+/// it means. A reader of the published site has none of the project's
+/// scripts, result files, modules or test fixtures, and how the book was
+/// made (the machine that built a page, a GPU machine lent for a session,
+/// files kept or not) tells them nothing about a GPU. Provenance (the GPU,
+/// driver, date, library) stays in a result's label and in the folded "how
+/// this was measured" blocks, in a form that names none of these. Commands
+/// a reader types (`console` blocks) are not checked: they may name any
+/// file of a clone of the book.
+///
+/// Each rule: what it finds, and what the finding means.
+const PROJECT_TALK: &[(Talk, &str)] = &[
+    (Talk::Text(".ci/"), "names one of the project's scripts"),
+    (
+        Talk::Path("results/"),
+        "names one of the project's result files",
+    ),
+    (
+        Talk::Path("runner/"),
+        "names one of the engine's modules or tests",
+    ),
+    (
+        Talk::Path("preprocessor/"),
+        "names one of the engine's modules",
+    ),
+    (Talk::Path("docs/"), "names a maintainer's document"),
+    (Talk::Text("fixtures"), "names the project's test fixtures"),
+    (Talk::Text("AUTHORING"), "names a maintainer's document"),
+    (
+        Talk::Text("ARCHITECTURE.md"),
+        "names a maintainer's document",
+    ),
+    (
+        Talk::Text("edits.toml"),
+        "names the project's test fixtures",
+    ),
+    (
+        Talk::Text("races.toml"),
+        "names the project's test fixtures",
+    ),
+    (Talk::File("rs"), "names one of the engine's Rust files"),
+    (Talk::File("py"), "names one of the project's scripts"),
+    (Talk::File("sh"), "names one of the project's scripts"),
+    (
+        Talk::Text("as the runner does"),
+        "describes the engine, not the GPU",
+    ),
+    (
+        Talk::Text("runner record"),
+        "narrates how the book's results were made",
+    ),
+    (
+        Talk::Word("session"),
+        "narrates the sessions the book was measured in",
+    ),
+    (
+        Talk::Word("sessions"),
+        "narrates the sessions the book was measured in",
+    ),
+    (Talk::Word("lent"), "narrates the machines lent to the book"),
+    (
+        Talk::Text("GPU machine"),
+        "narrates the machine the book was measured on",
+    ),
+    (
+        Talk::Text("machine that built"),
+        "narrates the machine that built the page",
+    ),
+    (
+        Talk::Text("machine went back"),
+        "narrates the machine the book was measured on",
+    ),
+    (
+        Talk::Text("built this page"),
+        "narrates how the page was built",
+    ),
+    (
+        Talk::Text("this page was built"),
+        "narrates how the page was built",
+    ),
+    (
+        Talk::Text("were not kept"),
+        "narrates which files were kept",
+    ),
+    (Talk::Text("was not kept"), "narrates which files were kept"),
+];
+
+/// How a rule of [`PROJECT_TALK`] finds its words.
+#[derive(Clone, Copy)]
+enum Talk {
+    /// These characters anywhere.
+    Text(&'static str),
+    /// A path that starts with these characters: not inside a longer name.
+    Path(&'static str),
+    /// This word, in any case, not inside a longer word.
+    Word(&'static str),
+    /// A file name with this extension (`training.rs`, `sgemm_jit.py`).
+    File(&'static str),
+}
+
+impl Talk {
+    fn found(self, line: &str) -> bool {
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        // Every place `needle` starts in `hay`, with the characters either side.
+        let places = |hay: &str, needle: &str| -> Vec<(Option<char>, Option<char>)> {
+            hay.match_indices(needle)
+                .map(|(at, _)| {
+                    (
+                        hay[..at].chars().next_back(),
+                        hay[at + needle.len()..].chars().next(),
+                    )
+                })
+                .collect()
+        };
+        match self {
+            Talk::Text(text) => line.contains(text),
+            Talk::Path(path) => places(line, path)
+                .iter()
+                .any(|&(before, _)| before.is_none_or(|c| !word(c) && !"./-".contains(c))),
+            Talk::Word(w) => places(&line.to_lowercase(), w)
+                .iter()
+                .any(|&(before, after)| !before.is_some_and(word) && !after.is_some_and(word)),
+            Talk::File(ext) => places(line, &format!(".{ext}"))
+                .iter()
+                .any(|&(before, after)| {
+                    before.is_some_and(|c| word(c) || c == '-') && !after.is_some_and(word)
+                }),
+        }
+    }
+}
+
+/// Where `text` (a page's words, a line each) names the project's files or
+/// narrates how the book was made: "why: «the line»" for each line.
+pub fn project_talk(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let (_, why) = PROJECT_TALK.iter().find(|(talk, _)| talk.found(line))?;
+            let line = line.trim();
+            let shown: String = line.chars().take(160).collect();
+            let more = if shown.len() < line.len() { "…" } else { "" };
+            Some(format!("{why}: «{shown}{more}»"))
+        })
+        .collect()
+}
+
+/// The words a built page of the book shows in its <main>, folded or not, a
+/// line for each paragraph, cell or line of code, then the words it gives a
+/// screen reader or a pointer (`aria-label`, `title`, `alt`): without its
+/// scripts (the playground's bundles), its styles, and the commands a
+/// reader types (`console` blocks).
+pub fn page_words(html: &str) -> String {
+    let main = match (html.find("<main"), html.rfind("</main>")) {
+        (Some(start), Some(end)) if start < end => &html[start..end],
+        _ => html,
+    };
+    let mut kept = String::new();
+    let mut rest = main;
+    // Cut each of these from its opening to its closing.
+    let cuts = [
+        ("<script", "</script>"),
+        ("<style", "</style>"),
+        ("<code class=\"language-console", "</code>"),
+    ];
+    loop {
+        let next = cuts
+            .iter()
+            .filter_map(|&(open, close)| rest.find(open).map(|at| (at, close)))
+            .min_by_key(|&(at, _)| at);
+        let Some((at, close)) = next else {
+            kept.push_str(rest);
+            break;
+        };
+        kept.push_str(&rest[..at]);
+        rest = rest[at..]
+            .find(close)
+            .map_or("", |end| &rest[at + end + close.len()..]);
+    }
+    let mut words = String::new();
+    let mut attributes = String::new();
+    let mut rest = kept.as_str();
+    while let Some(open) = rest.find('<') {
+        words.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('>') else {
+            break;
+        };
+        let tag = &rest[open..open + close + 1];
+        for name in [" aria-label=\"", " title=\"", " alt=\""] {
+            if let Some(at) = tag.find(name) {
+                let value = &tag[at + name.len()..];
+                attributes.push_str(value.split('"').next().unwrap_or(""));
+                attributes.push('\n');
+            }
+        }
+        // A line ends where a block, a cell or a break ends.
+        let name = tag
+            .trim_start_matches(['<', '/'])
+            .split([' ', '>', '\n'])
+            .next()
+            .unwrap_or("");
+        if matches!(
+            name,
+            "p" | "br"
+                | "li"
+                | "tr"
+                | "td"
+                | "th"
+                | "summary"
+                | "div"
+                | "pre"
+                | "figcaption"
+                | "h1"
+                | "h2"
+                | "h3"
+                | "h4"
+                | "h5"
+                | "h6"
+                | "text"
+                | "title"
+                | "desc"
+        ) {
+            words.push('\n');
+        }
+        rest = &rest[open + close + 1..];
+    }
+    words.push_str(rest);
+    words.push('\n');
+    words.push_str(&attributes);
+    unescape(&words)
+}
+
+/// The character references mdBook and the preprocessor write.
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+}

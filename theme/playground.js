@@ -445,8 +445,8 @@
 
   /** What a page without the checker says instead of a playground. */
   function withoutChecker(id) {
-    return ['This build of the book has no in-page checker (the published site has one; ',
-      el('code', {}, 'bash .ci/publish'), ' builds it). Check your WGSL kernel with ',
+    return ['This copy of the book has no in-page checker; the published book has one. ',
+      'Check your WGSL kernel from a clone of the book with ',
       el('code', {}, `runner check ${id} --lang wgsl`), '.'];
   }
 

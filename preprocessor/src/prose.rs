@@ -46,10 +46,10 @@ pub fn no_browser_note(puzzle: &str) -> String {
     format!(
         "<p class=\"puzzle-no-browser\">A web page cannot compile CUDA C (NVIDIA's compiler, \
          NVRTC, is a native library) nor run it (browsers run GPU code only as WebGPU shaders, \
-         WGSL). So this page shows the CUDA kernel's run where the book was built (on a machine \
-         without an NVIDIA GPU, the CPU checker's: NVRTC's PTX, interpreted) beside results \
-         recorded on real GPUs, and your CUDA kernel is checked on your machine, with or without \
-         an NVIDIA GPU, with <code>runner check {} --lang cuda</code>.</p>\n\n",
+         WGSL). So this page shows the CUDA kernel checked on the CPU (NVRTC's PTX, interpreted \
+         by the book's checker) beside its runs on real GPUs, and your CUDA kernel is checked on \
+         your machine, with or without an NVIDIA GPU, with \
+         <code>runner check {} --lang cuda</code>.</p>\n\n",
         escape(puzzle)
     )
 }

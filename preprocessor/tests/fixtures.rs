@@ -308,13 +308,11 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
     );
     assert!(!page.contains("is stale"), "{page}");
     // Built without a GPU, the page shows the GPU's run first and folds
-    // the build's CPU run under it; that one printed what the GPU printed:
-    // said, not repeated.
+    // its own run on the CPU under it; that one printed what the GPU
+    // printed: said, not repeated.
     let gpu = page.find("Recorded on NVIDIA Imaginary 9000").unwrap();
     let cpu = page
-        .find(
-            "Run while this page was built, on its machine's CPU: the same output as the run above",
-        )
+        .find("On the CPU: the same output as the run above")
         .expect(&page);
     assert!(gpu < cpu, "{page}");
 
@@ -366,7 +364,7 @@ fn roofline_blocks_chart_recorded_runs() {
 
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     assert!(
-        page.contains("No recorded WGSL results with measured ceilings yet"),
+        page.contains("No WGSL results measured on a GPU with its ceilings yet"),
         "{page}"
     );
     assert!(
@@ -421,7 +419,7 @@ fn roofline_blocks_chart_recorded_runs() {
     for text in [
         "**Fixture kernels on NVIDIA Imaginary 9000**",
         // Each roof with what set it: the copy stream, as fx reads and writes alike.
-        "memory copy 1,000 GB/s (`runner calibrate`'s copy stream, through WGSL)",
+        "memory copy 1,000 GB/s (a copy stream kernel, through WGSL)",
         "FP32 20,000 GFLOP/s",
         // What was measured first, then the spec's counts.
         "| 4 | 32 | 0.125 |",
@@ -598,7 +596,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
                 "| 200.0% |",
                 "Achieved 200.0 %, 4.00× the target: <strong>met</strong>",
             ],
-            &["(kernel: ", "not one session"],
+            &["(kernel: ", "on different days"],
         ),
         (
             0.25,
@@ -617,7 +615,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             &same,
             &[
                 "| 200.0% (kernel: 2026-11-22) |",
-                "with the library's time of 2026-11-23: not one session",
+                "with the library's time of 2026-11-23: timed on different days",
             ],
             &[],
         ),

@@ -458,7 +458,7 @@ fn section(
 }
 
 /// Where the figures come from and when: the kernels' days, NCCL's, and
-/// whether they were one session; how a time is summarised.
+/// whether they were one day's; how a time is summarised.
 fn sources(recording: &Recording, baseline: Option<&Baseline>, lines: &[Line]) -> String {
     let timed: Vec<&Timed> = lines
         .iter()
@@ -475,15 +475,12 @@ fn sources(recording: &Recording, baseline: Option<&Baseline>, lines: &[Line]) -
         .collect();
     let kernels = if days.is_empty() {
         format!(
-            "No benchmark of the book's kernels here is current (`runner record`, {})",
+            "No benchmark of the book's kernels here is current (recorded {})",
             recording.date
         )
     } else {
         let days: Vec<&str> = days.iter().copied().collect();
-        format!(
-            "The book's kernels timed {} (`runner record`)",
-            days.join(", ")
-        )
+        format!("The book's kernels timed {}", days.join(", "))
     };
     let samples = timed
         .iter()
@@ -501,7 +498,7 @@ fn sources(recording: &Recording, baseline: Option<&Baseline>, lines: &[Line]) -
             let _ = write!(text, "{}, {}, timed {}.", b.library, b.software, b.date);
             if !days.is_empty() && (days.len() > 1 || !days.contains(b.date.as_str())) {
                 text.push_str(
-                    " The two were not timed in one session: GPU clocks, driver and load may \
+                    " Not all of them were timed on one day: GPU clocks, driver and load may \
                      differ between them.",
                 );
             }

@@ -404,7 +404,7 @@ fn section(
     md
 }
 
-/// ", timed 2026-11-27 (`runner record`). Each time is …": the days of the
+/// ", timed 2026-11-27. Each time is …": the days of the
 /// current benchmarks, and how a time is summarised.
 fn sources(recording: &Recording, rows: &[Row]) -> String {
     let timed: Vec<(&BenchReport, Option<&str>)> = rows
@@ -422,7 +422,7 @@ fn sources(recording: &Recording, rows: &[Row]) -> String {
         .collect();
     if days.is_empty() {
         return format!(
-            ". No benchmark of these puzzles here is current (`runner record`, {}).",
+            ". No benchmark of these puzzles here is current (recorded {}).",
             recording.date
         );
     }
@@ -433,7 +433,7 @@ fn sources(recording: &Recording, rows: &[Row]) -> String {
         .max()
         .unwrap_or(0);
     format!(
-        ", timed {} (`runner record`). Each time is the median of {samples} device-timed runs \
+        ", timed {}. Each time is the median of {samples} device-timed runs \
          after warm-up, ± the spread (max − min, over the median).",
         days.join(", ")
     )

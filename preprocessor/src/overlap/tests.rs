@@ -383,7 +383,7 @@ fn stale_and_missing_cells_table() {
         // The second 2-GPU case was never recorded: it says so too.
         assert_eq!(rows[1][1..5], [m; 4], "{name}: {page}");
         let current = !name.starts_with("nothing");
-        let none = "No benchmark of these puzzles here is current (`runner record`, 2026-11-27)";
+        let none = "No benchmark of these puzzles here is current (recorded 2026-11-27)";
         assert_eq!(page.contains(none), !current, "{name}: {page}");
     }
 }
@@ -504,16 +504,13 @@ fn dates_in_the_heading_table() {
     let book = book();
     // (the benchmarks' own days, the heading's)
     let cases: [(&[Option<&str>], &str); 3] = [
-        (&[Some(DAY); 4], "timed 2026-11-27 (`runner record`)"),
+        (&[Some(DAY); 4], "timed 2026-11-27. Each"),
         // No day of its own: the file's.
         (
             &[None, Some("2026-11-20"), None, None],
-            "timed 2026-11-20, 2026-11-27 (`runner record`)",
+            "timed 2026-11-20, 2026-11-27. Each",
         ),
-        (
-            &[Some("2026-12-01"); 4],
-            "timed 2026-12-01 (`runner record`)",
-        ),
+        (&[Some("2026-12-01"); 4], "timed 2026-12-01. Each"),
     ];
     for (days, want) in cases {
         let mut host = host(&book, TWO, &[(case(0), ms([1.0; 4]))]);

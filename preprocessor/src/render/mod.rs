@@ -9,6 +9,7 @@ mod recorded;
 use recorded::{outcome, recorded_dates, recorded_devices};
 
 use puzzle_core::backend_contract::access_map::AccessMap;
+use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::extract::BlockKind;
 use puzzle_core::judge::format::{escape_html as escape, format_values};
 use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
@@ -432,12 +433,14 @@ fn verdict(report: &RunReport) -> String {
         (Status::Unavailable, _) => ("–", "not run here"),
         (Status::Error, _) => ("✘", "could not run"),
     };
+    let (place, label) = device_words(report);
     let _ = write!(
         md,
-        "<p class=\"puzzle-verdict puzzle-{}\"><span class=\"puzzle-mark\">{mark}</span> <strong>{}</strong>: {what} · <span class=\"puzzle-device\">{}</span>",
+        "<p class=\"puzzle-verdict puzzle-{}\"><span class=\"puzzle-mark\">{mark}</span> <strong>{}</strong>: {what} · <span class=\"puzzle-device\" title=\"{}\">{}</span>",
         status_class(report.status),
         report.status.word(),
-        escape(&report.device_label())
+        escape(&label),
+        escape(&place)
     );
     if let Some(timing) = &report.timing {
         // lavapipe and the CPU checker time a CPU: said, so that no reader
@@ -465,9 +468,9 @@ fn verdict(report: &RunReport) -> String {
     }
     // Why it was not run (or what failed around it) reads as a sentence, not as output.
     // The engine's words are a terminal's ("on this machine"); a reader of
-    // the page is on another, so the page names the one that built it.
+    // the page is on another, so the page says "here", where it ran.
     if let Some(message) = &report.message {
-        let message = message.replace("on this machine", "on the machine that built this page");
+        let message = message.replace("on this machine", "here");
         let _ = write!(md, "<br><em>{}</em>", escape(&message));
     }
     let _ = writeln!(md, "</p>\n");
@@ -482,6 +485,31 @@ fn verdict(report: &RunReport) -> String {
         );
     }
     md
+}
+
+/// Where a run ran, in the words a reader would use ("checked on the CPU",
+/// "on NVIDIA H200", "on NVIDIA H200, through Vulkan"), and the engine's
+/// whole label of the device (its compiler, driver, interleaving), which the
+/// page keeps for the pointer (`title`) rather than the line.
+fn device_words(report: &RunReport) -> (String, String) {
+    let Some(device) = &report.device else {
+        return (report.backend.to_string(), String::new());
+    };
+    let through = |words: String| match device.backend {
+        BackendKind::Wgpu if !device.api.is_empty() => format!("{words}, through {}", device.api),
+        _ => words,
+    };
+    let words = if device.backend.is_simulator() {
+        "checked on the CPU".to_string()
+    } else if device.kind == "CPU" {
+        through("on the CPU".to_string())
+    } else if device.kind == "GPU" {
+        through(format!("on {}", device.name))
+    } else {
+        // Compiled, not run: the target and the compiler.
+        format!("for {}, by {}", device.name, device.api)
+    };
+    (words, device.label())
 }
 
 fn status_class(status: Status) -> &'static str {

@@ -2,7 +2,7 @@
 //! recorded run labelled with its GPU and date, one that reads like a run
 //! shown before it said in a line, a stale one marked, and a time within a
 //! few empty launches called launch-bound. Where the page was built without
-//! a GPU, a solution's GPU run comes before the build's own CPU run.
+//! a GPU, a solution's GPU run comes before the page's own run on the CPU.
 
 use super::{Shown, notes, result, verdict};
 use puzzle_core::judge::format::escape_html as escape;
@@ -60,17 +60,25 @@ pub(super) fn solution_runs(solution: &Shown) -> String {
     } else {
         format!("on {} and ", recorded_devices(&others))
     };
+    // The page's own run is on the CPU (the checker, or a CPU's Vulkan
+    // driver), or nowhere: a kernel that could only be compiled.
+    let here = if solution
+        .local
+        .device
+        .as_ref()
+        .is_some_and(|d| d.kind == "CPU")
+    {
+        "on the CPU"
+    } else {
+        "without a GPU"
+    };
     let _ = writeln!(
         md,
-        "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution {where_else}on \
-         the machine that built this page, which has no GPU</summary>\n"
+        "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution {where_else}{here}</summary>\n"
     );
     md.push_str(&recorded_results(&others, Some(report)));
-    // The build's own run, said in a line where it reads like the GPU's.
-    let _ = write!(
-        md,
-        "<p class=\"puzzle-recorded\">Run while this page was built, on its machine's CPU"
-    );
+    // The page's own run, said in a line where it reads like the GPU's.
+    let _ = write!(md, "<p class=\"puzzle-recorded\">{}", capitalized(here));
     if outcome(solution.local) == outcome(report) {
         let _ = writeln!(md, ": the same output as the run above.</p>\n");
         md.push_str(&verdict(solution.local));
@@ -80,6 +88,14 @@ pub(super) fn solution_runs(solution: &Shown) -> String {
     }
     let _ = writeln!(md, "</details>\n");
     md
+}
+
+/// `words` with a capital first letter, to open a sentence.
+fn capitalized(words: &str) -> String {
+    let mut chars = words.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 /// "NVIDIA H100 80GB HBM3 and NVIDIA H200".
@@ -182,7 +198,7 @@ pub(super) fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>)
                 let _ = writeln!(
                     md,
                     "<p class=\"puzzle-recorded puzzle-stale\">A result recorded on {}, {} is stale: the kernel or its spec \
-                     changed since. Run <code>runner record</code> on that GPU to refresh it.</p>\n",
+                     changed since, so its numbers are not shown.</p>\n",
                     escape(&recording.device.name),
                     recording.date
                 );

@@ -161,7 +161,7 @@ pub fn baseline_section(
         let _ = writeln!(
             md,
             "\nA percentage marked with a date pairs a kernel timed that day with the library's \
-             time of {}: not one session, so GPU clocks, driver and load may differ between them.",
+             time of {}: timed on different days, so GPU clocks, driver and load may differ between them.",
             baseline.date
         );
     }

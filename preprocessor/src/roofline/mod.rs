@@ -296,8 +296,8 @@ pub fn render_block(
     if charted == 0 {
         let _ = writeln!(
             md,
-            "<p class=\"puzzle-recorded\">No recorded {} results with measured ceilings yet: run \
-             <code>runner record</code> on a GPU to fill this chart.</p>\n",
+            "<p class=\"puzzle-recorded\">No {} results measured on a GPU with its ceilings yet: \
+             this chart is empty.</p>\n",
             block.lang.label()
         );
     }
@@ -457,10 +457,7 @@ fn chart_figure(
     let roofs = Roofs {
         memory,
         compute_gflop_s: compute,
-        label: format!(
-            "{device}, ceilings measured by runner calibrate on {}",
-            ceilings.date
-        ),
+        label: format!("{device}, ceilings measured {}", ceilings.date),
     };
     let svg = chart::roofline_svg(&format!("{} — {device}", block.title), &roofs, &points)?;
     Ok(format!(

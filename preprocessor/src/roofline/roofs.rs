@@ -163,7 +163,7 @@ pub fn best_ceilings(
             offer_compute(
                 Math::Fp32,
                 c.fp32_gflop_s.value,
-                format!("`runner calibrate`'s FMA chains, through {api}"),
+                format!("a kernel of FMA chains, through {api}"),
             );
             let streams = [
                 (Traffic::ReadWrite, Some(&c.bandwidth_gb_s)),
@@ -172,10 +172,7 @@ pub fn best_ceilings(
             ];
             for (traffic, measured) in streams {
                 if let Some(m) = measured {
-                    let from = format!(
-                        "`runner calibrate`'s {} stream, through {api}",
-                        traffic.label()
-                    );
+                    let from = format!("a {} stream kernel, through {api}", traffic.label());
                     offer(traffic, m.value, from);
                 }
             }

@@ -476,7 +476,16 @@ fn abridged(mut report: RunReport) -> RunReport {
 /// race, an endless loop), saying so; lavapipe's, with a note, where the
 /// checker could not run the kernel at all.
 fn vouched(gpu: RunReport, checker: RunReport) -> RunReport {
-    let lavapipe = format!("{} said {}", gpu.device_label(), gpu.status.word());
+    // "Vulkan on the CPU (llvmpipe) said FAIL": the adapter as a reader
+    // names it, not the engine's whole label.
+    let adapter = gpu.device.as_ref().map_or_else(
+        || gpu.device_label(),
+        |d| {
+            let name = d.name.split(" (").next().unwrap_or(&d.name);
+            format!("{} on the CPU ({name})", d.api)
+        },
+    );
+    let lavapipe = format!("{adapter} said {}", gpu.status.word());
     let hung = checker
         .error
         .as_ref()
