@@ -298,12 +298,11 @@ def measure(puzzle, library_words, backend, library, inputs, recorded, rounds, p
                 s.run(setup=True)
             sets[0].run()
             expected = sets[0].library_outputs()
-            differences = {}
+            differences, health = {}, {}
             for name, got in expected.items():
                 kernel_out = sets[0].tensors[name].float()
                 library_out = got.float().reshape(kernel_out.shape)
-                largest = library_out.abs().max()
-                differences[name] = ((kernel_out - library_out).abs().max() / largest).item()
+                differences[name], health[name] = compare(kernel_out, library_out)
             del expected, got, kernel_out, library_out
             # Each side's run i on copy i mod count, as the runner rotates.
             kernel_runs = itertools.cycle([s.run for s in sets])
@@ -336,6 +335,8 @@ def measure(puzzle, library_words, backend, library, inputs, recorded, rounds, p
         # The largest |kernel − library| over the largest |library|, in %.
         "max_difference_percent": 100 * worst,
         "max_difference_percent_by_output": {k: 100 * v for k, v in differences.items()},
+        # What each side wrote: values that are not finite, and the largest.
+        "outputs": health,
         "recorded_median_ms": recorded["timing"]["median_ms"] if recorded else None,
         "recorded_difference_percent": None, "digest_matches": None,
     }
@@ -345,8 +346,30 @@ def measure(puzzle, library_words, backend, library, inputs, recorded, rounds, p
         row["digest_matches"] = None if digest is None else digest == inputs.manifest["inputs"]["digest"]
     if not worst <= AGREE:
         print(f"{puzzle} {describe(row)}: the kernel's outputs differ from {library_words}'s by "
-              + ", ".join(f"{k} {100 * v:.3g} %" for k, v in differences.items()) + " of the largest value.")
+              + ", ".join(f"{k} {100 * v:.3g} %" for k, v in differences.items()) + " of the largest value; "
+              + "; ".join(f"{k}: kernel {h['kernel']}, library {h['library']}" for k, h in health.items()))
     return row
+
+
+def compare(kernel_out, library_out):
+    """The largest |kernel − library| over the largest finite |library|, and
+    what each side wrote (non-finite counts, largest finite magnitudes): a
+    difference of "inf" alone cannot tell a kernel that wrote garbage from
+    a library that did, or an output no one wrote."""
+    def looks(t):
+        finite = torch.isfinite(t)
+        magnitudes = t.abs().masked_fill(~finite, 0)
+        return {"nonfinite": int((~finite).sum().item()), "largest": magnitudes.max().item(),
+                "zeros": int((t == 0).sum().item()), "count": t.numel()}
+    both = torch.isfinite(kernel_out) & torch.isfinite(library_out)
+    largest = library_out.abs().masked_fill(~both, 0).max().item()
+    worst = (kernel_out - library_out).abs().masked_fill(~both, 0).max().item()
+    health = {"kernel": looks(kernel_out), "library": looks(library_out)}
+    if health["kernel"]["nonfinite"] or health["library"]["nonfinite"]:
+        return float("inf"), health
+    if largest == 0:
+        return (float("inf") if worst > 0 else 0.0), health
+    return worst / largest, health
 
 
 def describe(row):

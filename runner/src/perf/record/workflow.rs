@@ -234,6 +234,13 @@ pub fn record(
     Ok(written)
 }
 
+/// `puzzle`'s benchmarks in `benches` replaced by `fresh`, every other
+/// puzzle's left as they were.
+fn replace_benches(benches: &mut Vec<BenchEntry>, puzzle: &str, fresh: Vec<BenchEntry>) {
+    benches.retain(|e| e.puzzle != puzzle);
+    benches.extend(fresh);
+}
+
 /// Whether `runner record --only …` takes puzzle `id` (every puzzle when `only` is empty).
 fn is_chosen(only: &[String], id: &str) -> bool {
     only.is_empty() || only.iter().any(|o| o == id)
@@ -273,7 +280,6 @@ pub fn record_benches(
         };
         let kind = recording.device.backend;
         let lang = kind.lang();
-        recording.benches.retain(|e| !is_chosen(only, &e.puzzle));
         // A file of runs on n GPUs benchmarks the cases that take n.
         let gpus = recording.device.gpus();
         for puzzle in book.puzzles.iter().filter(chosen) {
@@ -281,6 +287,7 @@ pub fn record_benches(
             else {
                 continue;
             };
+            let mut fresh = Vec::new();
             let cases = puzzle.spec.bench_cases().into_iter();
             for case in cases.filter(|case| puzzle.spec.gpus(case) == gpus) {
                 // A recording keeps a failure in words (see `BenchEntry::outcome`).
@@ -295,7 +302,7 @@ pub fn record_benches(
                         error,
                     }),
                 }
-                recording.benches.push(BenchEntry {
+                fresh.push(BenchEntry {
                     puzzle: puzzle.id().into(),
                     lang,
                     case,
@@ -305,7 +312,10 @@ pub fn record_benches(
                     date: Some(today()),
                 });
             }
-            // Kept after each puzzle: a session cut short keeps what it timed.
+            // A puzzle's old benchmarks give way only to its new ones, and
+            // the file is written after each puzzle: a session cut short
+            // keeps what it timed and every recording it did not reach.
+            replace_benches(&mut recording.benches, puzzle.id(), fresh);
             store::write(path, &recording)?;
         }
         store::write(path, &recording)?;
@@ -406,5 +416,63 @@ mod tests {
             want[0].contains("first: out[500] is -1.0, expected 500.0"),
             "{want:?}"
         );
+    }
+
+    /// (case, the file's benchmarks as (puzzle, date), the puzzle re-timed,
+    /// its new ones, what the file holds after)
+    #[test]
+    fn a_puzzle_s_benchmarks_give_way_only_to_its_new_ones_table() {
+        let bench = |puzzle: &str, date: &str| BenchEntry {
+            puzzle: puzzle.into(),
+            lang: puzzle_core::lang::Lang::Cuda,
+            case: Constants::default(),
+            spec_hash: String::new(),
+            source_hash: String::new(),
+            outcome: Err("not timed".into()),
+            date: Some(date.into()),
+        };
+        type Row<'a> = (
+            &'a str,
+            Vec<(&'a str, &'a str)>,
+            &'a str,
+            Vec<&'a str>,
+            Vec<(&'a str, &'a str)>,
+        );
+        let cases: Vec<Row> = vec![
+            (
+                "the others are kept, the puzzle's old ones replaced",
+                vec![("a", "old"), ("b", "old"), ("b", "old"), ("c", "old")],
+                "b",
+                vec!["new"],
+                vec![("a", "old"), ("c", "old"), ("b", "new")],
+            ),
+            (
+                "a puzzle never timed before is added",
+                vec![("a", "old")],
+                "z",
+                vec!["new", "new"],
+                vec![("a", "old"), ("z", "new"), ("z", "new")],
+            ),
+            (
+                "a puzzle with no bench case left keeps none",
+                vec![("a", "old"), ("b", "old")],
+                "a",
+                vec![],
+                vec![("b", "old")],
+            ),
+        ];
+        for (case, before, puzzle, fresh, after) in cases {
+            let mut benches: Vec<BenchEntry> = before.iter().map(|(p, d)| bench(p, d)).collect();
+            replace_benches(
+                &mut benches,
+                puzzle,
+                fresh.iter().map(|d| bench(puzzle, d)).collect(),
+            );
+            let got: Vec<(&str, &str)> = benches
+                .iter()
+                .map(|e| (e.puzzle.as_str(), e.date.as_deref().unwrap_or("")))
+                .collect();
+            assert_eq!(got, after, "{case}");
+        }
     }
 }
