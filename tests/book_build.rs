@@ -238,8 +238,8 @@ fn the_project_talk_check_finds_what_it_is_for() {
 <p>On NVIDIA H200, CUDA 13.0, 2026-11-28: 4,140 GB/s, the median of 20 device-timed runs.</p>
 <p>Every figure here is the machine code the driver made; the sum goes silently wrong.</p>
 <p>Check it on your machine: <code>runner bench p15_map --file kernels/performance/p15_map.cu</code>.</p>
-<pre><code class="language-console">runner run p24_block_scan --backend sim \
-    --file runner/tests/fixtures/kernels/p24_block_scan_early_read.wgsl
+<pre><code class="language-console">bash .ci/setup
+runner run p24_block_scan --backend sim --file early_read.wgsl
 </code></pre>
 <script type="application/json" class="puzzle-bundle">{"src": "results/x.json"}</script>
 </main></body></html>"#;

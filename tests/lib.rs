@@ -232,6 +232,33 @@ pub fn chromium() -> Result<PathBuf, String> {
     )
 }
 
+/// Makes `tab`'s viewport `width` CSS px wide and 900 high, before a page is
+/// opened in it. The viewport itself, not the window: a headless window is
+/// not made narrower than about 500 px, wider than a phone, so a browser
+/// launched with a phone's window size draws its pages wider than asked.
+/// A test checks the page's `innerWidth` after, to be sure.
+pub fn set_viewport(tab: &headless_chrome::Tab, width: u32) -> Result<(), String> {
+    use headless_chrome::protocol::cdp::Emulation;
+    tab.call_method(Emulation::SetDeviceMetricsOverride {
+        width,
+        height: 900,
+        device_scale_factor: 1.0,
+        mobile: false,
+        scale: None,
+        screen_width: None,
+        screen_height: None,
+        position_x: None,
+        position_y: None,
+        dont_set_visible_size: None,
+        screen_orientation: None,
+        viewport: None,
+        display_feature: None,
+        device_posture: None,
+    })
+    .map(|_| ())
+    .map_err(|e| format!("cannot set the viewport to {width} px: {e}"))
+}
+
 /// Words a page of the book never says (issue 60, "Pages about GPUs"). A
 /// page speaks to a reader about GPUs: what was measured, on which GPU, what
 /// it means. A reader of the published site has none of the project's

@@ -7,8 +7,10 @@
 //   (runner/web/js/worker.js, published under playground/), so a kernel
 //   that never ends cannot freeze the page.
 // Edits and solved puzzles are kept in the browser's localStorage.
-// - code and tables scroll sideways instead of wrapping; one that runs past
-//   its box shows a shadow at its right edge until scrolled to the end.
+// - code, tables and figures scroll sideways instead of wrapping; one that
+//   runs past its box shows a shadow at its right edge until scrolled to the end;
+// - a printed page shows what its folds hold: they open for the print and
+//   close again after it.
 (() => {
   'use strict';
   const root = typeof path_to_root === 'string' ? path_to_root : '';
@@ -471,8 +473,8 @@
     });
   }
 
-  // ---- a cue where code or a table runs past its box --------------------------
-  const SCROLLERS = 'pre > code, .puzzle-table, .table-wrapper';
+  // ---- a cue where code, a table or a figure runs past its box ---------------
+  const SCROLLERS = 'pre > code, .puzzle-table, .table-wrapper, .puzzle-diagram, .book-figure';
   function markScrolling() {
     for (const box of document.querySelectorAll(SCROLLERS)) {
       const more = box.scrollWidth > box.clientWidth + 1
@@ -483,12 +485,34 @@
   // Opening a <details> (a solution, a recorded run) lays out what it hid.
   window.bookMarkScrolling = markScrolling;
 
+  // ---- print: every fold open on paper, as the reader left them after --------
+  // Paper cannot be clicked, and a closed <details> prints as its summary
+  // alone. The tips hidden one at a time are shown by the print styles.
+  function openFoldsForPrint() {
+    let opened = [];
+    window.addEventListener('beforeprint', () => {
+      opened = [...document.querySelectorAll('details:not([open])')];
+      opened.forEach(d => { d.open = true; });
+    });
+    window.addEventListener('afterprint', () => {
+      opened.forEach(d => { d.open = false; });
+      opened = [];
+    });
+  }
+
   function main() {
     unfoldTips();
+    openFoldsForPrint();
     document.querySelectorAll('.puzzle-playground').forEach(setUp);
     markScrolling();
     window.addEventListener('resize', markScrolling);
-    document.addEventListener('toggle', markScrolling, true);
+    // Once a frame: a print opens hundreds of folds at once.
+    let marking = false;
+    document.addEventListener('toggle', () => {
+      if (marking) return;
+      marking = true;
+      requestAnimationFrame(() => { marking = false; markScrolling(); });
+    }, true);
     document.addEventListener('scroll', e => {
       if (e.target instanceof Element && e.target.matches(SCROLLERS)) markScrolling();
     }, true);

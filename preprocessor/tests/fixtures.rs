@@ -59,7 +59,8 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
         "| expected `out` | `[1.0, 2.0, 3.0, 4.0]` |",
         "1. Add one.",
         "// FILL ME IN (roughly 1 line)",
-        "out:      [·, ·, ·, ·]",
+        // Each value padded to the width of the one it is compared with.
+        "out:      [  ·,   ·,   ·,   ·]",
         "<strong>FAIL</strong>: fails, as expected before you solve it",
         "<summary>WGSL solution (<code>",
         // The heading names the learner's copy and the command that checks it.
@@ -513,7 +514,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             &solution,
             &[
                 "| 65.5 k | 524.3 k | 0.125 | ✔ |",
-                "| `fx` | SIZE=2^20 | not benchmarked on this GPU | | | | | 1.0 M | 8.4 M | 0.125 | |",
+                "| `fx` | SIZE=2^20 | <span class=\"puzzle-why\">not benchmarked on this GPU</span> | | | | | 1.0 M | 8.4 M | 0.125 | |",
                 "puzzle-target met",
                 "Speed-up of <code>fx</code> over <code>fx</code> (the ratio of their median times): 1.00× at SIZE=2^16",
                 "<svg",

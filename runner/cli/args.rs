@@ -101,7 +101,7 @@ pub fn timing_backend(backend: BackendArg, command: &str) -> Result<BackendKind>
 }
 
 /// `--set NAME=VALUE` pairs as constants of `puzzle`'s spec (a value may
-/// be an expression of its constants, e.g. `SIZE=1<<24`).
+/// be an expression of its constants, e.g. `SIZE=16*TPB`).
 pub fn overrides(puzzle: &Puzzle, pairs: &[String]) -> Result<Constants> {
     let mut constants = Constants::new();
     for pair in pairs {

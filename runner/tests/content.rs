@@ -7,6 +7,12 @@ use puzzle_core::lang::Lang;
 use runner::learner::workspace::Workspace;
 use std::path::Path;
 
+/// First hints and gap markers against the truth.
+mod teaching;
+
+/// The commands a page shows, and the files it names, against a fresh clone.
+mod commands;
+
 fn book() -> Book {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     runner::book::load::load(root)
@@ -416,7 +422,7 @@ fn every_part_has_a_figure_and_every_figure_is_named() {
 }
 
 pub fn trials() -> Vec<libtest_mimic::Trial> {
-    crate::panicking_trials!("content":
+    let mut trials = crate::panicking_trials!("content":
         every_puzzle_compares_its_outputs,
         the_book_has_no_drift,
         every_chapter_of_the_summary_exists_and_has_a_title,
@@ -429,5 +435,8 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         names,
         no_hopper_or_multi_gpu_helper_is_written_twice,
         every_part_has_a_figure_and_every_figure_is_named,
-    )
+    );
+    trials.extend(teaching::trials());
+    trials.extend(commands::trials());
+    trials
 }

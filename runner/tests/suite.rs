@@ -7,7 +7,8 @@
 //! - `litmus`: the memory model's litmus tests, each held to the ISA's verdict;
 //! - `hostile`: careless and hostile input through the `runner` command;
 //! - `learner`: the learner's loop (`check`, `hint`, `watch`, `bench --file` …);
-//! - `content`: the book's chapters, tips and skeletons agree;
+//! - `content`: the book's chapters, tips and skeletons agree, and the
+//!   commands its pages show run from a fresh clone;
 //! - `architecture`: the engine's shape, as docs/ARCHITECTURE.md states it;
 //! - `launcher`: `bin/runner` and the command `.ci/setup` installs.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154  # ncu and stall_metrics are set by ncu_common.sh, sourced below
 # There (the GPU machine, after .ci/gpu/pack): Nsight Compute on each kernel
 # that misses its target against a library, beside the library's own kernel
 # on the same size, with the same sections, so that a page can say what

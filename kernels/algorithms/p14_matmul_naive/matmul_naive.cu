@@ -14,7 +14,7 @@ extern "C" __global__ void matmul_naive(float* out_data, const float* a_data, co
     // The thread's element of out: y picks the row, x the column, as in puzzle 7.
     unsigned int row = blockIdx.y * blockDim.y + threadIdx.y;
     unsigned int col = blockIdx.x * blockDim.x + threadIdx.x;
-    // BEGIN PUZZLE (roughly 5 lines)
+    // BEGIN PUZZLE (roughly 7 lines)
     if (row < out.extent(0) && col < out.extent(1)) {
         // Walk along row `row` of a and down column `col` of b at the same pace.
         float acc = 0.0f;

@@ -9,7 +9,7 @@ fn matmul_naive(@builtin(global_invocation_id) gid: vec3<u32>) {
     // The invocation's element of out: y picks the row, x the column, as in puzzle 7.
     let row = gid.y;
     let col = gid.x;
-    // BEGIN PUZZLE (roughly 5 lines)
+    // BEGIN PUZZLE (roughly 7 lines)
     if (row < size && col < size) {
         // Walk along row `row` of a and down column `col` of b at the same pace.
         var acc = 0.0;

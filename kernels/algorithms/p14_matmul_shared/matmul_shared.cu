@@ -23,7 +23,7 @@ extern "C" __global__ void matmul_shared(float* out_data, const float* a_data, c
     // There is one block, so the thread's place in the block is its place in the matrix.
     unsigned int row = threadIdx.y;
     unsigned int col = threadIdx.x;
-    // BEGIN PUZZLE (roughly 9 lines)
+    // BEGIN PUZZLE (roughly 12 lines)
     // Each thread fetches one element of each input; together they fetch both matrices.
     if (row < a.extent(0) && col < a.extent(1)) {
         a_s(row, col) = a(row, col);

@@ -15,7 +15,7 @@ fn matmul_shared(@builtin(local_invocation_id) lid: vec3<u32>) {
     // There is one workgroup, so the invocation's place in it is its place in the matrix.
     let row = lid.y;
     let col = lid.x;
-    // BEGIN PUZZLE (roughly 9 lines)
+    // BEGIN PUZZLE (roughly 12 lines)
     // Each invocation fetches one element of each input; together they fetch both matrices.
     if (row < size && col < size) {
         a_s[row][col] = a[row * size + col];

@@ -29,7 +29,7 @@ extern "C" __global__ void matmul_tiled(float* out_data, const float* a_data, co
     // Rounded up: the last tile hangs over the edge when TPB does not divide size.
     unsigned int tiles = (size + TPB - 1) / TPB;
     float acc = 0.0f;
-    // BEGIN PUZZLE (roughly 11 lines)
+    // BEGIN PUZZLE (roughly 14 lines)
     for (unsigned int t = 0; t < tiles; ++t) {
         // Tile t of the strips: columns t*TPB.. of a's rows, rows t*TPB.. of b's columns.
         unsigned int a_col = t * TPB + tx;

@@ -26,7 +26,7 @@ fn matmul_tiled(
     // meets the same barriers, as WGSL requires.
     let tiles = (size + TPB - 1u) / TPB;
     var acc = 0.0;
-    // BEGIN PUZZLE (roughly 17 lines)
+    // BEGIN PUZZLE (roughly 22 lines)
     for (var t = 0u; t < tiles; t++) {
         // Tile t of the strips: columns t*TPB.. of a's rows, rows t*TPB.. of b's columns.
         let a_col = t * TPB + tx;

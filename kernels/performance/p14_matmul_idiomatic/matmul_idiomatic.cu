@@ -47,7 +47,7 @@ extern "C" __global__ void matmul_idiomatic(float* out, const float* a, const fl
     auto C_block = stdx::submdspan(C, rows, cols);
 
     float acc = 0.0f;
-    // BEGIN PUZZLE (roughly 16 lines)
+    // BEGIN PUZZLE (roughly 23 lines)
     for (size_t k0 = 0; k0 < size; k0 += TPB) {
         range inner = tile_range(k0, size);
         auto A_block = stdx::submdspan(A, rows, inner);

@@ -23,7 +23,7 @@ extern "C" __global__ void two_branches(float* out, const float* a, unsigned int
     unsigned int thread = blockIdx.x * TPB + threadIdx.x;
     unsigned int warp = thread / WARP;
     unsigned int lane = thread % WARP;
-    // BEGIN PUZZLE (roughly 6 lines)
+    // BEGIN PUZZLE (roughly 4 lines)
     // Each pair of warps covers 64 elements: lane l of the even warp takes
     // element 2l of them, lane l of the odd warp element 2l + 1.
     unsigned int i = (warp / 2) * (2 * WARP) + 2 * lane + warp % 2;

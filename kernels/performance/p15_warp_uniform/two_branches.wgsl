@@ -28,7 +28,7 @@ fn settle(x0: f32, even: bool) -> f32 {
 fn two_branches(@builtin(global_invocation_id) gid: vec3<u32>) {
     let warp = gid.x / WARP;
     let lane = gid.x % WARP;
-    // BEGIN PUZZLE (roughly 6 lines)
+    // BEGIN PUZZLE (roughly 4 lines)
     // Each pair of groups covers 64 elements: lane l of the even group takes
     // element 2l of them, lane l of the odd group element 2l + 1.
     let i = (warp / 2u) * (2u * WARP) + 2u * lane + warp % 2u;

@@ -11,7 +11,7 @@ extern "C" __global__ void block_sums(float* partials, const float* a, unsigned 
     unsigned int stride = gridDim.x * TPB;
 
     float value = 0.0f;
-    // BEGIN PUZZLE (roughly 5 lines)
+    // BEGIN PUZZLE (roughly 3 lines)
     // Consecutive threads read consecutive elements on every pass, so each
     // warp's loads stay coalesced however many passes there are.
     for (unsigned int i = blockIdx.x * TPB + threadIdx.x; i < size; i += stride) {

@@ -25,7 +25,7 @@ fn block_sums(
     let stride = groups.x * TPB;
 
     var value = 0.0;
-    // BEGIN PUZZLE (roughly 5 lines)
+    // BEGIN PUZZLE (roughly 3 lines)
     // Consecutive invocations read consecutive elements on every pass, so the
     // loads stay coalesced however many passes there are.
     for (var i = wid.x * TPB + lid.x; i < size; i += stride) {

@@ -33,7 +33,7 @@ fn block_sums(
     let quads = size / 4u;
 
     var value = 0.0;
-    // BEGIN PUZZLE (roughly 17 lines)
+    // BEGIN PUZZLE (roughly 13 lines)
     var sums = vec4<f32>(0.0);
     var i = wid.x * TPB + lid.x;
     // Whole rounds of UNROLL passes: the four loads do not depend on each other.

@@ -105,7 +105,7 @@ __device__ __forceinline__ void compute_tile(const float (*a_tile)[BM + PAD], co
                                              float (&acc)[TM][TN], Place p) {
     float a_reg[TM];
     float b_reg[TN];
-    // BEGIN PUZZLE (roughly 15 lines)
+    // BEGIN PUZZLE (roughly 26 lines)
 #pragma unroll
     for (unsigned int k = 0; k < BK; k++) {
 #pragma unroll

@@ -28,7 +28,7 @@ extern "C" __global__ void mbarrier_ring(float* out, const float* a) {
     }
     // The one block-wide barrier: nobody uses a barrier before it exists.
     __syncthreads();
-    // BEGIN PUZZLE (roughly 16 lines)
+    // BEGIN PUZZLE (roughly 21 lines)
     if (warp == 0) {
         // The producer. Tile t goes to buffer t % STAGES; its round there is
         // t / STAGES. From the second round on, the consumer must have

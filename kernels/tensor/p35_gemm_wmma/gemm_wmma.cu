@@ -65,7 +65,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                 *reinterpret_cast<const uint4*>(&b[(k0 + r) * size + col0 + c]);
         }
         __syncthreads();
-        // BEGIN PUZZLE (roughly 12 lines)
+        // BEGIN PUZZLE (roughly 19 lines)
         for (unsigned int kk = 0; kk < BK; kk += 16) {
             wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> fa[FM];
             wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> fb[FN];

@@ -48,7 +48,7 @@ fn softmax_online(
     let start = wid.x * cols;
     let t = lid.x;
 
-    // BEGIN PUZZLE (roughly 20 lines)
+    // BEGIN PUZZLE (roughly 16 lines)
     // The running pair: the largest value so far, and the sum of exp(x - it).
     var largest = LOWEST;
     var sum = 0.0;

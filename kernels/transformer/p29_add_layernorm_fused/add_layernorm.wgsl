@@ -60,7 +60,7 @@ fn add_layernorm(
     let start = wid.x * quads;
     let t = lid.x;
 
-    // BEGIN PUZZLE (roughly 28 lines)
+    // BEGIN PUZZLE (roughly 19 lines)
     var v: array<vec4<f32>, VECS>;
     var m = Moments(0.0, 0.0, 0.0);
     for (var k = 0u; k < VECS; k++) {

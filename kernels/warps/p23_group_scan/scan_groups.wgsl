@@ -23,7 +23,7 @@ fn scan_groups(
         v = a[i];
     }
 
-    // BEGIN PUZZLE (roughly 16 lines)
+    // BEGIN PUZZLE (roughly 12 lines)
     // Offsets 1, 2, 4: each lane adds the running sum `offset` lanes below it,
     // if its group has a lane there. Every lane shuffles; only the `if` differs.
     var sum = v;

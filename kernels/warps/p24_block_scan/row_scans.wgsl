@@ -27,7 +27,7 @@ fn row_scans(
         v = a[row * cols + t];
     }
 
-    // BEGIN PUZZLE (roughly 30 lines)
+    // BEGIN PUZZLE (roughly 24 lines)
     // 1. Each subgroup scans its own values in one call.
     let sum = subgroupInclusiveAdd(v);
     // 2. The top lane holds the subgroup's total.

@@ -1,8 +1,9 @@
 //! A ```bus block's chart: bus bandwidth against message size, one line
 //! per kernel and NCCL's dashed, as inline SVG written by hand.
 //!
-//! The house style is the roofline chart's (`runner::perf::chart`): a
-//! 760 × 460 view box the page scales to its column, sans-serif text, the
+//! The house style is the roofline chart's (`runner::perf::chart`): drawn
+//! twice, at the two sizes of its `Layout`, for a laptop's column and for a
+//! phone's, so that the page shows words of 13 px on either; sans-serif text, the
 //! same mid-tone series colours, and every axis, tick and word in
 //! `currentColor`, so the chart takes the theme's text colour in light and
 //! dark themes alike. It is not drawn with plotters as the roofline is:
@@ -17,8 +18,10 @@
 //! tick labels; x ticks are thinned to every 2nd, 3rd… power of two until
 //! the widest label fits between two ticks. Widths are estimated on the wide
 //! side ([`CHAR_W`]), so a real font leaves room to spare. A point's figures
-//! are in its tooltip (`<title>`), never drawn beside it.
+//! are in the table above the chart and in its tooltip (`<title>`), never
+//! drawn beside it.
 
+use runner::perf::chart::Layout;
 use std::fmt::Write;
 
 /// One line of the chart.
@@ -32,23 +35,46 @@ pub struct Series {
     pub reference: bool,
 }
 
-pub const WIDTH: f64 = 760.0;
-pub const HEIGHT: f64 = 460.0;
 /// Tick labels, legend and axis titles (the page asks for 12 px at least).
 pub const FONT: f64 = 13.0;
 const TITLE_FONT: f64 = 16.0;
 /// The width of one character at [`FONT`] px, on the wide side of common
 /// sans-serif faces (digits and lower case are about 7 px there).
 pub const CHAR_W: f64 = 8.0;
-/// The plot area: room on the left for the bandwidth labels and the axis
-/// title, below for the size labels and the axis title.
-const LEFT: f64 = 84.0;
-const RIGHT: f64 = WIDTH - 28.0;
-const BOTTOM: f64 = HEIGHT - 62.0;
+/// The picture and its plot area for one [`Layout`] (the roofline's two
+/// sizes): room on the left for the bandwidth labels and the axis title,
+/// below for the size labels and the axis title.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    width: f64,
+    height: f64,
+    left: f64,
+    right: f64,
+    bottom: f64,
+}
+
+impl Frame {
+    fn of(layout: Layout) -> Frame {
+        let (width, height) = layout.size();
+        let (width, height) = (f64::from(width), f64::from(height));
+        let left = match layout {
+            Layout::Wide => 84.0,
+            Layout::Narrow => 72.0,
+        };
+        Frame {
+            width,
+            height,
+            left,
+            right: width - 24.0,
+            bottom: height - 62.0,
+        }
+    }
+}
 /// Least room between two x tick labels, in pixels.
 const GAP: f64 = 12.0;
-/// The roofline chart's palette: mid-tones that read on light and dark.
-const COLOURS: [&str; 5] = ["#e69f00", "#3f86d6", "#d64f4f", "#2a9d8f", "#9b59b6"];
+/// The roofline chart's palette: mid-tones that read at 3:1 or better on
+/// the light and the dark themes' backgrounds.
+pub const COLOURS: [&str; 5] = ["#c17400", "#3f86d6", "#d64f4f", "#2a9d8f", "#9b59b6"];
 
 /// A kernel's marker shape, so the lines differ in more than colour.
 #[derive(Clone, Copy)]
@@ -158,10 +184,11 @@ fn tick_number(v: f64) -> String {
 struct XAxis {
     lo: f64,
     hi: f64,
+    frame: Frame,
 }
 
 impl XAxis {
-    fn new(bytes: impl Iterator<Item = u64>) -> XAxis {
+    fn new(bytes: impl Iterator<Item = u64>, frame: Frame) -> XAxis {
         let logs: Vec<f64> = bytes
             .filter(|&b| b > 0)
             .map(|b| (b as f64).log2())
@@ -180,11 +207,13 @@ impl XAxis {
         XAxis {
             lo: min - pad,
             hi: max + pad,
+            frame,
         }
     }
 
     fn x(&self, bytes: f64) -> f64 {
-        LEFT + (bytes.log2() - self.lo) / (self.hi - self.lo) * (RIGHT - LEFT)
+        let f = self.frame;
+        f.left + (bytes.log2() - self.lo) / (self.hi - self.lo) * (f.right - f.left)
     }
 
     /// The powers of two labelled: every one where the labels fit, else every
@@ -198,7 +227,7 @@ impl XAxis {
             .iter()
             .map(|&k| text_width(&size_label(1u64 << k)))
             .fold(0.0, f64::max);
-        let per_power = (RIGHT - LEFT) / (self.hi - self.lo);
+        let per_power = (self.frame.right - self.frame.left) / (self.hi - self.lo);
         let step = (1..=64)
             .find(|&s| s as f64 * per_power >= widest + GAP)
             .unwrap_or(64);
@@ -219,7 +248,7 @@ impl XAxis {
             })
             .filter(|(x, label)| {
                 let half = text_width(label) / 2.0;
-                *x - half >= 0.0 && *x + half <= WIDTH
+                *x - half >= 0.0 && *x + half <= self.frame.width
             })
             .collect()
     }
@@ -227,14 +256,15 @@ impl XAxis {
 
 /// The legend above the plot, entry after entry, a new row where the next
 /// would pass the right edge. Returns where the plot may begin.
-fn legend(svg: &mut String, series: &[Series], styles: &[Style], top: f64) -> f64 {
+fn legend(svg: &mut String, series: &[Series], styles: &[Style], top: f64, frame: Frame) -> f64 {
     const SAMPLE: f64 = 28.0;
     const ROW: f64 = 20.0;
-    let (mut x, mut y) = (LEFT, top);
+    let (left, right) = (frame.left.min(24.0), frame.right);
+    let (mut x, mut y) = (left, top);
     for (s, style) in series.iter().zip(styles) {
         let width = SAMPLE + 8.0 + text_width(&s.name);
-        if x > LEFT && x + width > RIGHT {
-            x = LEFT;
+        if x > left && x + width > right {
+            x = left;
             y += ROW;
         }
         let mid = y - FONT * 0.35;
@@ -306,14 +336,25 @@ fn marker(svg: &mut String, style: &Style, (x, y): (f64, f64), tip: Option<&str>
     }
 }
 
-/// The chart as an SVG element that scales to its container.
-pub fn bus_svg(title: &str, series: &[Series]) -> String {
+/// The chart as an SVG element that scales to its container, drawn for
+/// `layout` (the page shows the one that fits its column): a `<title>` and
+/// an accessible name say what it shows to those who cannot see it.
+pub fn bus_svg(title: &str, series: &[Series], layout: Layout) -> String {
+    let frame = Frame::of(layout);
+    let Frame {
+        width,
+        height,
+        left,
+        right,
+        bottom,
+    } = frame;
     let styles = styles(series);
     let drawn = |&&(bytes, gb_s): &&(u64, f64)| bytes > 0 && gb_s.is_finite() && gb_s >= 0.0;
     let x_axis = XAxis::new(
         series
             .iter()
             .flat_map(|s| s.points.iter().filter(drawn).map(|p| p.0)),
+        frame,
     );
     let highest = series
         .iter()
@@ -322,29 +363,40 @@ pub fn bus_svg(title: &str, series: &[Series]) -> String {
     let step = nice_step(if highest > 0.0 { highest * 1.05 } else { 1.0 });
     let y_max = (highest * 1.05 / step).ceil().max(1.0) * step;
 
+    let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+    let name = format!(
+        "Line chart, {title}: bus bandwidth in GB/s against the message size per GPU, one line \
+         each for {}; the table above gives each point's figures",
+        names.join(", ")
+    );
     let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" \
-         width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\" font-family=\"sans-serif\" \
-         font-size=\"{FONT}\"><title>{}: bus bandwidth against message size</title>",
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"{}\" viewBox=\"0 0 {width} {height}\" \
+         width=\"{width}\" height=\"{height}\" role=\"img\" aria-label=\"{}\" \
+         font-family=\"sans-serif\" font-size=\"{FONT}\"><title>{}: bus bandwidth against message size</title>",
+        layout.class(),
+        escape(&name),
         escape(title)
     );
-    // A title too long for the picture loses its end rather than running out of it.
-    let room = ((WIDTH - 20.0) / (TITLE_FONT * 0.62)) as usize;
-    let shown_title = if title.chars().count() > room {
-        let kept: String = title.chars().take(room.saturating_sub(1)).collect();
-        format!("{}…", kept.trim_end())
-    } else {
-        title.to_string()
-    };
-    let _ = write!(
-        svg,
-        "<text x=\"{:.1}\" y=\"24\" text-anchor=\"middle\" font-size=\"{TITLE_FONT}\" \
-         font-weight=\"bold\" fill=\"currentColor\">{}</text>",
-        WIDTH / 2.0,
-        escape(&shown_title)
+    // A title too long for the picture takes two lines, the GPU on the second.
+    let lines = runner::perf::chart::title_lines(title, TITLE_FONT, width - 40.0);
+    for (i, line) in lines.iter().enumerate() {
+        let _ = write!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{TITLE_FONT}\" \
+             font-weight=\"bold\" fill=\"currentColor\">{}</text>",
+            width / 2.0,
+            24 + 20 * i,
+            escape(line)
+        );
+    }
+    let top = legend(
+        &mut svg,
+        series,
+        &styles,
+        52.0 + 20.0 * (lines.len() - 1) as f64,
+        frame,
     );
-    let top = legend(&mut svg, series, &styles, 52.0);
-    let y = |v: f64| BOTTOM - v / y_max * (BOTTOM - top);
+    let y = |v: f64| bottom - v / y_max * (bottom - top);
 
     // The grid and the bandwidth labels, from 0.
     let ticks = (y_max / step).round() as usize;
@@ -353,10 +405,10 @@ pub fn bus_svg(title: &str, series: &[Series]) -> String {
         let at = y(v);
         let _ = write!(
             svg,
-            "<line x1=\"{LEFT}\" y1=\"{at:.1}\" x2=\"{RIGHT}\" y2=\"{at:.1}\" \
+            "<line x1=\"{left}\" y1=\"{at:.1}\" x2=\"{right}\" y2=\"{at:.1}\" \
              stroke=\"currentColor\" stroke-opacity=\"0.12\"/>\
              <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"currentColor\">{}</text>",
-            LEFT - 8.0,
+            left - 8.0,
             at + FONT * 0.35,
             tick_number(v)
         );
@@ -364,26 +416,30 @@ pub fn bus_svg(title: &str, series: &[Series]) -> String {
     for (at, label) in x_axis.ticks() {
         let _ = write!(
             svg,
-            "<line x1=\"{at:.1}\" y1=\"{top:.1}\" x2=\"{at:.1}\" y2=\"{BOTTOM}\" \
+            "<line x1=\"{at:.1}\" y1=\"{top:.1}\" x2=\"{at:.1}\" y2=\"{bottom}\" \
              stroke=\"currentColor\" stroke-opacity=\"0.12\"/>\
-             <line x1=\"{at:.1}\" y1=\"{BOTTOM}\" x2=\"{at:.1}\" y2=\"{:.1}\" stroke=\"currentColor\"/>\
+             <line x1=\"{at:.1}\" y1=\"{bottom}\" x2=\"{at:.1}\" y2=\"{:.1}\" stroke=\"currentColor\"/>\
              <text x=\"{at:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"currentColor\">{label}</text>",
-            BOTTOM + 5.0,
+            bottom + 5.0,
             // Clear of the bandwidth axis's "0" beside the corner.
-            BOTTOM + 22.0
+            bottom + 22.0
         );
     }
-    // The axes and what they measure.
+    // The axes and what they measure: a phone's in fewer words.
+    let x_title = match layout {
+        Layout::Wide => "message size per GPU (log scale)",
+        Layout::Narrow => "message per GPU (log scale)",
+    };
     let _ = write!(
         svg,
-        "<line x1=\"{LEFT}\" y1=\"{top:.1}\" x2=\"{LEFT}\" y2=\"{BOTTOM}\" stroke=\"currentColor\"/>\
-         <line x1=\"{LEFT}\" y1=\"{BOTTOM}\" x2=\"{RIGHT}\" y2=\"{BOTTOM}\" stroke=\"currentColor\"/>\
-         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"currentColor\">message size per GPU (log scale)</text>\
-         <text x=\"18\" y=\"{middle:.1}\" transform=\"rotate(-90 18 {middle:.1})\" text-anchor=\"middle\" \
+        "<line x1=\"{left}\" y1=\"{top:.1}\" x2=\"{left}\" y2=\"{bottom}\" stroke=\"currentColor\"/>\
+         <line x1=\"{left}\" y1=\"{bottom}\" x2=\"{right}\" y2=\"{bottom}\" stroke=\"currentColor\"/>\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"currentColor\">{x_title}</text>\
+         <text x=\"16\" y=\"{middle:.1}\" transform=\"rotate(-90 16 {middle:.1})\" text-anchor=\"middle\" \
          fill=\"currentColor\">bus bandwidth (GB/s)</text>",
-        (LEFT + RIGHT) / 2.0,
-        HEIGHT - 14.0,
-        middle = (top + BOTTOM) / 2.0
+        (left + right) / 2.0,
+        height - 14.0,
+        middle = (top + bottom) / 2.0
     );
     // NCCL's line first, so the kernels' lines are drawn over it.
     let mut order: Vec<usize> = (0..series.len()).collect();

@@ -55,6 +55,7 @@ use puzzle_core::spec::expr::Constants;
 use puzzle_core::spec::model::Spec;
 use runner::perf::baseline::{Baseline, BaselineCase};
 use runner::perf::bench::{BenchReport, Checked};
+use runner::perf::chart::Layout;
 use runner::perf::record::schema::Recording;
 use runner::perf::record::store;
 use std::collections::BTreeSet;
@@ -647,10 +648,14 @@ fn figure(block: &BusBlock, device: &str, baseline: Option<&Baseline>, lines: &[
                 benchmark of these kernels on this host.</p>\n\n"
             .to_string();
     }
-    let svg = chart::bus_svg(&format!("{} — {device}", block.title), &series);
+    // For a laptop's column and for a phone's; the page shows the one that fits.
+    let title = format!("{} — {device}", block.title);
+    let svg = Layout::BOTH
+        .map(|layout| chart::bus_svg(&title, &series, layout))
+        .join("\n");
     format!(
         "\n<figure class=\"puzzle-chart\">\n{svg}\n<figcaption>Bus bandwidth against the \
-         message each GPU holds, on {device}; NCCL's line is dashed. A point's figures show \
-         when the pointer rests on it.</figcaption>\n</figure>\n\n"
+         message each GPU holds, on {device}; NCCL's line is dashed. The table above gives \
+         each point's time and bandwidth.</figcaption>\n</figure>\n\n"
     )
 }

@@ -5,6 +5,7 @@
 //! without a GPU.
 
 mod recorded;
+mod values;
 
 use recorded::{outcome, recorded_dates, recorded_devices};
 
@@ -393,7 +394,8 @@ pub fn result(report: &RunReport) -> String {
         );
     }
     if !report.checks.is_empty() {
-        let _ = writeln!(md, "```text");
+        // The div lets the page keep these rows unwrapped (theme/puzzles.css).
+        let _ = writeln!(md, "<div class=\"puzzle-values\">\n\n```text");
         for check in report.checks.iter().filter(|c| c.judged) {
             let label = format!("{}:", check.name);
             let width = label.len().max(9);
@@ -401,10 +403,11 @@ pub fn result(report: &RunReport) -> String {
             // tail, whether run here or recorded; the verdict below names any
             // wrong index.
             let (got, expected) = check.shown_values();
+            let (got, expected) = values::line_up(&got, &expected);
             let _ = writeln!(md, "{label:width$} {got}");
             let _ = writeln!(md, "{:width$} {expected}", "expected:");
         }
-        let _ = writeln!(md, "```\n");
+        let _ = writeln!(md, "```\n\n</div>\n");
     }
     md.push_str(&verdict(report));
     md.push_str(&crate::prose::notes_html(&notes(report)));

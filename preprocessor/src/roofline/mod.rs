@@ -34,6 +34,9 @@ pub mod rows;
 pub mod table;
 pub mod verdicts;
 
+#[cfg(test)]
+mod chart_tests;
+
 use baseline::baseline_section;
 use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::quantity::thousands;
@@ -41,7 +44,7 @@ use puzzle_core::spec::math::Math;
 use rows::{Row, ShownError, Unplaced, row, shown};
 use runner::perf::baseline::Baseline;
 use runner::perf::calibrate::{Ceilings, Traffic};
-use runner::perf::chart::{self, ChartError, MemoryRoof, Point, Roofs};
+use runner::perf::chart::{self, ChartError, Layout, MemoryRoof, Point, Roofs};
 use runner::perf::record::schema::Recording;
 use runner::perf::roofline::{self, DATASHEETS, Datasheet};
 use runner::perf::roofline_block::{BlockError, RooflineBlock, Sizes};
@@ -449,7 +452,8 @@ fn chart_figure(
             )
         })
         .chain(std::iter::once(format!(
-            "<span style=\"color:#3f86d6\">▬</span> compute roof ({}) {} GFLOP/s",
+            "<span style=\"color:{}\">▬</span> compute roof ({}) {} GFLOP/s",
+            chart::compute_colour(),
             math.label(),
             rate(compute)
         )))
@@ -459,7 +463,14 @@ fn chart_figure(
         compute_gflop_s: compute,
         label: format!("{device}, ceilings measured {}", ceilings.date),
     };
-    let svg = chart::roofline_svg(&format!("{} — {device}", block.title), &roofs, &points)?;
+    // Drawn for a laptop's column and for a phone's; the page shows the one
+    // that fits (theme/puzzles.css), so the words read at 12 px or more on both.
+    let title = format!("{} — {device}", block.title);
+    let svg = Layout::BOTH
+        .iter()
+        .map(|&layout| chart::roofline_svg(&title, &roofs, &points, layout))
+        .collect::<Result<Vec<_>, _>>()?
+        .join("\n");
     Ok(format!(
         "\n<figure class=\"puzzle-chart\">\n{svg}\n<figcaption>{}<ol>\n{legend}</ol></figcaption>\n</figure>\n\n",
         roofs_legend.join(" · ")

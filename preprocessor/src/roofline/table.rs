@@ -15,6 +15,14 @@ fn dash() -> String {
     "–".into()
 }
 
+/// Why a row has no measurement, in a cell that wraps: the other cells keep
+/// their numbers on one line, but a sentence ("cannot launch: buffer `s`
+/// needs 4294968320 bytes …") on one line would stretch the table far past
+/// the column.
+fn why_cell(why: &impl std::fmt::Display) -> String {
+    format!("<span class=\"puzzle-why\">{why}</span>")
+}
+
 /// The header and alignment rows; `bench` adds the sizes (beside the
 /// kernel) and output columns.
 pub fn header(bench: bool) -> String {
@@ -84,7 +92,7 @@ pub fn table_row(row: &Row) -> String {
         Err(why) => {
             // A bench row without a benchmark leaves its output cell empty.
             let output = if row.sizes.is_some() { " |" } else { "" };
-            return format!("{kernel} {why} | | | | |{spec_cells}{output}");
+            return format!("{kernel} {} | | | | |{spec_cells}{output}", why_cell(why));
         }
     };
     let b = p.binding.as_ref();
@@ -144,7 +152,7 @@ pub fn compact_row(row: &Row) -> String {
         Ok(p) => p,
         Err(why) => {
             let output = if row.sizes.is_some() { " |" } else { "" };
-            return format!("{kernel} {why} | | |{output}");
+            return format!("{kernel} {} | | |{output}", why_cell(why));
         }
     };
     let b = p.binding.as_ref();

@@ -7,7 +7,8 @@
 //! - `tests/corpus.rs` (stable, in CI): every committed corpus file, then
 //!   seeded mutations of them for a few seconds a target;
 //! - `libfuzzer/` (cargo-fuzz, nightly): coverage-guided runs as long as you like,
-//!   whose finds are added to `corpus/<target>/`.
+//!   whose finds are added to the target's folder of `corpus/` (`ptx/` for
+//!   both PTX targets: see [`corpus_folder`]).
 //!
 //! The targets: [`chapter`] (extraction with includes, specs, kernels, the
 //! cut), [`spec`] (YAML, resolution and every stress case under a memory
@@ -37,7 +38,8 @@ use puzzle_core::wgsl::checker::SimBackend;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Every target by name: the corpus folder and the cargo-fuzz binary share it.
+/// Every target by name, which its cargo-fuzz binary shares; its seeds are
+/// in `corpus/` under [`corpus_folder`]'s name for it.
 pub const TARGETS: [(&str, fn(&[u8])); 8] = [
     ("chapter", chapter),
     ("spec", spec),
@@ -48,6 +50,16 @@ pub const TARGETS: [(&str, fn(&[u8])); 8] = [
     ("ptx_parse", ptx_parse),
     ("ptx_run", ptx_run),
 ];
+
+/// The folder of `corpus/` that seeds `target`. The CUDA checker's two
+/// targets read the same PTX, so they share one folder (`ptx`): two copies
+/// of it drifted apart silently, one corpus cannot.
+pub fn corpus_folder(target: &str) -> &str {
+    match target {
+        "ptx_parse" | "ptx_run" => "ptx",
+        other => other,
+    }
+}
 
 /// Memory a fuzzed spec's stress case may take to set up (the engine gives
 /// half the machine's free memory; a fuzzer runs many at once).

@@ -10,7 +10,7 @@
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use puzzle_core::chapter::extract::{BlockKind, blocks};
-use puzzle_fuzz::TARGETS;
+use puzzle_fuzz::{TARGETS, corpus_folder};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -67,7 +67,7 @@ const TOKENS: &[&str] = &[
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpus")
-        .join(target);
+        .join(corpus_folder(target));
     let mut seeds: Vec<(PathBuf, Vec<u8>)> = files_under(&dir, &[])
         .into_iter()
         .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
@@ -247,10 +247,48 @@ fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
 fn replay(name: &'static str, target: fn(&[u8])) -> Result<(), Failed> {
     let files = corpus(name);
     if files.is_empty() {
-        return Err(format!("no seeds for {name}: runner/fuzz/corpus/{name}/ is empty").into());
+        let folder = corpus_folder(name);
+        return Err(format!("no seeds for {name}: runner/fuzz/corpus/{folder}/ is empty").into());
     }
     for (_, data) in &files {
         attempt(name, target, data)?;
+    }
+    Ok(())
+}
+
+/// The corpus keeps each set of seeds once: every folder is read by some
+/// target, and no two folders hold the same files (targets that read the
+/// same input share a folder through `corpus_folder`).
+fn one_folder_a_corpus() -> Result<(), Failed> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let read: Vec<&str> = TARGETS
+        .iter()
+        .map(|(name, _)| corpus_folder(name))
+        .collect();
+    let mut seen: Vec<(String, Vec<(PathBuf, Vec<u8>)>)> = Vec::new();
+    for entry in std::fs::read_dir(&dir)?.flatten() {
+        let folder = entry.file_name().to_string_lossy().into_owned();
+        if !entry.path().is_dir() {
+            continue;
+        }
+        if !read.contains(&folder.as_str()) {
+            return Err(format!("runner/fuzz/corpus/{folder}/ is no target's seeds").into());
+        }
+        let files: Vec<(PathBuf, Vec<u8>)> = files_under(&entry.path(), &[])
+            .into_iter()
+            .filter_map(|p| {
+                let bytes = std::fs::read(&p).ok()?;
+                Some((p.strip_prefix(entry.path()).ok()?.to_path_buf(), bytes))
+            })
+            .collect();
+        if let Some((twin, _)) = seen.iter().find(|(_, other)| *other == files) {
+            return Err(format!(
+                "runner/fuzz/corpus/{folder}/ and {twin}/ are the same seeds: keep one \
+                 and name it for both targets in puzzle_fuzz::corpus_folder"
+            )
+            .into());
+        }
+        seen.push((folder, files));
     }
     Ok(())
 }
@@ -290,7 +328,10 @@ fn main() {
         }
         eprintln!("seeds written to {}", Path::new(&out).display());
     }
-    let mut trials = Vec::new();
+    let mut trials = vec![Trial::test(
+        "corpus::one_folder_a_corpus",
+        one_folder_a_corpus,
+    )];
     for (name, target) in TARGETS {
         trials.push(Trial::test(format!("corpus::{name}"), move || {
             replay(name, target)

@@ -37,14 +37,21 @@ pub fn resolve(
             .is_some_and(|i| matches!(i.op, Op::Wgmma | Op::Activemask))
     };
     let warps = threads.len().div_ceil(32);
+    // Lanes, reused from warp to warp: this runs after every slice of
+    // every block, and three fresh vectors a warp stood out in the profile
+    // of a tensor-core kernel's check (Puzzle 45's).
+    let (mut waiting, mut group, mut same) = (
+        Vec::with_capacity(32),
+        Vec::with_capacity(32),
+        Vec::with_capacity(32),
+    );
     for warp in 0..warps {
         let lo = warp * 32;
         let hi = (lo + 32).min(threads.len());
-        let waiting: Vec<usize> = (lo..hi)
-            .filter(|&i| {
-                matches!(threads[i].stop, Some(Stop::Warp { .. })) && !is_group_op(&threads[i])
-            })
-            .collect();
+        waiting.clear();
+        waiting.extend((lo..hi).filter(|&i| {
+            matches!(threads[i].stop, Some(Stop::Warp { .. })) && !is_group_op(&threads[i])
+        }));
         if waiting.is_empty() {
             continue;
         }
@@ -74,7 +81,7 @@ pub fn resolve(
                 report(w, Kind::DivergentSubgroup, line, message);
             }
             // Has every named lane arrived?
-            let mut group = Vec::new();
+            group.clear();
             let mut blocked = false;
             for l in 0..32 {
                 if needed & (1 << l) == 0 {
@@ -101,11 +108,13 @@ pub fn resolve(
                 continue;
             }
             // Every named lane is at a warp operation: the same one, with the same mask?
-            let same: Vec<usize> = group
-                .iter()
-                .copied()
-                .filter(|&j| threads[j].pc == pc && threads[j].stop == threads[i].stop)
-                .collect();
+            same.clear();
+            same.extend(
+                group
+                    .iter()
+                    .copied()
+                    .filter(|&j| threads[j].pc == pc && threads[j].stop == threads[i].stop),
+            );
             if same.len() < group.len() {
                 let other = group
                     .iter()

@@ -7,6 +7,13 @@
 //! A forward reference is not a use: a mention in a `## Looking ahead`
 //! section, or in a paragraph that links to the teaching page, tells the
 //! reader where the idea is taught.
+//!
+//! `taught` may name a heading (`page.md#anchor`, mdBook's id): the page's
+//! lines above that heading come before the teaching too, and a page
+//! without the heading is reported (the teaching is gone). `introduced`
+//! names an earlier page that gives the idea a short introduction: the
+//! first use there must be in a paragraph that links the teaching page,
+//! and from that page on the idea counts as known.
 
 use crate::book::load::read_summary;
 use puzzle_core::source::diag::Located;
@@ -28,8 +35,12 @@ struct List {
 #[serde(deny_unknown_fields)]
 pub struct Concept {
     pub name: String,
-    /// The chapter that teaches it, under `src/`.
+    /// The chapter that teaches it, under `src/`, with the heading that
+    /// does (`#anchor`) where the page uses it before teaching it.
     pub taught: PathBuf,
+    /// An earlier chapter that introduces it in a paragraph linking `taught`.
+    #[serde(default)]
+    pub introduced: Option<PathBuf>,
     /// Words or phrases that use it, matched whole and case-blind; a
     /// trailing `*` matches any word that starts so (`__shfl*`).
     pub terms: Vec<String>,
@@ -57,40 +68,178 @@ pub fn early_uses(root: &Path, src: &Path, concepts: &[Concept]) -> Vec<Located>
         .collect();
     let mut found = Vec::new();
     for concept in concepts {
-        let Some(at) = pages.iter().position(|p| *p == concept.taught) else {
+        let (page, anchor) = split_anchor(&concept.taught);
+        let Some(at) = pages.iter().position(|p| *p == page) else {
             found.push(Located::new(
                 root.join(FILE),
                 0,
                 format!(
                     "`{}` is taught in {}, which SUMMARY.md does not list",
                     concept.name,
-                    concept.taught.display()
+                    page.display()
                 ),
             ));
             continue;
         };
-        for page in &pages[..at] {
+        let introduced = match &concept.introduced {
+            None => None,
+            Some(p) => match pages[..at].iter().position(|q| q == p) {
+                Some(k) => Some(k),
+                None => {
+                    found.push(Located::new(
+                        root.join(FILE),
+                        0,
+                        format!(
+                            "`{}` is introduced in {}, which SUMMARY.md does not list before {}",
+                            concept.name,
+                            p.display(),
+                            page.display()
+                        ),
+                    ));
+                    continue;
+                }
+            },
+        };
+        let early = |file: &Path, line: usize, term: &str| {
+            Located::new(
+                file,
+                line,
+                format!(
+                    "uses `{term}` ({}) before {} teaches it: teach it first, move the page, \
+                     or link {} from this paragraph",
+                    concept.name,
+                    concept.taught.display(),
+                    page.display()
+                ),
+            )
+        };
+        for (k, page) in pages[..=at].iter().enumerate() {
+            if introduced.is_some_and(|i| k > i) && k < at {
+                continue;
+            }
             let file = src.join(page);
             let Ok(text) = std::fs::read_to_string(&file) else {
                 continue;
             };
             let text = with_includes(&text, &file, root);
+            // The line before which a use is early on this page.
+            let until = if k == at {
+                let Some(anchor) = &anchor else { continue };
+                match heading_line(&text, anchor) {
+                    Some(line) => line,
+                    None => {
+                        found.push(Located::new(
+                            &file,
+                            0,
+                            format!(
+                                "`{}` is taught under #{anchor}, which this page has no heading for",
+                                concept.name
+                            ),
+                        ));
+                        continue;
+                    }
+                }
+            } else if Some(k) == introduced {
+                introduction_line(&text, concept).unwrap_or_else(|| {
+                    found.push(Located::new(
+                        &file,
+                        0,
+                        format!(
+                            "`{}` is introduced here (concepts.toml), but no paragraph here \
+                             uses it and links {}",
+                            concept.name,
+                            concept.taught.display()
+                        ),
+                    ));
+                    usize::MAX
+                })
+            } else {
+                usize::MAX
+            };
             for (line, term) in uses(&text, concept) {
-                found.push(Located::new(
-                    &file,
-                    line,
-                    format!(
-                        "uses `{term}` ({}) before {} teaches it: teach it first, move the page, \
-                         or link {} from this paragraph",
-                        concept.name,
-                        concept.taught.display(),
-                        concept.taught.display()
-                    ),
-                ));
+                if line < until {
+                    found.push(early(&file, line, &term));
+                }
             }
         }
     }
     found
+}
+
+/// `page.md#anchor` as the page and the anchor.
+fn split_anchor(taught: &Path) -> (PathBuf, Option<String>) {
+    let text = taught.to_string_lossy();
+    match text.split_once('#') {
+        Some((page, anchor)) => (PathBuf::from(page), Some(anchor.to_string())),
+        None => (taught.to_path_buf(), None),
+    }
+}
+
+/// The line of the heading whose mdBook id is `anchor`.
+fn heading_line(text: &[(usize, String)], anchor: &str) -> Option<usize> {
+    text.iter()
+        .find(|(_, l)| {
+            let hashes = l.chars().take_while(|&c| c == '#').count();
+            (1..=6).contains(&hashes)
+                && l[hashes..].starts_with(' ')
+                && heading_id(&l[hashes..]) == anchor
+        })
+        .map(|(n, _)| *n)
+}
+
+/// mdBook's id for a heading: lowercase, spaces to `-`, punctuation dropped.
+fn heading_id(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' {
+                Some(c.to_ascii_lowercase())
+            } else if c.is_whitespace() {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The first line of the first paragraph that uses `concept` and links its
+/// teaching page: the short introduction on an earlier page.
+fn introduction_line(text: &[(usize, String)], concept: &Concept) -> Option<usize> {
+    let mut start = 0;
+    while start < text.len() {
+        let end = (start..text.len())
+            .find(|&k| text[k].1.trim().is_empty())
+            .unwrap_or(text.len());
+        let paragraph = &text[start..end];
+        if links(paragraph, concept)
+            && paragraph
+                .iter()
+                .any(|(_, l)| concept.terms.iter().any(|t| mentions(l, t)))
+        {
+            return paragraph.first().map(|(n, _)| *n);
+        }
+        start = end + 1;
+    }
+    None
+}
+
+/// Whether a paragraph links the page (or the heading) that teaches `concept`.
+fn links(paragraph: &[(usize, String)], concept: &Concept) -> bool {
+    let (page, anchor) = split_anchor(&concept.taught);
+    let target = page
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    paragraph.iter().any(|(_, l)| {
+        l.contains(&format!("]({target}"))
+            || l.contains(&format!("/{target})"))
+            || l.contains(&format!("/{target}#"))
+            || anchor
+                .as_ref()
+                .is_some_and(|a| l.contains(&format!("](#{a})")))
+    })
 }
 
 /// The chapter with each `{{#include FILE}}` line followed by the file's
@@ -113,11 +262,6 @@ fn with_includes(text: &str, file: &Path, root: &Path) -> Vec<(usize, String)> {
 /// The lines of `text` that use `concept`, with the term found, outside
 /// `## Looking ahead` and outside paragraphs that link the teaching page.
 fn uses(text: &[(usize, String)], concept: &Concept) -> Vec<(usize, String)> {
-    let target = concept
-        .taught
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut found = Vec::new();
     let mut seen = BTreeSet::new();
     let mut looking_ahead = false;
@@ -129,11 +273,7 @@ fn uses(text: &[(usize, String)], concept: &Concept) -> Vec<(usize, String)> {
             .find(|&k| text[k].1.trim().is_empty())
             .unwrap_or(text.len());
         let paragraph = &text[start..end];
-        let links_teacher = paragraph.iter().any(|(_, l)| {
-            l.contains(&format!("]({target}"))
-                || l.contains(&format!("/{target})"))
-                || l.contains(&format!("/{target}#"))
-        });
+        let links_teacher = links(paragraph, concept);
         for (line, l) in paragraph {
             if let Some(heading) = l.strip_prefix("## ") {
                 looking_ahead = heading.trim().eq_ignore_ascii_case("looking ahead");
@@ -199,6 +339,11 @@ mod tests {
             ("an atomicAdd", "atomic*", true),
             ("fence posts", "memory fence", false),
             ("a memory fence orders", "memory fence", true),
+            ("last = __ffs(prefixes) - 1", "__ffs", true),
+            ("asm(\"red.global.add.v4.f32 [%0]\")", "red.global*", true),
+            ("a `red` returns nothing", "`red`", true),
+            ("the red line", "`red`", false),
+            ("wgmma_fence();", "wgmma*", true),
         ];
         for (line, term, want) in cases {
             assert_eq!(mentions(line, term), want, "{line:?} {term:?}");
@@ -211,6 +356,7 @@ mod tests {
         let concept = Concept {
             name: "warps".into(),
             taught: "performance/warps.md".into(),
+            introduced: None,
             terms: vec!["warp".into(), "warps".into()],
         };
         let lines = |text: &str| -> Vec<(usize, String)> {
@@ -243,5 +389,29 @@ mod tests {
             let want: Vec<(usize, String)> = want.into_iter().map(|(n, t)| (n, t.into())).collect();
             assert_eq!(got, want, "{name}");
         }
+    }
+
+    /// A heading's id, and the line of the short introduction on an earlier
+    /// page (the first paragraph that uses the idea and links its teacher).
+    #[test]
+    fn headings_and_introductions() {
+        assert_eq!(
+            heading_id(" `red`: an atomic that returns nothing"),
+            "red-an-atomic-that-returns-nothing"
+        );
+        let text: Vec<(usize, String)> = "# Title\n\nA ballot here.\n\nA ballot, taught in\n[Puzzle 23](../warps/p23_compact.md).\n\n## `ballot` votes\n"
+            .lines()
+            .enumerate()
+            .map(|(n, l)| (n + 1, l.to_string()))
+            .collect();
+        let concept = Concept {
+            name: "ballots".into(),
+            taught: "warps/p23_compact.md#ballot-votes".into(),
+            introduced: None,
+            terms: vec!["ballot".into()],
+        };
+        assert_eq!(introduction_line(&text, &concept), Some(5));
+        assert_eq!(heading_line(&text, "ballot-votes"), Some(8));
+        assert_eq!(heading_line(&text, "ballot"), None);
     }
 }

@@ -5,13 +5,20 @@
 //! (peak FLOP/s), from measured ceilings. Each kernel is a numbered point: the
 //! page's legend under the chart names it, so no kernel name is drawn where
 //! it could collide with another. Numbers of points that land on the same
-//! spot share one label; every label is placed where it overlaps no other
-//! label and no point. Text and axes use `currentColor`, so the chart,
-//! inlined in the page, takes the theme's text colour in light and dark
-//! themes alike; the series colours are mid-tones that read on both.
+//! spot share one label; every label is placed clear of every other label,
+//! every point and every roof line (`chart_labels`). Text and axes use
+//! `currentColor`, so the chart, inlined in the page, takes the theme's text
+//! colour in light and dark themes alike; the series colours read at 3:1 or
+//! better on the light and the dark themes' backgrounds.
+//!
+//! A chart is drawn twice, for a laptop's column and for a phone's
+//! ([`Layout`]); the page shows the one that fits, so that its words are
+//! drawn at [`FONT`] px, never scaled under 12, on either.
 
+use crate::perf::chart_labels::{self, Segment};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One kernel on the chart, drawn as its number (its place in the slice, from 1).
 #[derive(Debug, Clone, PartialEq)]
@@ -39,185 +46,388 @@ pub struct Roofs {
     pub label: String,
 }
 
+/// Which of a chart's two drawings. Each is drawn at its natural size in
+/// the column it is for (a laptop's is about 670 px, a phone's about 360),
+/// so that its words are [`FONT`] px there; the page switches between them
+/// by the column's width, before the one shown would shrink its words
+/// under 12 px.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Wide,
+    Narrow,
+}
+
+impl Layout {
+    pub const BOTH: [Layout; 2] = [Layout::Wide, Layout::Narrow];
+
+    /// The drawing's size in its own units, which the page shows as pixels.
+    pub fn size(self) -> (u32, u32) {
+        match self {
+            Layout::Wide => (660, 420),
+            Layout::Narrow => (340, 380),
+        }
+    }
+
+    /// The class the page's stylesheet shows or hides it by.
+    pub fn class(self) -> &'static str {
+        match self {
+            Layout::Wide => "puzzle-chart-wide",
+            Layout::Narrow => "puzzle-chart-narrow",
+        }
+    }
+}
+
+/// The series colours, each at 3:1 or better against white and against the
+/// dark themes' backgrounds: memory roofs, then the compute roof, then the points.
 const MEMORY: [RGBColor; 3] = [
     RGBColor(0xd6, 0x4f, 0x4f),
     RGBColor(0x9b, 0x59, 0xb6),
     RGBColor(0x2a, 0x9d, 0x8f),
 ];
 const COMPUTE: RGBColor = RGBColor(0x3f, 0x86, 0xd6);
-const POINT: RGBColor = RGBColor(0xe6, 0x9f, 0x00);
+/// Orange, darkened from the usual #e69f00 (2.25:1 on white) to read on white.
+const POINT: RGBColor = RGBColor(0xc1, 0x74, 0x00);
 /// Drawn in pure black, then swapped for `currentColor`.
 const INK: RGBColor = RGBColor(0, 0, 0);
-const SIZE: (u32, u32) = (760, 460);
-/// Label font size, and the width of one of its digits or commas, in pixels.
-/// The chart is drawn 760 wide and shown in a column of about 700: 14 here
-/// reads as 13 on a laptop's page, never under 12.
-const FONT: u32 = 14;
-const CHAR_W: i32 = 8;
+/// Every word's size on the screen, in px: the page asks for 12 at least.
+pub const FONT: f64 = 13.0;
+const TITLE_FONT: f64 = 15.0;
+/// plotters-svg writes a font's size divided by this; sizes are given to it
+/// multiplied, so the SVG says [`FONT`].
+const PLOTTERS_SCALE: f64 = 1.24;
+
+fn font(size: f64) -> TextStyle<'static> {
+    ("sans-serif", size * PLOTTERS_SCALE)
+        .into_font()
+        .color(&INK)
+}
 
 /// Why a chart could not be drawn (plotters' own error, in words).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("drawing the roofline: {0}")]
 pub struct ChartError(String);
 
-/// The colour a memory roof is drawn in, for the page's legend: `#d64f4f`.
-pub fn memory_colour(i: usize) -> String {
-    let RGBColor(r, g, b) = MEMORY[i % MEMORY.len()];
+fn hex(RGBColor(r, g, b): RGBColor) -> String {
     format!("#{r:02x}{g:02x}{b:02x}")
 }
 
-/// The chart as an SVG document that scales to its container.
-pub fn roofline_svg(title: &str, roofs: &Roofs, points: &[Point]) -> Result<String, ChartError> {
+/// The colour a memory roof is drawn in, for the page's legend: `#d64f4f`.
+pub fn memory_colour(i: usize) -> String {
+    hex(MEMORY[i % MEMORY.len()])
+}
+
+/// The compute roof's colour, for the page's legend.
+pub fn compute_colour() -> String {
+    hex(COMPUTE)
+}
+
+/// Every colour a chart draws a series in, for the tests of their contrast.
+pub fn series_colours() -> Vec<String> {
+    MEMORY
+        .iter()
+        .chain([&COMPUTE, &POINT])
+        .map(|&c| hex(c))
+        .collect()
+}
+
+/// Text for an SVG attribute or element.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A title in the lines it takes in `room` units at `size`: one where it
+/// fits, else two, cut where it names the GPU ("… — NVIDIA H200"), each line
+/// cut short with "…" if it still does not fit. Shared with the bus chart.
+pub fn title_lines(title: &str, size: f64, room: f64) -> Vec<String> {
+    if chart_labels::text_width(title, size) <= room {
+        return vec![title.to_string()];
+    }
+    match title.split_once(" — ") {
+        Some((what, gpu)) => vec![fitted(what, size, room), fitted(gpu, size, room)],
+        None => vec![fitted(title, size, room)],
+    }
+}
+
+/// `text` cut to `room` units wide at `size`, with "…" where it was cut.
+fn fitted(text: &str, size: f64, room: f64) -> String {
+    if chart_labels::text_width(text, size) <= room {
+        return text.to_string();
+    }
+    let mut kept: String = text.to_string();
+    while !kept.is_empty() && chart_labels::text_width(&format!("{kept}…"), size) > room {
+        kept.pop();
+    }
+    format!("{}…", kept.trim_end())
+}
+
+/// The chart as an SVG element that scales to its container, drawn for
+/// `layout`: a `<title>` and an accessible name (`role="img"`, `aria-label`)
+/// say what it shows to those who cannot see it.
+pub fn roofline_svg(
+    title: &str,
+    roofs: &Roofs,
+    points: &[Point],
+    layout: Layout,
+) -> Result<String, ChartError> {
     let highest = roofs.memory.iter().map(|m| m.gb_s).fold(1e-9, f64::max);
     let lowest = roofs.memory.iter().map(|m| m.gb_s).fold(f64::MAX, f64::min);
     let drawn = |p: &&Point| p.intensity > 0.0 && p.gflop_s > 0.0;
     let xs = points.iter().filter(drawn).map(|p| p.intensity);
     let ys = points.iter().filter(drawn).map(|p| p.gflop_s);
+    // The memory roof from a tenth of its ridge: enough of its slope to
+    // read, and the room left to the points.
     let x_lo = xs
         .clone()
-        .fold(roofs.compute_gflop_s / highest / 100.0, f64::min)
+        .fold(roofs.compute_gflop_s / highest / 10.0, f64::min)
         / 2.0;
     let x_hi = xs.fold(roofs.compute_gflop_s / lowest * 10.0, f64::max) * 2.0;
     let y_lo = ys.fold(lowest * x_lo, f64::min) / 2.0;
     let y_hi = roofs.compute_gflop_s * 3.0;
+    let size = layout.size();
+    let narrow = layout == Layout::Narrow;
+    // A phone's chart keeps its plot wide: shorter axis titles, and compact
+    // numbers on the vertical axis ("100k"), whose labels take its room.
+    let (x_desc, y_desc) = if narrow {
+        ("intensity (FLOP/byte)", "GFLOP/s")
+    } else {
+        (
+            "arithmetic intensity (FLOP/byte, fewest bytes)",
+            "performance (GFLOP/s)",
+        )
+    };
+    let y_number = |v: &f64| if narrow { compact(*v) } else { number(*v) };
+    let y_area = {
+        // The widest number the axis may write, the axis title and gaps.
+        let widest = [y_lo, y_hi]
+            .iter()
+            .map(|v| chart_labels::text_width(&y_number(&(10f64.powf(v.log10().floor()))), FONT))
+            .fold(0.0, f64::max);
+        (widest + FONT * 2.2 + 14.0).ceil() as u32
+    };
+    let title_lines = title_lines(title, TITLE_FONT, f64::from(size.0) - 24.0);
+    const TITLE_ROW: f64 = 20.0;
 
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         let error = |e: DrawingAreaErrorKind<_>| ChartError(format!("{e:?}"));
+        for (i, line) in title_lines.iter().enumerate() {
+            let style = font(TITLE_FONT).pos(Pos::new(HPos::Center, VPos::Top));
+            let top = 10.0 + TITLE_ROW * i as f64;
+            root.draw(&Text::new(
+                line.clone(),
+                (size.0 as i32 / 2, top as i32),
+                style,
+            ))
+            .map_err(error)?;
+        }
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18).into_font().color(&INK))
             .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(72)
+            // Room for half the last number under the horizontal axis.
+            .margin_right(32)
+            .margin_top(16.0 + TITLE_ROW * title_lines.len() as f64)
+            .x_label_area_size(48)
+            .y_label_area_size(y_area)
             .build_cartesian_2d((x_lo..x_hi).log_scale(), (y_lo..y_hi).log_scale())
             .map_err(error)?;
         chart
             .configure_mesh()
-            .x_desc("arithmetic intensity (FLOP/byte, fewest bytes)")
-            .y_desc("performance (GFLOP/s)")
+            .x_labels(if narrow { 4 } else { 8 })
+            .y_labels(if narrow { 6 } else { 8 })
+            .x_desc(x_desc)
+            .y_desc(y_desc)
             .axis_style(INK)
-            .label_style(("sans-serif", FONT).into_font().color(&INK))
-            .axis_desc_style(("sans-serif", FONT).into_font().color(&INK))
+            .label_style(font(FONT))
+            .axis_desc_style(font(FONT))
             .x_label_formatter(&|v| number(*v))
-            .y_label_formatter(&|v| number(*v))
+            .y_label_formatter(&y_number)
             .light_line_style(INK.mix(0.08))
             .bold_line_style(INK.mix(0.18))
             .draw()
             .map_err(error)?;
-        for (i, roof) in roofs.memory.iter().enumerate() {
-            let ridge = roofs.compute_gflop_s / roof.gb_s;
-            let width = if i == 0 { 3 } else { 2 };
-            chart
-                .draw_series(LineSeries::new(
-                    [(x_lo, roof.gb_s * x_lo), (ridge, roofs.compute_gflop_s)],
-                    MEMORY[i % MEMORY.len()].stroke_width(width),
-                ))
-                .map_err(error)?;
-        }
-        chart
-            .draw_series(LineSeries::new(
-                [
-                    (roofs.compute_gflop_s / highest, roofs.compute_gflop_s),
-                    (x_hi, roofs.compute_gflop_s),
-                ],
-                COMPUTE.stroke_width(3),
-            ))
-            .map_err(error)?;
-        let at: Vec<(usize, (i32, i32))> = points
+        // Each roof's ends in the data's units: memory roofs up to their
+        // ridge, then the compute roof from the highest ridge on.
+        let mut ends: Vec<[(f64, f64); 2]> = roofs
+            .memory
             .iter()
-            .enumerate()
-            .filter(|(_, p)| drawn(p))
-            .map(|(i, p)| (i + 1, chart.backend_coord(&(p.intensity, p.gflop_s))))
+            .map(|roof| {
+                let ridge = roofs.compute_gflop_s / roof.gb_s;
+                [(x_lo, roof.gb_s * x_lo), (ridge, roofs.compute_gflop_s)]
+            })
             .collect();
-        for &(_, (x, y)) in &at {
-            root.draw(&Circle::new((x, y), 5, POINT.filled()))
+        ends.push([
+            (roofs.compute_gflop_s / highest, roofs.compute_gflop_s),
+            (x_hi, roofs.compute_gflop_s),
+        ]);
+        let (lines, spots) = {
+            let at = |(x, y): (f64, f64)| {
+                let (px, py) = chart.backend_coord(&(x, y));
+                (f64::from(px), f64::from(py))
+            };
+            let lines: Vec<Segment> = ends.iter().map(|&[a, b]| (at(a), at(b))).collect();
+            let spots: Vec<(usize, (f64, f64))> = points
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| drawn(p))
+                .map(|(i, p)| (i + 1, at((p.intensity, p.gflop_s))))
+                .collect();
+            (lines, spots)
+        };
+        for (i, line) in ends.iter().enumerate() {
+            let (colour, width) = match i {
+                i if i == roofs.memory.len() => (COMPUTE, 3),
+                0 => (MEMORY[0], 3),
+                i => (MEMORY[i % MEMORY.len()], 2),
+            };
+            chart
+                .draw_series(LineSeries::new(*line, colour.stroke_width(width)))
                 .map_err(error)?;
         }
-        draw_labels(&root, &at, chart.plotting_area().get_pixel_range()).map_err(error)?;
+        for &(_, (x, y)) in &spots {
+            root.draw(&Circle::new((x as i32, y as i32), 5, POINT.filled()))
+                .map_err(error)?;
+        }
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        // Numbers may stand in the margin right of the plot: nothing else is
+        // drawn there, and a point at the plot's edge has room beside it.
+        let area = (
+            f64::from(xr.start),
+            f64::from(yr.start),
+            f64::from(size.0) - 4.0,
+            f64::from(yr.end),
+        );
+        draw_labels(&root, &chart_labels::place(&spots, &lines, area, FONT)).map_err(error)?;
         root.present().map_err(error)?;
     }
     let svg = svg
         .replace("#000000", "currentColor")
-        .replace("fill=\"#FFFFFF\"", "fill=\"none\"");
+        .replace("fill=\"#FFFFFF\"", "fill=\"none\"")
+        // What SVG assumes anyway, or the root says once: a page carries
+        // dozens of charts, each twice.
+        .replace(" opacity=\"1\"", "")
+        .replace(" stroke-width=\"1\"", "")
+        .replace(" stroke=\"none\"", "")
+        .replace(" font-family=\"sans-serif\"", "");
+    let mut svg = merge_grid(&svg);
+    // plotters writes the sizes it was given over its own scale: 13, not 13.000000000000002.
+    for size in [FONT, TITLE_FONT] {
+        let written = format!("font-size=\"{}\"", size * PLOTTERS_SCALE / PLOTTERS_SCALE);
+        svg = svg.replace(&written, &format!("font-size=\"{size}\""));
+    }
+    let named = format!(
+        "<svg class=\"{}\" role=\"img\" font-family=\"sans-serif\" aria-label=\"{}\" ",
+        layout.class(),
+        escape(&accessible_name(title, roofs, points))
+    );
+    let svg = svg.replacen("<svg ", &named, 1);
+    // The <title> first inside the element, as SVG asks.
+    let svg = match svg.find('>') {
+        Some(end) => format!(
+            "{}<title>{}</title>{}",
+            &svg[..=end],
+            escape(title),
+            &svg[end + 1..]
+        ),
+        None => svg,
+    };
     Ok(format!(
         "<!-- {} -->\n{svg}",
         roofs.label.replace("--", "-")
     ))
 }
 
-/// A label's box in pixels: left, top, right, bottom.
-type Rect = (i32, i32, i32, i32);
-
-fn overlaps(a: Rect, b: Rect) -> bool {
-    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
-}
-
-/// Points within a few pixels of each other share a label ("2, 5"); each
-/// label goes to the first spot around its point, at growing distances, that
-/// overlaps no label placed before and no point, inside the plotting area.
-fn draw_labels<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    at: &[(usize, (i32, i32))],
-    area: (std::ops::Range<i32>, std::ops::Range<i32>),
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    const NEAR: i32 = 4;
-    let mut groups: Vec<(Vec<usize>, (i32, i32))> = Vec::new();
-    for &(n, (x, y)) in at {
-        match groups
-            .iter_mut()
-            .find(|(_, (gx, gy))| (gx - x).abs() <= NEAR && (gy - y).abs() <= NEAR)
-        {
-            Some((numbers, _)) => numbers.push(n),
-            None => groups.push((vec![n], (x, y))),
+/// The grid's lines (plotters writes an element for each, dozens a chart,
+/// some twice) as one path for each shade, where its first line was.
+fn merge_grid(svg: &str) -> String {
+    let mut shades: Vec<(String, Vec<String>)> = Vec::new();
+    let mut out: Vec<Option<String>> = Vec::new();
+    for line in svg.lines() {
+        let grid = line
+            .trim_start()
+            .strip_prefix("<line opacity=\"")
+            .and_then(|rest| {
+                let (shade, rest) = rest.split_once('"')?;
+                let rest = rest.strip_prefix(" stroke=\"currentColor\"")?;
+                let number = |name: &str| -> Option<&str> {
+                    let start = rest.find(&format!(" {name}=\""))? + name.len() + 3;
+                    rest[start..].split('"').next()
+                };
+                let d = format!(
+                    "M{} {}L{} {}",
+                    number("x1")?,
+                    number("y1")?,
+                    number("x2")?,
+                    number("y2")?
+                );
+                Some((shade.to_string(), d))
+            });
+        match grid {
+            Some((shade, d)) => match shades.iter_mut().find(|(s, _)| *s == shade) {
+                Some((_, ds)) if ds.contains(&d) => {}
+                Some((_, ds)) => ds.push(d),
+                None => {
+                    out.push(None);
+                    shades.push((shade, vec![d]));
+                }
+            },
+            None => out.push(Some(line.to_string())),
         }
     }
-    let dots: Vec<Rect> = at
+    let mut paths = shades.into_iter().map(|(shade, ds)| {
+        format!(
+            "<path opacity=\"{shade}\" stroke=\"currentColor\" fill=\"none\" d=\"{}\"/>",
+            ds.concat()
+        )
+    });
+    out.into_iter()
+        .map(|line| line.unwrap_or_else(|| paths.next().unwrap_or_default()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What the chart shows, in a sentence: its title, its roofs and how many
+/// kernels it places under them (the list under the chart names each).
+fn accessible_name(title: &str, roofs: &Roofs, points: &[Point]) -> String {
+    let memory: Vec<String> = roofs
+        .memory
         .iter()
-        .map(|&(_, (x, y))| (x - 6, y - 6, x + 6, y + 6))
+        .map(|m| format!("{} {} GB/s", m.name, number(m.gb_s)))
         .collect();
-    let inside = |r: Rect| {
-        r.0 >= area.0.start && r.2 <= area.0.end && r.1 >= area.1.start && r.3 <= area.1.end
+    let kernels = match points.len() {
+        1 => "1 kernel".to_string(),
+        n => format!("{n} kernels"),
     };
-    let mut placed: Vec<Rect> = Vec::new();
-    for (numbers, (x, y)) in groups {
-        let text: Vec<String> = numbers.iter().map(usize::to_string).collect();
-        let text = text.join(", ");
-        let (w, h) = (CHAR_W * text.len() as i32, FONT as i32 + 2);
-        let spots = (1..=8).flat_map(|r| {
-            let d = 8 * r;
-            [
-                (x + d, y - h / 2),
-                (x - d - w, y - h / 2),
-                (x - w / 2, y - d - h),
-                (x - w / 2, y + d),
-                (x + d, y - d - h),
-                (x + d, y + d),
-                (x - d - w, y - d - h),
-                (x - d - w, y + d),
-            ]
-        });
-        let mut spot = (x + 8, y - h / 2);
-        for (lx, ly) in spots {
-            let rect = (lx, ly, lx + w, ly + h);
-            if inside(rect)
-                && !placed.iter().any(|&p| overlaps(p, rect))
-                && !dots.iter().any(|&d| overlaps(d, rect))
-            {
-                spot = (lx, ly);
-                break;
-            }
-        }
-        placed.push((spot.0, spot.1, spot.0 + w, spot.1 + h));
-        if (spot.0 - x).abs() > 12 + w || (spot.1 - y).abs() > 12 + h {
-            // Far from its point: a thin line says whose label it is.
-            let end = (spot.0 + w / 2, spot.1 + h / 2);
-            root.draw(&PathElement::new([(x, y), end], INK.mix(0.35)))?;
+    format!(
+        "Roofline chart, {title}: {kernels} as numbered points under the memory roof ({}) \
+         and the compute roof ({} GFLOP/s); the list below the chart gives each one's figures",
+        memory.join(", "),
+        number(roofs.compute_gflop_s)
+    )
+}
+
+/// Each number at its place, with a thin line to its point where it had to
+/// go further than beside it.
+fn draw_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    labels: &[chart_labels::Label],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for label in labels {
+        let (x, y) = (label.point.0 as i32, label.point.1 as i32);
+        if label.leader {
+            let r = label.rect;
+            let end = (
+                label.point.0.clamp(r.0, r.2) as i32,
+                label.point.1.clamp(r.1, r.3) as i32,
+            );
+            root.draw(&PathElement::new([(x, y), end], INK.mix(0.45)))?;
         }
         root.draw(&Text::new(
-            text,
-            spot,
-            ("sans-serif", FONT).into_font().color(&INK),
+            label.text.clone(),
+            (label.at.0.round() as i32, label.at.1.round() as i32),
+            font(FONT),
         ))?;
     }
     Ok(())
@@ -232,6 +442,22 @@ fn number(v: f64) -> String {
         let text = format!("{v:.6}");
         text.trim_end_matches('0').to_string()
     }
+}
+
+/// An axis number in few characters, for a phone's chart: 100k, 2.5M, 10, 0.1.
+fn compact(v: f64) -> String {
+    for (unit, scale) in [("M", 1e6), ("k", 1e3)] {
+        if v >= scale {
+            let n = v / scale;
+            let n = if (n - n.round()).abs() < 1e-9 {
+                number(n)
+            } else {
+                format!("{n:.1}")
+            };
+            return format!("{n}{unit}");
+        }
+    }
+    number(v)
 }
 
 #[cfg(test)]
@@ -283,13 +509,13 @@ mod tests {
                 gflop_s: 0.05,
             },
         ];
-        let svg = roofline_svg("matmul", &roofs(), &points).unwrap();
+        let svg = roofline_svg("matmul", &roofs(), &points, Layout::Wide).unwrap();
         // To look at it while developing: GPU_PUZZLES_CHART_OUT=/tmp/chart.svg
         if let Some(path) = std::env::var_os("GPU_PUZZLES_CHART_OUT") {
             std::fs::write(path, &svg).unwrap();
         }
         // plotters gives the viewBox the page's CSS scales by; exactly one.
-        assert_eq!(svg.matches("viewBox=\"0 0 760 460\"").count(), 1);
+        assert_eq!(svg.matches("viewBox=\"0 0 660 420\"").count(), 1);
         for text in ["GFLOP/s", "FLOP/byte"] {
             assert!(svg.contains(text), "missing {text}");
         }
@@ -321,33 +547,42 @@ mod tests {
         }
         // Two on exactly the same spot.
         points.push(points[3].clone());
-        let svg = roofline_svg("crowded", &roofs(), &points).unwrap();
-        // The axes' numbers are centred or right-aligned; the points' start at their spot.
-        let numbers: Vec<(i32, i32, String)> = svg
-            .split("<text ")
-            .skip(1)
-            .zip(labels(&svg))
-            .filter(|(t, _)| t.contains("text-anchor=\"start\""))
-            .map(|(_, l)| l)
-            .collect();
-        let mut every: Vec<usize> = numbers
-            .iter()
-            .flat_map(|n| n.2.split(", ").map(|d| d.parse::<usize>().unwrap()))
-            .collect();
-        every.sort();
-        assert_eq!(
-            every,
-            (1..=13).collect::<Vec<_>>(),
-            "every point is named once"
-        );
-        let rect = |(x, y, t): &(i32, i32, String)| {
-            (*x, *y, x + CHAR_W * t.len() as i32, y + FONT as i32 + 2)
-        };
-        let drawn: Vec<&str> = numbers.iter().map(|n| n.2.as_str()).collect();
-        assert!(drawn.contains(&"4, 13"), "{drawn:?}");
-        for (i, a) in numbers.iter().enumerate() {
-            for b in &numbers[i + 1..] {
-                assert!(!overlaps(rect(a), rect(b)), "{a:?} overlaps {b:?}");
+        for layout in Layout::BOTH {
+            let svg = roofline_svg("crowded", &roofs(), &points, layout).unwrap();
+            // The axes' numbers are centred or right-aligned; the points' start at their spot.
+            let numbers: Vec<(i32, i32, String)> = svg
+                .split("<text ")
+                .skip(1)
+                .zip(labels(&svg))
+                .filter(|(t, _)| t.contains("text-anchor=\"start\""))
+                .map(|(_, l)| l)
+                .collect();
+            let mut every: Vec<usize> = numbers
+                .iter()
+                .flat_map(|n| n.2.split(", ").map(|d| d.parse::<usize>().unwrap()))
+                .collect();
+            every.sort();
+            assert_eq!(
+                every,
+                (1..=13).collect::<Vec<_>>(),
+                "every point is named once"
+            );
+            let rect = |(x, y, t): &(i32, i32, String)| {
+                chart_labels::text_box((f64::from(*x), f64::from(*y)), t, FONT)
+            };
+            let drawn: Vec<&str> = numbers.iter().map(|n| n.2.as_str()).collect();
+            // The same spot's numbers share a label (on a phone's chart, with
+            // neighbours drawn on top of them).
+            let shared =
+                |d: &str| d.split(", ").any(|n| n == "4") && d.split(", ").any(|n| n == "13");
+            assert!(drawn.iter().any(|d| shared(d)), "{drawn:?}");
+            for (i, a) in numbers.iter().enumerate() {
+                for b in &numbers[i + 1..] {
+                    assert!(
+                        !chart_labels::overlaps(rect(a), rect(b)),
+                        "{a:?} overlaps {b:?}"
+                    );
+                }
             }
         }
     }
