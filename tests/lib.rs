@@ -226,7 +226,7 @@ pub fn chromium() -> Result<PathBuf, String> {
         }
     }
     Err(
-        "no Chromium on PATH: install Debian's `chromium` (`apt-get install chromium`) \
+        "no Chromium on PATH: `bash .ci/setup publish` installs Debian's `chromium`; \
          or set GPU_PUZZLES_CHROMIUM to a Chrome or Chromium binary"
             .into(),
     )

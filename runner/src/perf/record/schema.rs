@@ -107,10 +107,35 @@ fn without_names_and_hints(spec_text: &str) -> String {
 
 pub fn entry_hashes(puzzle: &Puzzle, lang: Lang, variant: Variant) -> Option<(String, String)> {
     let kernel = puzzle.kernel(lang)?;
-    Some((
-        spec_hash(&puzzle.spec.text),
-        hash(&kernel.variant(variant).text),
-    ))
+    let source = kernel.variant(variant).text;
+    let source = match variant {
+        Variant::Skeleton => without_gap_size(&source),
+        Variant::Solution | Variant::File => source,
+    };
+    Some((spec_hash(&puzzle.spec.text), hash(&source)))
+}
+
+/// A skeleton as its recordings hash it: the `FILL ME IN` line without the
+/// gap's size, "(roughly N lines)". The size is advice to the learner, as a
+/// hint is: a truer estimate changes no result, so it leaves every
+/// recording of the skeleton current.
+fn without_gap_size(skeleton: &str) -> String {
+    let mut kept = String::with_capacity(skeleton.len());
+    for line in skeleton.split_inclusive('\n') {
+        let sized = line.find("FILL ME IN").and_then(|fill| {
+            let open = fill + line[fill..].find(" (roughly ")?;
+            let close = open + line[open..].find(')')?;
+            Some((open, close))
+        });
+        match sized {
+            Some((open, close)) => {
+                kept.push_str(&line[..open]);
+                kept.push_str(&line[close + 1..]);
+            }
+            None => kept.push_str(line),
+        }
+    }
+    kept
 }
 
 /// "cuda-nvidia-h100-80gb-hbm3".
@@ -131,6 +156,41 @@ pub fn file_stem(device: &DeviceInfo) -> String {
 mod tests {
     use super::*;
     use puzzle_core::backend_contract::backend::BackendKind;
+
+    /// (case, skeleton text, the text that is hashed)
+    #[test]
+    fn a_skeleton_s_gap_size_is_not_hashed_table() {
+        let cases = [
+            (
+                "the size goes",
+                "a\n    // FILL ME IN (roughly 26 lines)\nb\n",
+                "a\n    // FILL ME IN\nb\n",
+            ),
+            (
+                "one line or many, the same text",
+                "    // FILL ME IN (roughly 1 line)\n",
+                "    // FILL ME IN\n",
+            ),
+            (
+                "no size, nothing to take",
+                "// FILL ME IN\n",
+                "// FILL ME IN\n",
+            ),
+            (
+                "other comments keep theirs",
+                "// done (roughly 3 lines)\n// FILL ME IN (roughly 3 lines)\n",
+                "// done (roughly 3 lines)\n// FILL ME IN\n",
+            ),
+            (
+                "code is kept",
+                "x = 1; // FILL ME IN (roughly 2 lines) y\n",
+                "x = 1; // FILL ME IN y\n",
+            ),
+        ];
+        for (case, skeleton, hashed) in cases {
+            assert_eq!(without_gap_size(skeleton), hashed, "{case}");
+        }
+    }
 
     /// (case, spec text, the text that is hashed)
     #[test]
