@@ -149,17 +149,12 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
 }
 
 /// Every page of `SUMMARY.md`, as its path under the built book.
-fn summary_pages() -> Vec<String> {
-    let summary = std::fs::read_to_string(root().join("src/SUMMARY.md")).unwrap();
-    summary
-        .lines()
-        .filter_map(|line| {
-            let start = line.find("](")? + 2;
-            let end = start + line[start..].find(')')?;
-            line[start..end]
-                .strip_suffix(".md")
-                .map(|page| format!("{page}.html"))
-        })
+fn summary_html() -> Vec<String> {
+    let pages = book_tests::summary_pages();
+    assert!(!pages.is_empty(), "src/SUMMARY.md lists no page");
+    pages
+        .into_iter()
+        .map(|page| format!("{page}.html"))
         .collect()
 }
 
@@ -171,7 +166,7 @@ fn pages_speak_about_gpus_not_about_how_the_book_was_made() {
     let out = &built().out;
     let mut found = Vec::new();
     let mut pages = 0;
-    for page in summary_pages() {
+    for page in summary_html() {
         let html =
             std::fs::read_to_string(out.join(&page)).unwrap_or_else(|e| panic!("{page}: {e}"));
         pages += 1;

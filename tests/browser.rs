@@ -18,20 +18,6 @@ use serde_json::Value;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-/// Every chapter of `SUMMARY.md`, by path under `src/` without `.md`: a
-/// new page is opened as soon as the book lists it.
-fn pages() -> Vec<String> {
-    let summary = std::fs::read_to_string(root().join("src/SUMMARY.md")).unwrap_or_default();
-    summary
-        .lines()
-        .filter_map(|line| {
-            let start = line.find("](")? + 2;
-            let end = start + line[start..].find(')')?;
-            line[start..end].strip_suffix(".md").map(str::to_string)
-        })
-        .collect()
-}
-
 /// A laptop's width: what the page must fit.
 const WIDTH: u32 = 1280;
 
@@ -656,7 +642,7 @@ pub fn trials() -> Vec<Trial> {
         control("browser::layout_check_control", layout_control),
         control("browser::figure_check_control", figure_control),
     ];
-    pages()
+    book_tests::summary_pages()
         .into_iter()
         .map(|page| {
             let name = format!("browser::{page}");

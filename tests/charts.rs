@@ -18,11 +18,10 @@
 //! already built, GPU_PUZZLES_CHARTS_BOOK=/path/to/built/book). Without
 //! Chromium the trials are reported as skipped, with the reason.
 
-use book_tests::{build, chromium, root, serve, set_viewport};
+use book_tests::{chromium, served_book, set_viewport};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -40,22 +39,8 @@ const WIDTHS: [u32; 2] = [1280, 390];
 const LEAST_PX: f64 = 12.0;
 
 /// The built book's folder (kept alive for the run) and its server's port.
-static BOOK: LazyLock<Result<(Option<tempfile::TempDir>, u16), String>> = LazyLock::new(|| {
-    if let Some(dir) = std::env::var_os("GPU_PUZZLES_CHARTS_BOOK") {
-        return Ok((None, serve(PathBuf::from(dir))));
-    }
-    book_tests::build_preprocessor();
-    let out = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let built = build(&root(), out.path());
-    if !built.status.success() {
-        return Err(format!(
-            "mdbook build failed:\n{}",
-            String::from_utf8_lossy(&built.stderr)
-        ));
-    }
-    let port = serve(out.path().to_path_buf());
-    Ok((Some(out), port))
-});
+static BOOK: LazyLock<Result<(Option<tempfile::TempDir>, u16), String>> =
+    LazyLock::new(|| served_book("GPU_PUZZLES_CHARTS_BOOK"));
 
 /// What is wrong with each chart shown: its words' sizes on the screen, words
 /// on each other, a missing name, legend names broken across lines.

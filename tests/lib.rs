@@ -64,6 +64,41 @@ pub fn build(book: &Path, out: &Path) -> Output {
         .expect("running mdbook")
 }
 
+/// Every chapter `src/SUMMARY.md` lists, by its path under `src/` without
+/// `.md` (`performance/p15_access`): a new page is checked as soon as the
+/// book lists it.
+pub fn summary_pages() -> Vec<String> {
+    let summary = std::fs::read_to_string(root().join("src/SUMMARY.md")).unwrap_or_default();
+    summary
+        .lines()
+        .filter_map(|line| {
+            let start = line.find("](")? + 2;
+            let end = start + line[start..].find(')')?;
+            line[start..end].strip_suffix(".md").map(str::to_string)
+        })
+        .collect()
+}
+
+/// The real book, served: the build in the folder `reuse` names (an
+/// environment variable) where it is set, else a fresh build into a
+/// temporary folder, kept alive with the server's port.
+pub fn served_book(reuse: &str) -> Result<(Option<tempfile::TempDir>, u16), String> {
+    if let Some(dir) = std::env::var_os(reuse) {
+        return Ok((None, serve(PathBuf::from(dir))));
+    }
+    build_preprocessor();
+    let out = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let built = build(&root(), out.path());
+    if !built.status.success() {
+        return Err(format!(
+            "mdbook build failed:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        ));
+    }
+    let port = serve(out.path().to_path_buf());
+    Ok((Some(out), port))
+}
+
 /// A temporary book whose preprocessor is this workspace's, with one chapter.
 pub fn temp_book(chapter: &str, on_failure: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -20,12 +20,11 @@
 //! already built, GPU_PUZZLES_PIECES_BOOK=/path/to/built/book). Without
 //! Chromium the trials are reported as skipped, with the reason.
 
-use book_tests::{build, chromium, root, serve, set_viewport};
+use book_tests::{chromium, served_book, set_viewport, summary_pages};
 use headless_chrome::protocol::cdp::Emulation;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -33,22 +32,8 @@ use std::time::Duration;
 const WIDTHS: [u32; 2] = [1280, 390];
 
 /// The built book's folder (kept alive for the run) and its server's port.
-static BOOK: LazyLock<Result<(Option<tempfile::TempDir>, u16), String>> = LazyLock::new(|| {
-    if let Some(dir) = std::env::var_os("GPU_PUZZLES_PIECES_BOOK") {
-        return Ok((None, serve(PathBuf::from(dir))));
-    }
-    book_tests::build_preprocessor();
-    let out = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let built = build(&root(), out.path());
-    if !built.status.success() {
-        return Err(format!(
-            "mdbook build failed:\n{}",
-            String::from_utf8_lossy(&built.stderr)
-        ));
-    }
-    let port = serve(out.path().to_path_buf());
-    Ok((Some(out), port))
-});
+static BOOK: LazyLock<Result<(Option<tempfile::TempDir>, u16), String>> =
+    LazyLock::new(|| served_book("GPU_PUZZLES_PIECES_BOOK"));
 
 /// Shared by every check: `main`, and whether an element is drawn.
 const PRELUDE: &str = r#"
@@ -266,16 +251,9 @@ const CHECKS: &[Check] = &[
 
 /// Every chapter of `SUMMARY.md`, as the built page's path.
 fn chapters() -> Vec<String> {
-    let summary = std::fs::read_to_string(root().join("src/SUMMARY.md")).unwrap_or_default();
-    summary
-        .lines()
-        .filter_map(|line| {
-            let start = line.find("](")? + 2;
-            let end = start + line[start..].find(')')?;
-            line[start..end]
-                .strip_suffix(".md")
-                .map(|p| format!("{p}.html"))
-        })
+    summary_pages()
+        .into_iter()
+        .map(|p| format!("{p}.html"))
         .collect()
 }
 

@@ -207,22 +207,19 @@ fn heading_id(heading: &str) -> String {
 /// The first line of the first paragraph that uses `concept` and links its
 /// teaching page: the short introduction on an earlier page.
 fn introduction_line(text: &[(usize, String)], concept: &Concept) -> Option<usize> {
-    let mut start = 0;
-    while start < text.len() {
-        let end = (start..text.len())
-            .find(|&k| text[k].1.trim().is_empty())
-            .unwrap_or(text.len());
-        let paragraph = &text[start..end];
-        if links(paragraph, concept)
-            && paragraph
-                .iter()
-                .any(|(_, l)| concept.terms.iter().any(|t| mentions(l, t)))
-        {
-            return paragraph.first().map(|(n, _)| *n);
-        }
-        start = end + 1;
-    }
-    None
+    paragraphs(text)
+        .find(|paragraph| {
+            links(paragraph, concept)
+                && paragraph
+                    .iter()
+                    .any(|(_, l)| concept.terms.iter().any(|t| mentions(l, t)))
+        })
+        .and_then(|paragraph| paragraph.first().map(|(n, _)| *n))
+}
+
+/// The paragraphs of `text`: runs of lines between blank ones.
+fn paragraphs(text: &[(usize, String)]) -> impl Iterator<Item = &[(usize, String)]> {
+    text.split(|(_, l)| l.trim().is_empty())
 }
 
 /// Whether a paragraph links the page (or the heading) that teaches `concept`.
@@ -266,13 +263,7 @@ fn uses(text: &[(usize, String)], concept: &Concept) -> Vec<(usize, String)> {
     let mut seen = BTreeSet::new();
     let mut looking_ahead = false;
     let mut in_comment = false;
-    // Paragraphs: runs of lines between blank ones.
-    let mut start = 0;
-    while start < text.len() {
-        let end = (start..text.len())
-            .find(|&k| text[k].1.trim().is_empty())
-            .unwrap_or(text.len());
-        let paragraph = &text[start..end];
+    for paragraph in paragraphs(text) {
         let links_teacher = links(paragraph, concept);
         for (line, l) in paragraph {
             if let Some(heading) = l.strip_prefix("## ") {
@@ -294,7 +285,6 @@ fn uses(text: &[(usize, String)], concept: &Concept) -> Vec<(usize, String)> {
                 found.push((*line, term.clone()));
             }
         }
-        start = end + 1;
     }
     found
 }
