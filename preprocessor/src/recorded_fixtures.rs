@@ -39,6 +39,7 @@ pub fn timing(median_ms: f64) -> Timing {
 /// A recording of these benchmarks alone, on `name`, on [`DAY`].
 pub fn recording(name: &str, benches: Vec<BenchEntry>) -> Recording {
     Recording {
+        awaiting: vec![],
         device: device(name),
         date: DAY.into(),
         runner_version: "0.1.0".into(),

@@ -61,15 +61,16 @@ fn page_shows_config_skeleton_solution_and_verdicts() {
         "// FILL ME IN (roughly 1 line)",
         // Each value padded to the width of the one it is compared with.
         "out:      [  ·,   ·,   ·,   ·]",
-        "<strong>FAIL</strong>: fails, as expected before you solve it",
+        "<strong>FAIL</strong>, as expected before you solve it",
         "<summary>WGSL solution (<code>",
         // The heading names the learner's copy and the command that checks it.
         "your copy is `.learner/fx/",
         "check it with `runner check fx --lang wgsl`",
         "out[lid.x] = a[lid.x] + 1.0;",
         "out:      [1.0, 2.0, 3.0, 4.0]",
-        "<strong>PASS</strong>: passes",
-        "wgpu · ",
+        "</span>: <strong>PASS</strong>",
+        // Run through wgpu: "On the CPU, through Vulkan" or "On <a GPU>, through …".
+        ", through ",
         "kernel time",
     ] {
         assert!(page.contains(part), "the page lacks {part:?}:\n{page}");
@@ -156,7 +157,7 @@ fn a_kernel_given_with_a_bug_shows_the_bug() {
     }
     for part in [
         "if (lid.x < size) {",
-        "<strong>PASS</strong>: passes",
+        "</span>: <strong>PASS</strong>",
         "traced this solution",
     ] {
         assert!(
@@ -293,6 +294,7 @@ fn recorded_gpu_results_are_shown_or_marked_stale() {
         report,
     };
     let recording = |entry: Entry| Recording {
+        awaiting: vec![],
         device: device.clone(),
         date: "2026-11-21".into(),
         runner_version: "0.1.0".into(),
@@ -392,6 +394,7 @@ fn roofline_blocks_chart_recorded_runs() {
         timing: report.timing.clone().unwrap(),
     };
     session.set_recordings(vec![Recording {
+        awaiting: vec![],
         device,
         date: "2026-11-22".into(),
         runner_version: "0.1.0".into(),
@@ -480,6 +483,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             timing: report.timing.clone(),
         };
         Recording {
+            awaiting: vec![],
             device: device.clone(),
             date: "2026-11-22".into(),
             runner_version: "0.1.0".into(),

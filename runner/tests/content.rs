@@ -421,6 +421,58 @@ fn every_part_has_a_figure_and_every_figure_is_named() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Each puzzle `results/awaiting.toml` excuses on a GPU exists and is
+/// still stale there: once it is recorded again, its entry must go, so the
+/// list never hides a result that could be shown.
+fn every_awaited_puzzle_is_still_stale_on_its_gpu() {
+    use puzzle_core::kernel::cut::Variant;
+    use runner::perf::record::{self, schema::Recorded, store};
+    let book = book();
+    let (recordings, problems) = store::load_all(&book.root.join(record::RESULTS_DIR));
+    assert!(problems.is_empty(), "{problems:?}");
+    let mut wrong = Vec::new();
+    // A GPU has a recording per backend (and per count of GPUs): the
+    // puzzle must be stale in at least one of them.
+    let mut pairs: Vec<(&str, &str)> = recordings
+        .iter()
+        .flat_map(|r| {
+            r.awaiting
+                .iter()
+                .map(|a| (r.device.name.as_str(), a.puzzle.as_str()))
+        })
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    for (device, id) in pairs {
+        let Ok(puzzle) = book.find(id) else {
+            wrong.push(format!("`{id}` is no puzzle of the book"));
+            continue;
+        };
+        let of_device: Vec<_> = recordings
+            .iter()
+            .filter(|r| r.device.name == device)
+            .cloned()
+            .collect();
+        // Stale somewhere: a solution or a skeleton, in either language.
+        let stale = Lang::ALL.iter().any(|&lang| {
+            [Variant::Solution, Variant::Skeleton]
+                .into_iter()
+                .any(|variant| {
+                    store::lookup(&of_device, puzzle, lang, variant)
+                        .iter()
+                        .any(|r| matches!(r, Recorded::Stale { .. }))
+                })
+        });
+        if !stale {
+            wrong.push(format!(
+                "`{id}` is all current on the {device} again: remove it from results/{}",
+                store::AWAITING_FILE
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 pub fn trials() -> Vec<libtest_mimic::Trial> {
     let mut trials = crate::panicking_trials!("content":
         every_puzzle_compares_its_outputs,
@@ -435,6 +487,7 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         names,
         no_hopper_or_multi_gpu_helper_is_written_twice,
         every_part_has_a_figure_and_every_figure_is_named,
+        every_awaited_puzzle_is_still_stale_on_its_gpu,
     );
     trials.extend(teaching::trials());
     trials.extend(commands::trials());

@@ -1,4 +1,4 @@
-// Puzzle 35, step 8: past cuBLAS. Step 5's BF16 kernel with three changes.
+// Puzzle 35, step 8: to cuBLAS's level. Step 5's BF16 kernel with three changes.
 // It is persistent, as step 7 is: BLOCKS blocks, one an SM, take the tiles
 // of out in turn, and the mbarrier ring runs on from one tile into the
 // next, so the producer fills the next tile's stages while the consumers

@@ -27,7 +27,6 @@ struct Updated {
 __device__ Updated adamw_one(const Settings& s, float param, float grad, float m, float v) {
     // Until the update is written, the old values pass through unchanged.
     Updated u = {param, m, v};
-    // BEGIN PUZZLE (roughly 4 lines)
     // The moments move towards the gradient and its square; the parameter
     // decays, then steps along the corrected first moment over the root of
     // the corrected second.
@@ -35,7 +34,6 @@ __device__ Updated adamw_one(const Settings& s, float param, float grad, float m
     u.v = s.beta2 * v + (1.0f - s.beta2) * grad * grad;
     float step = (u.m / s.correction1) / (sqrtf(u.v / s.correction2) + s.eps);
     u.param = param * (1.0f - s.lr * s.weight_decay) - s.lr * step;
-    // END PUZZLE
     return u;
 }
 
@@ -49,6 +47,7 @@ extern "C" __global__ void adamw(float* param_out, float* m_out, float* v_out, c
     const float4* g4 = reinterpret_cast<const float4*>(grad);
     const float4* m4 = reinterpret_cast<const float4*>(m);
     const float4* v4 = reinterpret_cast<const float4*>(v);
+    // BEGIN PUZZLE (roughly 10 lines)
     for (unsigned int q = blockIdx.x * TPB + threadIdx.x; q < quads; q += BLOCKS * TPB) {
         float4 p = p4[q], g = g4[q], mq = m4[q], vq = v4[q];
         Updated x = adamw_one(s, p.x, g.x, mq.x, vq.x);
@@ -59,4 +58,5 @@ extern "C" __global__ void adamw(float* param_out, float* m_out, float* v_out, c
         reinterpret_cast<float4*>(m_out)[q] = make_float4(x.m, y.m, z.m, w.m);
         reinterpret_cast<float4*>(v_out)[q] = make_float4(x.v, y.v, z.v, w.v);
     }
+    // END PUZZLE
 }

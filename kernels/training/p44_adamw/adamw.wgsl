@@ -32,7 +32,6 @@ fn adamw_four(p: vec4<f32>, g: vec4<f32>, m0: vec4<f32>, v0: vec4<f32>,
               correction1: f32, correction2: f32) -> Updated {
     // Until the update is written, the old values pass through unchanged.
     var u = Updated(p, m0, v0);
-    // BEGIN PUZZLE (roughly 4 lines)
     // The moments move towards the gradient and its square; the parameter
     // decays, then steps along the corrected first moment over the root of
     // the corrected second.
@@ -40,7 +39,6 @@ fn adamw_four(p: vec4<f32>, g: vec4<f32>, m0: vec4<f32>, v0: vec4<f32>,
     u.v = beta2 * v0 + (1.0 - beta2) * g * g;
     let stride = (u.m / correction1) / (sqrt(u.v / correction2) + vec4(eps));
     u.param = p * (1.0 - lr * weight_decay) - lr * stride;
-    // END PUZZLE
     return u;
 }
 
@@ -48,10 +46,12 @@ fn adamw_four(p: vec4<f32>, g: vec4<f32>, m0: vec4<f32>, v0: vec4<f32>,
 fn adamw(@builtin(global_invocation_id) gid: vec3<u32>) {
     let correction1 = 1.0 - pow(beta1, f32(step));
     let correction2 = 1.0 - pow(beta2, f32(step));
+    // BEGIN PUZZLE (roughly 6 lines)
     for (var q = gid.x; q < quads; q += BLOCKS * TPB) {
         let u = adamw_four(param[q], grad[q], m[q], v[q], correction1, correction2);
         param_out[q] = u.param;
         m_out[q] = u.m;
         v_out[q] = u.v;
     }
+    // END PUZZLE
 }

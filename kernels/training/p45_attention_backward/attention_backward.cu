@@ -19,7 +19,7 @@
 #define WARP 32
 #define WARPS (BC / 16)
 #define THREADS (WARPS * WARP)
-// The setup and prepare kernels: a warp a query row, ROWS rows a block.
+// The prepare kernel: a warp a query row, ROWS rows a block.
 #define ROWS 4
 #define LANE_COLS (DIM / WARP)
 // A row of q, k, v or dout is CHUNKS 16-byte chunks; a row of dsᵀ, BR / 8.

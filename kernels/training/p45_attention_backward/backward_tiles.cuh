@@ -2,7 +2,7 @@
 // forward pass that saves what the backward pass reads, the tile loads, and
 // the two shapes of product the backward pass is made of, on Puzzle 35's
 // fragments (mma.cuh, shown there). The including kernel defines DIM, WARP,
-// THREADS, ROWS, LANE_COLS, CHUNKS, KD and ND.
+// THREADS, CHUNKS, KD and ND.
 #include "../../tensor/hopper/mma.cuh"
 #include "../../tensor/hopper/async_copy.cuh"
 
@@ -18,43 +18,84 @@ __device__ __forceinline__ float warp_sum(float v) {
     return v;
 }
 
-// The forward pass, untimed (a setup step), saving what the
-// backward pass reads. A warp a query row, with the online softmax of Puzzle
-// 28, in base 2 as in Puzzle 36: o, and lse = log2 Σ 2^(s·scale) with s the
-// raw scores, so that p = 2^(s·scale − lse).
+// The eight BF16s of a 16-byte chunk, as floats.
+__device__ __forceinline__ void unpack8(float (&to)[8], uint4 chunk) {
+    const __nv_bfloat162* pairs = reinterpret_cast<const __nv_bfloat162*>(&chunk);
+#pragma unroll
+    for (unsigned int p = 0; p < 4; p++) {
+        float2 pair = __bfloat1622float2(pairs[p]);
+        to[2 * p] = pair.x;
+        to[2 * p + 1] = pair.y;
+    }
+}
+
+// The forward pass, untimed (a setup step), saving what the backward pass
+// reads. A thread a query row, with the online softmax of Puzzle 28 in base
+// 2 as in Puzzle 36: o, and lse = log2 Σ 2^(s·scale) with s the raw scores,
+// so that p = 2^(s·scale − lse). A thread owns its whole row, so no score
+// needs a shuffle to sum it: that keeps the pass short enough to check on a
+// CPU in a fraction of a second. The threads of a warp read the same key and
+// value rows at once, which the GPU serves as one broadcast.
 extern "C" __global__ void forward(bf16* o, float* lse, const bf16* q, const bf16* k,
                                    const bf16* v, unsigned int seq) {
-    unsigned int row = blockIdx.x * ROWS + threadIdx.x / WARP;
-    unsigned int lane = threadIdx.x % WARP;
+    unsigned int row = blockIdx.x * blockDim.x + threadIdx.x;
     size_t head = static_cast<size_t>(row / seq) * seq * DIM;
     const float scale = 1.44269504088896341f * rsqrtf(static_cast<float>(DIM));
-    float query[LANE_COLS], acc[LANE_COLS];
-    for (unsigned int c = 0; c < LANE_COLS; c++) {
-        query[c] = __bfloat162float(q[static_cast<size_t>(row) * DIM + c * WARP + lane]);
-        acc[c] = 0.0f;
+    float query[DIM], acc[DIM];
+    const uint4* q_row = reinterpret_cast<const uint4*>(q + static_cast<size_t>(row) * DIM);
+#pragma unroll
+    for (unsigned int c = 0; c < CHUNKS; c++) {
+        float part[8];
+        unpack8(part, q_row[c]);
+#pragma unroll
+        for (unsigned int e = 0; e < 8; e++) {
+            query[c * 8 + e] = part[e];
+            acc[c * 8 + e] = 0.0f;
+        }
     }
     float max = minus_infinity(), sum = 0.0f;
     for (unsigned int j = 0; j < seq; j++) {
-        size_t at = head + static_cast<size_t>(j) * DIM + lane;
-        float part = 0.0f;
-        for (unsigned int c = 0; c < LANE_COLS; c++) {
-            part += query[c] * __bfloat162float(k[at + c * WARP]);
+        const uint4* k_row = reinterpret_cast<const uint4*>(k + head + static_cast<size_t>(j) * DIM);
+        const uint4* v_row = reinterpret_cast<const uint4*>(v + head + static_cast<size_t>(j) * DIM);
+        float score = 0.0f;
+#pragma unroll
+        for (unsigned int c = 0; c < CHUNKS; c++) {
+            float key[8];
+            unpack8(key, k_row[c]);
+#pragma unroll
+            for (unsigned int e = 0; e < 8; e++) {
+                score = fmaf(query[c * 8 + e], key[e], score);
+            }
         }
-        float score = warp_sum(part) * scale;
-        float new_max = fmaxf(max, score);
-        float factor = exp2f(max - new_max), weight = exp2f(score - new_max);
-        sum = sum * factor + weight;
-        for (unsigned int c = 0; c < LANE_COLS; c++) {
-            acc[c] = acc[c] * factor + weight * __bfloat162float(v[at + c * WARP]);
+        score *= scale;
+        // A new maximum: what was gathered so far shrinks by 2^(max − score).
+        // With the maximum only growing, most keys skip this.
+        if (score > max) {
+            float factor = exp2f(max - score);
+            sum *= factor;
+#pragma unroll
+            for (unsigned int c = 0; c < DIM; c++) {
+                acc[c] *= factor;
+            }
+            max = score;
         }
-        max = new_max;
+        float weight = exp2f(score - max);
+        sum += weight;
+#pragma unroll
+        for (unsigned int c = 0; c < CHUNKS; c++) {
+            float value[8];
+            unpack8(value, v_row[c]);
+#pragma unroll
+            for (unsigned int e = 0; e < 8; e++) {
+                acc[c * 8 + e] = fmaf(weight, value[e], acc[c * 8 + e]);
+            }
+        }
     }
-    for (unsigned int c = 0; c < LANE_COLS; c++) {
-        o[static_cast<size_t>(row) * DIM + c * WARP + lane] = __float2bfloat16(acc[c] / sum);
+#pragma unroll
+    for (unsigned int c = 0; c < DIM; c++) {
+        o[static_cast<size_t>(row) * DIM + c] = __float2bfloat16(acc[c] / sum);
     }
-    if (lane == 0) {
-        lse[row] = max + log2f(sum);
-    }
+    lse[row] = max + log2f(sum);
 }
 
 // `rows` consecutive rows of a [SEQ, DIM] matrix into a swizzled tile.

@@ -364,6 +364,7 @@ fn figures(timing: &Timing, gb: f64) -> String {
 pub(crate) fn unusable_text(why: &Unplaced) -> String {
     let class = match why {
         Unplaced::Bench(store::BenchUnusable::Stale(_)) => "puzzle-stale",
+        why if why.awaiting().is_some() => "puzzle-awaiting",
         _ => "puzzle-unrecorded",
     };
     format!("<span class=\"{class}\" style=\"white-space:normal\">{why}</span>")

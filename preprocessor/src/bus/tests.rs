@@ -302,6 +302,11 @@ fn stale_and_missing_benchmarks_are_reported_table() {
             TWO,
         )],
     );
+    let mut awaiting = stale.clone();
+    awaiting.awaiting = vec![runner::perf::record::schema::Awaiting {
+        puzzle: "p38_one".into(),
+        changed: "2026-12-03".into(),
+    }];
     let one_gpu = recording("NVIDIA Imaginary 9000", vec![]);
     let other_puzzle = recording(
         TWO,
@@ -314,7 +319,15 @@ fn stale_and_missing_benchmarks_are_reported_table() {
         )],
     );
     // (case, recordings, words the page must hold)
-    let cases: [(&str, Vec<Recording>, &[&str]); 3] = [
+    let cases: [(&str, Vec<Recording>, &[&str]); 4] = [
+        (
+            "awaiting a GPU that could not run the new kernel: not the stale class",
+            vec![awaiting],
+            &[
+                "<span class=\"puzzle-awaiting\" style=\"white-space:normal\">not run on this \
+                 GPU since the kernel changed on 2026-12-03</span>",
+            ],
+        ),
         (
             "stale",
             vec![stale],

@@ -103,7 +103,7 @@ pub(super) fn recorded_devices(recorded: &[Recorded]) -> String {
     let names: Vec<String> = recorded
         .iter()
         .map(|r| match r {
-            Recorded::Current { recording, .. } | Recorded::Stale { recording } => {
+            Recorded::Current { recording, .. } | Recorded::Stale { recording, .. } => {
                 escape(&recording.device.name)
             }
         })
@@ -120,7 +120,7 @@ pub(super) fn recorded_dates(recorded: &[Recorded]) -> String {
     let dates: Vec<(String, String)> = recorded
         .iter()
         .map(|r| match r {
-            Recorded::Current { recording, .. } | Recorded::Stale { recording } => (
+            Recorded::Current { recording, .. } | Recorded::Stale { recording, .. } => (
                 escape(&recording.device.name),
                 format!("{} (runner {})", recording.date, recording.runner_version),
             ),
@@ -194,7 +194,26 @@ pub(super) fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>)
                     let _ = writeln!(md, "<p class=\"puzzle-roofline-note\">{note}</p>\n");
                 }
             }
-            Recorded::Stale { recording } => {
+            Recorded::Stale {
+                recording,
+                awaiting: Some(awaiting),
+            } => {
+                // Not the class CI's build refuses: the GPU could not run the
+                // new version, and the page says so instead of old numbers.
+                let _ = writeln!(
+                    md,
+                    "<p class=\"puzzle-recorded puzzle-awaiting\">Not yet run on the {} since the \
+                     kernel or its spec changed on {}: the result it gave on {} was of the \
+                     earlier version, so it is not shown.</p>\n",
+                    escape(&recording.device.name),
+                    awaiting.changed,
+                    recording.date
+                );
+            }
+            Recorded::Stale {
+                recording,
+                awaiting: None,
+            } => {
                 let _ = writeln!(
                     md,
                     "<p class=\"puzzle-recorded puzzle-stale\">A result recorded on {}, {} is stale: the kernel or its spec \
@@ -238,4 +257,49 @@ fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
             ratio
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recorded_fixtures::recording;
+    use runner::perf::record::schema::Awaiting;
+
+    /// A stale result says so in the class CI's build refuses; one whose GPU
+    /// could not run the new kernel says that instead, in a class it accepts.
+    /// (case, awaiting, words the paragraph holds, words it must not)
+    #[test]
+    fn stale_and_awaiting_results_table() {
+        let awaiting = Awaiting {
+            puzzle: "p1".into(),
+            changed: "2026-12-03".into(),
+        };
+        let cases = [
+            (
+                "stale",
+                None,
+                "puzzle-stale\">A result recorded on NVIDIA Imaginary 9000",
+                "puzzle-awaiting",
+            ),
+            (
+                "awaiting",
+                Some(&awaiting),
+                "puzzle-awaiting\">Not yet run on the NVIDIA Imaginary 9000 since the kernel or \
+                 its spec changed on 2026-12-03",
+                "puzzle-stale",
+            ),
+        ];
+        let gpu = recording("NVIDIA Imaginary 9000", vec![]);
+        for (case, awaiting, wanted, unwanted) in cases {
+            let md = recorded_results(
+                &[Recorded::Stale {
+                    recording: &gpu,
+                    awaiting,
+                }],
+                None,
+            );
+            assert!(md.contains(wanted), "{case}: {md}");
+            assert!(!md.contains(unwanted), "{case}: {md}");
+        }
+    }
 }

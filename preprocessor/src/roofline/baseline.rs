@@ -3,7 +3,7 @@
 
 use crate::roofline::rows::{Row, case_text};
 use crate::roofline::table;
-use crate::roofline::verdicts::{verdict, wrong};
+use crate::roofline::verdicts::{awaiting, awaiting_verdict, verdict, wrong};
 use puzzle_core::backend_contract::timing::format_ms;
 use runner::perf::baseline::{Baseline, BaselineCase, NotComparable, comparable};
 use runner::perf::roofline_block::BaselineRef;
@@ -172,6 +172,9 @@ pub fn baseline_section(
             .find(|r| r.id == target.puzzle && r.headline);
         let line = match row.and_then(|r| Some((r, case_of(r)?))) {
             Some((row, case)) => match percent_of(case, row) {
+                Ok(None) if let Some(changed) = awaiting(row) => {
+                    awaiting_verdict(target, &baseline.library, changed)
+                }
                 Ok(percent) => verdict(target, &baseline.library, percent.map(|p| (p, wrong(row)))),
                 Err(why) => format!(
                     "<p class=\"puzzle-target missed\">Target: <code>{}</code> at ≥ {} % of {}: \

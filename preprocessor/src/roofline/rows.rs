@@ -22,8 +22,25 @@ pub enum Unplaced {
     /// At a bench size: the recording has no such benchmark.
     #[error("not benchmarked on this GPU")]
     NotBenchmarked,
+    /// At the teaching size: the kernel or spec changed on a day this GPU
+    /// could not be reached (`results/awaiting.toml`).
+    #[error("not run on this GPU since the kernel changed on {0}")]
+    Awaiting(String),
     #[error(transparent)]
     Bench(#[from] BenchUnusable),
+}
+
+impl Unplaced {
+    /// The day the kernel changed, when the row has no figure because its
+    /// GPU has not run the new version (`results/awaiting.toml`).
+    pub fn awaiting(&self) -> Option<&str> {
+        match self {
+            Unplaced::Awaiting(changed) | Unplaced::Bench(BenchUnusable::Awaiting(changed)) => {
+                Some(changed)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Why a puzzle of a ```roofline block has no rows.
@@ -133,20 +150,24 @@ pub fn row(
     let (puzzle, spec) = (shown.puzzle, &shown.spec);
     let (placement, bench) = match &shown.case {
         None => {
-            let timing = store::lookup(
+            let found = store::lookup(
                 std::slice::from_ref(recording),
                 puzzle,
                 block.lang,
                 Variant::Solution,
-            )
-            .into_iter()
-            .find_map(|r| match r {
-                Recorded::Current { report, .. } => report.timing.clone(),
-                Recorded::Stale { .. } => None,
-            });
-            let placement = timing
-                .map(|t| roofline::place(spec, t.median_ms, Some(ceilings)))
-                .ok_or(Unplaced::NoRecording);
+            );
+            let placement = match found.first() {
+                Some(Recorded::Current { report, .. }) => report
+                    .timing
+                    .as_ref()
+                    .map(|t| roofline::place(spec, t.median_ms, Some(ceilings)))
+                    .ok_or(Unplaced::NoRecording),
+                Some(Recorded::Stale {
+                    awaiting: Some(awaiting),
+                    ..
+                }) => Err(Unplaced::Awaiting(awaiting.changed.clone())),
+                Some(Recorded::Stale { awaiting: None, .. }) | None => Err(Unplaced::NoRecording),
+            };
             (placement, None)
         }
         Some(case) => match store::lookup_bench(recording, puzzle, block.lang, case) {

@@ -22,8 +22,27 @@ pub fn target_verdict(target: &Target, rows: &[Row], math: Math) -> String {
             let of = format!("the measured {roof} roof");
             verdict(target, &of, Some((b.percent, row.is_some_and(wrong))))
         }
-        None => verdict(target, "the measured roof", None),
+        None => match row.and_then(awaiting) {
+            Some(changed) => awaiting_verdict(target, "the measured roof", changed),
+            None => verdict(target, "the measured roof", None),
+        },
     }
+}
+
+/// The day the kernel changed, when `row` has no figure because its GPU has
+/// not run the new version.
+pub fn awaiting(row: &Row) -> Option<&str> {
+    row.placement.as_ref().err().and_then(|why| why.awaiting())
+}
+
+/// "Target: `x` at ≥ 90 % of {of}: not run on this GPU since the kernel
+/// changed on …": neither met nor missed, for want of a run.
+pub fn awaiting_verdict(target: &Target, of: &str, changed: &str) -> String {
+    format!(
+        "<p class=\"puzzle-target puzzle-awaiting\">Target: <code>{}</code> at ≥ {} % of {of}: \
+         not run on this GPU since the kernel changed on {changed}.</p>",
+        target.puzzle, target.percent
+    )
 }
 
 /// Whether a row's benchmark output failed its check.

@@ -50,15 +50,7 @@ pub fn execute(book: &Book, args: RecordArgs) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| book.root.join(record::RESULTS_DIR));
     let mut say = |event: Progress| eprintln!("record: {event}");
-    let keep_benches = args.runs_only;
-    let written = workflow::record(
-        book,
-        &runner,
-        &dir,
-        (&args.only, keep_benches),
-        &backends,
-        &mut say,
-    )?;
+    let written = workflow::record(book, &runner, &dir, &args.only, &backends, &mut say)?;
     if written.is_empty() {
         bail!("no GPU here runs kernels: nothing recorded");
     }

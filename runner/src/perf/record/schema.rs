@@ -28,6 +28,30 @@ pub struct Recording {
     /// Solutions timed at their spec's `bench` size (the performance chapters).
     #[serde(default)]
     pub benches: Vec<BenchEntry>,
+    /// Puzzles whose results here went stale on a day this GPU could not be
+    /// reached: read from `results/awaiting.toml` by `store::load_all`,
+    /// never written into the recording.
+    #[serde(skip)]
+    pub awaiting: Vec<Awaiting>,
+}
+
+impl Recording {
+    /// Why `puzzle`'s stale results here are expected: its kernel or spec
+    /// changed while this GPU could not run it again.
+    pub fn awaiting(&self, puzzle: &str) -> Option<&Awaiting> {
+        self.awaiting.iter().find(|a| a.puzzle == puzzle)
+    }
+}
+
+/// A puzzle that changed on a day one GPU could not be reached, so its
+/// results on that GPU are stale until it is recorded there again. A page
+/// says that the GPU has not run the new version, instead of calling the
+/// result stale, and the build accepts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Awaiting {
+    pub puzzle: String,
+    /// The day the kernel or spec changed, YYYY-MM-DD.
+    pub changed: String,
 }
 
 /// A solution benchmarked at its spec's `bench` size, or why it could not be.
@@ -69,8 +93,12 @@ pub enum Recorded<'a> {
         recording: &'a Recording,
         report: &'a RunReport,
     },
-    /// The spec or the kernel changed since the recording.
-    Stale { recording: &'a Recording },
+    /// The spec or the kernel changed since the recording; `awaiting` when
+    /// that GPU could not run the new version yet (`results/awaiting.toml`).
+    Stale {
+        recording: &'a Recording,
+        awaiting: Option<&'a Awaiting>,
+    },
 }
 
 pub fn hash(text: &str) -> String {

@@ -104,14 +104,15 @@ impl fmt::Display for Progress<'_> {
 
 /// Runs every puzzle (or those in `only`, keeping the file's other entries) on
 /// every backend that runs kernels here (or those in `backends`), and writes
-/// a file per device; `keep_benches` keeps the file's benchmarks of those
-/// puzzles too. The benchmarks come after, from [`record_benches`],
-/// once the caller has closed every backend of this process.
+/// a file per device. The file's benchmarks are all kept: [`record_benches`],
+/// which comes after, once the caller has closed every backend of this
+/// process, replaces each puzzle's as it reaches it, so that a session cut
+/// short before a puzzle's benchmarks loses none of them.
 pub fn record(
     book: &Book,
     runner: &Runner,
     dir: &Path,
-    (only, keep_benches): (&[String], bool),
+    only: &[String],
     backends: &[BackendKind],
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<PathBuf>, RecordError> {
@@ -187,10 +188,7 @@ pub fn record(
                         .into_iter()
                         .filter(|e| !is_chosen(only, &e.puzzle))
                         .collect(),
-                    old.benches
-                        .into_iter()
-                        .filter(|e| keep_benches || !is_chosen(only, &e.puzzle))
-                        .collect(),
+                    old.benches,
                 ),
                 _ => (Vec::new(), Vec::new()),
             };
@@ -220,6 +218,7 @@ pub fn record(
                 }
             }
             let recording = Recording {
+                awaiting: vec![],
                 device,
                 date: today(),
                 runner_version: env!("CARGO_PKG_VERSION").into(),
