@@ -88,21 +88,32 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
         for part in [
             "<td>kernel</td>",
             "FILL ME IN",
-            "fails, as expected before you solve it",
+            "<strong>FAIL</strong>, as expected before you solve it",
             "<summary>WGSL solution (<code>kernels/",
             "<summary>CUDA C solution (<code>kernels/",
             // The skeleton's heading names the learner's copy and its check.
             "your copy is <code>.learner/",
-            "<strong>PASS</strong>: passes · <span class=\"puzzle-device\" title=\"wgpu · ",
             "kernel time",
         ] {
             assert!(html.contains(part), "{chapter}.html lacks {part:?}");
         }
-        let cuda_ok = html.contains(
-            "<strong>COMPILED</strong>: compiles · <span class=\"puzzle-device\" title=\"cuda · ",
-        ) || html.contains(
-            "<strong>PASS</strong>: passes · <span class=\"puzzle-device\" title=\"cuda · ",
-        );
+        // Each verdict line: where it ran, then the word ("On NVIDIA H200,
+        // through Vulkan: PASS"), the device's provenance its title.
+        let verdicts: Vec<&str> = html
+            .split("<p class=\"puzzle-verdict")
+            .skip(1)
+            .map(|v| v.split("</p>").next().unwrap_or(v))
+            .collect();
+        let wgpu_ok = verdicts
+            .iter()
+            .any(|v| v.contains(", through ") && v.contains("</span>: <strong>PASS</strong>"));
+        assert!(wgpu_ok, "{chapter}.html shows no WGSL pass through wgpu");
+        // A CUDA GPU's title names its architecture (", sm_90"); without a
+        // GPU, the kernel is compiled "For sm_90, by NVRTC …".
+        let cuda_ok = verdicts.iter().any(|v| {
+            (v.contains("\">For sm_") && v.contains("</span>: <strong>COMPILED</strong>"))
+                || (v.contains(", sm_") && v.contains("</span>: <strong>PASS</strong>"))
+        });
         assert!(cuda_ok, "{chapter}.html shows no CUDA result");
         let shown = mdbook_puzzles::playground::without_bundles(&html);
         assert!(
@@ -125,7 +136,7 @@ fn the_book_builds_with_real_results_and_leaves_sources_alone() {
         for part in [
             "the kernel as given</strong>",
             "<div class=\"puzzle-given\">",
-            "fails, as expected before you solve it",
+            "<strong>FAIL</strong>, as expected before you solve it",
             report,
         ]
         .into_iter()
@@ -206,6 +217,10 @@ fn the_project_talk_check_finds_what_it_is_for() {
 <p>Why, those runs do not say; the machine went back before a profile could be taken.</p>
 <p>Their files were not kept.</p>
 <svg role="img" aria-label="timed by sgemm_jit.py"><text>x</text></svg>
+<p class="puzzle-verdict"><strong>PASS</strong>: passes · <span class="puzzle-device" title="sim · CPU checker (PTX from NVRTC 12.9) (CPU, PTX for compute_90a, interleaving 0)">checked on the CPU</span></p>
+<p class="puzzle-verdict"><strong>PASS</strong>: passes · <span class="puzzle-device" title="wgpu · NVIDIA H200 (GPU, Vulkan)">on NVIDIA H200, through Vulkan</span></p>
+<p class="puzzle-verdict"><span class="puzzle-device" title="cuda · NVIDIA H200 (GPU, CUDA 13.0, sm_90)">On NVIDIA H200</span>: <strong>PASS</strong></p>
+<p>Checked by the CPU checker (naga, interleaving 0, subgroups of 8).</p>
 <pre><code class="language-cuda">// see docs/AUTHORING.md
 </code></pre>
 </main></body></html>"#;
@@ -223,6 +238,10 @@ fn the_project_talk_check_finds_what_it_is_for() {
         "were not kept",
         "sgemm_jit.py",
         "docs/AUTHORING.md",
+        "sim · CPU checker",
+        "wgpu · NVIDIA H200",
+        "cuda · NVIDIA H200",
+        "(naga, interleaving 0",
     ] {
         assert!(
             found.iter().any(|f| f.contains(expected)),
@@ -233,6 +252,9 @@ fn the_project_talk_check_finds_what_it_is_for() {
 <p>On NVIDIA H200, CUDA 13.0, 2026-11-28: 4,140 GB/s, the median of 20 device-timed runs.</p>
 <p>Every figure here is the machine code the driver made; the sum goes silently wrong.</p>
 <p>Check it on your machine: <code>runner bench p15_map --file kernels/performance/p15_map.cu</code>.</p>
+<p class="puzzle-verdict puzzle-pass"><span class="puzzle-mark">✔</span> <span class="puzzle-device" title="NVIDIA H200, CUDA 13.0, sm_90, NVIDIA driver 580.159.04, NVRTC 13.0">On NVIDIA H200</span>: <strong>PASS</strong> · kernel time 5.552 µs</p>
+<p class="puzzle-verdict puzzle-pass"><span class="puzzle-mark">✔</span> <span class="puzzle-device" title="CPU checker (PTX from NVRTC 12.9), PTX for compute_90a">Checked on the CPU</span>: <strong>PASS</strong></p>
+<p>The CUDA · WGSL pair, and the same kernel on CUDA and wgpu.</p>
 <pre><code class="language-console">bash .ci/setup
 runner run p24_block_scan --backend sim --file early_read.wgsl
 </code></pre>

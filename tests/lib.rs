@@ -301,7 +301,9 @@ pub fn set_viewport(tab: &headless_chrome::Tab, width: u32) -> Result<(), String
 /// made (the machine that built a page, a GPU machine lent for a session,
 /// files kept or not) tells them nothing about a GPU. Provenance (the GPU,
 /// driver, date, library) stays in a result's label and in the folded "how
-/// this was measured" blocks, in a form that names none of these. Commands
+/// this was measured" blocks, in a form that names none of these, nor the
+/// engine's own label of a device (`sim · CPU checker (…, interleaving
+/// 0)`): a verdict reads "Checked on the CPU: PASS". Commands
 /// a reader types (`console` blocks) are not checked: they may name any
 /// file of a clone of the book.
 ///
@@ -380,6 +382,22 @@ const PROJECT_TALK: &[(Talk, &str)] = &[
         "narrates which files were kept",
     ),
     (Talk::Text("was not kept"), "narrates which files were kept"),
+    (
+        Talk::Label("sim"),
+        "labels a result with the engine's backend, not where it ran",
+    ),
+    (
+        Talk::Label("wgpu"),
+        "labels a result with the engine's backend, not where it ran",
+    ),
+    (
+        Talk::Label("cuda"),
+        "labels a result with the engine's backend, not where it ran",
+    ),
+    (
+        Talk::Text("interleaving 0"),
+        "names the checker's default schedule, which tells a reader nothing",
+    ),
 ];
 
 /// How a rule of [`PROJECT_TALK`] finds its words.
@@ -393,6 +411,9 @@ enum Talk {
     Word(&'static str),
     /// A file name with this extension (`training.rs`, `sgemm_jit.py`).
     File(&'static str),
+    /// The engine's label of a device, this backend first (`sim · CPU
+    /// checker …`): a line that starts with it.
+    Label(&'static str),
 }
 
 impl Talk {
@@ -417,6 +438,10 @@ impl Talk {
             Talk::Word(w) => places(&line.to_lowercase(), w)
                 .iter()
                 .any(|&(before, after)| !before.is_some_and(word) && !after.is_some_and(word)),
+            Talk::Label(backend) => line
+                .trim_start()
+                .strip_prefix(backend)
+                .is_some_and(|rest| rest.starts_with(" · ")),
             Talk::File(ext) => places(line, &format!(".{ext}"))
                 .iter()
                 .any(|&(before, after)| {

@@ -6,16 +6,15 @@
 
 mod recorded;
 mod values;
+mod verdict_line;
 
 use recorded::{outcome, recorded_dates, recorded_devices};
+use verdict_line::verdict;
 
 use puzzle_core::backend_contract::access_map::AccessMap;
-use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::extract::BlockKind;
 use puzzle_core::judge::format::{escape_html as escape, format_values};
-use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, Status, printed_head};
-use puzzle_core::judge::verify::BufferCheck;
-use puzzle_core::kernel::cut::Variant;
+use puzzle_core::judge::report::{PRINTED_KEPT, RunReport, printed_head};
 use puzzle_core::lang::Lang;
 use puzzle_core::quantity::{si, thousands};
 use puzzle_core::spec::finding::Finding;
@@ -422,110 +421,6 @@ fn notes(report: &RunReport) -> Vec<String> {
     notes
 }
 
-/// A run's verdict line (mark, word, device, time) and its access counts.
-fn verdict(report: &RunReport) -> String {
-    let mut md = String::new();
-    let (mark, what) = match (report.status, report.variant) {
-        (Status::Pass, _) => ("✔", "passes"),
-        (Status::Fail, Variant::Skeleton) => ("✘", "fails, as expected before you solve it"),
-        (Status::Fail, _) => ("✘", "fails"),
-        (Status::CompileError, _) => ("✘", "does not compile"),
-        // Compiled but not run proves nothing about the output: the CLI's
-        // neutral mark, not a pass.
-        (Status::Compiled, _) => ("–", "compiles"),
-        (Status::Unavailable, _) => ("–", "not run here"),
-        (Status::Error, _) => ("✘", "could not run"),
-    };
-    let (place, label) = device_words(report);
-    let _ = write!(
-        md,
-        "<p class=\"puzzle-verdict puzzle-{}\"><span class=\"puzzle-mark\">{mark}</span> <strong>{}</strong>: {what} · <span class=\"puzzle-device\" title=\"{}\">{}</span>",
-        status_class(report.status),
-        report.status.word(),
-        escape(&label),
-        escape(&place)
-    );
-    if let Some(timing) = &report.timing {
-        // lavapipe and the CPU checker time a CPU: said, so that no reader
-        // takes the figure for a GPU's.
-        let on_cpu = report.device.as_ref().is_some_and(|d| d.kind == "CPU");
-        let whose = if on_cpu { " (a CPU's time)" } else { "" };
-        let _ = write!(md, " · kernel time {}{whose}", escape(&timing.describe()));
-    }
-    let rounded: usize = report
-        .checks
-        .iter()
-        .filter(|c| c.judged)
-        .map(BufferCheck::within_tolerance_count)
-        .sum();
-    if rounded > 0 && report.status == Status::Pass {
-        let _ = write!(
-            md,
-            " · {} from the expected value in the last digits, within the tolerance",
-            if rounded == 1 {
-                "1 element differs".to_string()
-            } else {
-                format!("{rounded} elements differ")
-            }
-        );
-    }
-    // Why it was not run (or what failed around it) reads as a sentence, not as output.
-    // The engine's words are a terminal's ("on this machine"); a reader of
-    // the page is on another, so the page says "here", where it ran.
-    if let Some(message) = &report.message {
-        let message = message.replace("on this machine", "here");
-        let _ = write!(md, "<br><em>{}</em>", escape(&message));
-    }
-    let _ = writeln!(md, "</p>\n");
-    // Counts are shown where the puzzle bounds them, and not for a skeleton,
-    // which does next to nothing yet: elsewhere they are noise.
-    let shown = report.access.as_ref().filter(|a| a.bound.is_some());
-    if let Some(access) = shown.filter(|_| report.variant != Variant::Skeleton) {
-        let _ = writeln!(
-            md,
-            "<p class=\"puzzle-access\">{}</p>\n",
-            escape(&access.describe())
-        );
-    }
-    md
-}
-
-/// Where a run ran, in the words a reader would use ("checked on the CPU",
-/// "on NVIDIA H200", "on NVIDIA H200, through Vulkan"), and the engine's
-/// whole label of the device (its compiler, driver, interleaving), which the
-/// page keeps for the pointer (`title`) rather than the line.
-fn device_words(report: &RunReport) -> (String, String) {
-    let Some(device) = &report.device else {
-        return (report.backend.to_string(), String::new());
-    };
-    let through = |words: String| match device.backend {
-        BackendKind::Wgpu if !device.api.is_empty() => format!("{words}, through {}", device.api),
-        _ => words,
-    };
-    let words = if device.backend.is_simulator() {
-        "checked on the CPU".to_string()
-    } else if device.kind == "CPU" {
-        through("on the CPU".to_string())
-    } else if device.kind == "GPU" {
-        through(format!("on {}", device.name))
-    } else {
-        // Compiled, not run: the target and the compiler.
-        format!("for {}, by {}", device.name, device.api)
-    };
-    (words, device.label())
-}
-
-fn status_class(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "pass",
-        Status::Fail => "fail",
-        Status::CompileError => "compile-error",
-        Status::Compiled => "compiled",
-        Status::Unavailable => "unavailable",
-        Status::Error => "error",
-    }
-}
-
 /// Shown in place of a block when `on-failure = "continue"` (or under
 /// `mdbook serve`) and the block could not be processed: a spec that does not
 /// resolve, a roofline block that names no puzzle.
@@ -578,11 +473,12 @@ mod tests {
     use puzzle_core::backend_contract::outcome::{
         AccessCount, Execution, GlobalAccess, Outcome, OutputData,
     };
+    use puzzle_core::kernel::cut::Variant;
     use puzzle_core::spec::raw::AccessBound;
     use puzzle_core::spec::resolve::PuzzleSpec;
 
     /// A passing run of a one-output puzzle whose threads made at most `reads` global reads.
-    fn report(reads: u32) -> RunReport {
+    pub(super) fn report(reads: u32) -> RunReport {
         let yaml = "id: p\ntitle: t\nkernel: k\ngrid: [1]\nblock: [2]\n\
                     buffers:\n  out: { len: 2, output: true }\nargs: [out]\nexpect:\n  out: [1, 2]\n";
         let spec = PuzzleSpec::parse(yaml, std::path::Path::new("ch.md"), 1)
