@@ -14,8 +14,13 @@
 //! made on today's solution when a trial runs: see [`edits`]); the rest are
 //! whole files in `fixtures/kernels/`. The tables name both alike, and name
 //! an edit's lines by the text they hold.
+//!
+//! The tables hold the phrase each report must contain; where a CPU checker
+//! made the report, the whole of it is also held to a reviewed snapshot
+//! ([`messages`], `negative/snapshots/`), so that any changed word is a diff.
 
 mod edits;
+mod messages;
 mod races;
 mod subgroups;
 mod wrong_kernels;
@@ -173,6 +178,12 @@ pub fn trials() -> Vec<Trial> {
                 let report = RUNNER
                     .run(book.find(puzzle)?, lang, Variant::Solution)
                     .map_err(|e| e.to_string())?;
+                messages::check(
+                    &format!("impossible_launch::{puzzle}::{lang}"),
+                    &format!("limits_book's {puzzle}, in {lang}, on the checker"),
+                    kind_for(lang),
+                    &report,
+                );
                 expect(&report, Status::Error)?;
                 let said = report.message.clone().unwrap_or_default();
                 if !said.to_lowercase().contains(&message.to_lowercase()) {
@@ -249,6 +260,12 @@ pub fn trials() -> Vec<Trial> {
                 {
                     let report = run_on(kind, &book, puzzle, &fixture, Some(&case))?;
                     if report.status == Status::Fail && report.to_text().contains(message) {
+                        messages::check(
+                            &format!("stress_catches::{file}"),
+                            &format!("{file} on {puzzle}, the first stress case it fails"),
+                            kind,
+                            &report,
+                        );
                         return Ok(());
                     }
                     reports.push(report.to_text());
@@ -275,6 +292,12 @@ pub fn trials() -> Vec<Trial> {
                     let report = RUNNER
                         .run(book.find(puzzle)?, lang, Variant::Solution)
                         .map_err(|e| e.to_string())?;
+                    messages::check(
+                        &format!("steps_book::{puzzle}::{lang}"),
+                        &format!("steps_book's {puzzle}, in {lang}, on the checker"),
+                        kind_for(lang),
+                        &report,
+                    );
                     expect(&report, status)?;
                     let text = report.to_text();
                     if !text.contains(message) {
@@ -323,9 +346,16 @@ pub fn trials() -> Vec<Trial> {
         Ok(())
     }));
     trials.extend(subgroups::trials());
+    trials.extend(messages::trials());
     trials.push(Trial::test("malformed_spec::names_its_line", || {
         let errors = runner::book::load::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
+        let said: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        messages::check_text(
+            "malformed_spec::names_its_line",
+            "bad_spec_book's spec with an unknown key, as the book's load reports it",
+            &said.join("\n"),
+        );
         let e = &errors[0];
         if !(e.file.ends_with("src/bad.md")
             && e.line == 8

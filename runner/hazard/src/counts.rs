@@ -27,7 +27,7 @@ pub struct Tally<T, P> {
     pub max: u32,
     pub max_thread: T,
     /// `nth[k]`: the first access, in the order the checker ran, that was
-    /// some thread's (k + 1)-th. As long as `max`, up to [`SITES_KEPT`].
+    /// some thread's (k + 1)-th. As long as `max`, up to `SITES_KEPT`.
     pub nth: Vec<Site<T, P>>,
 }
 

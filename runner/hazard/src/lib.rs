@@ -3,30 +3,34 @@
 //! them: it knows no files and no language, and builds for
 //! `wasm32-unknown-unknown`.
 //!
+//! The API is what this file re-exports; the modules are private:
+//!
 //! - [`Kind`]: the kinds of finding, one typed enum, carried on every
 //!   diagnostic as a field, so that nothing recognises a finding from its
 //!   message's words;
 //! - [`Hazards`]: a run's findings, one per kind and line, capped;
-//! - [`shadow`]: the race rule's memory of each element, generic over what
-//!   orders two accesses in each language;
-//! - [`counts`]: each thread's global loads and stores, for the puzzles' bounds;
-//! - [`trace`]: who touched which element, for the access diagrams;
-//! - [`limits`]: the time and memory a run may take;
+//! - [`Shadow`]: the race rule's memory of each element, generic over what
+//!   orders two accesses in each language ([`Order`]; WGSL's is [`Epochs`]);
+//! - [`AccessReport`], [`Counter`]: each thread's global loads and stores,
+//!   for the puzzles' bounds;
+//! - [`Tracer`], [`AccessTrace`]: who touched which element, for the access
+//!   diagrams;
+//! - [`Limits`], [`Clock`], [`Deadline`]: the time and memory a run may take;
 //! - [`Rng`]: the one seeded generator (SplitMix64), behind the checkers'
 //!   schedules and the specs' `random SEED` inputs.
 
-pub mod counts;
+mod counts;
 mod kind;
-pub mod limits;
+mod limits;
 mod report;
 mod rng;
-pub mod shadow;
-pub mod trace;
+mod shadow;
+mod trace;
 
 pub use counts::{AccessReport, Counter, Site, Tally};
 pub use kind::Kind;
-pub use limits::{Clock, Deadline, Limits, system_clock};
+pub use limits::{Clock, Deadline, Limits, MEMORY_BUDGET, system_clock};
 pub use report::{Hazard, Hazards};
 pub use rng::Rng;
 pub use shadow::{Conflict, Epochs, Order, Shadow};
-pub use trace::{AccessTrace, Touch, Tracer, VariableTrace};
+pub use trace::{AccessTrace, LIMIT as TRACE_LIMIT, Touch, Tracer, VariableTrace};

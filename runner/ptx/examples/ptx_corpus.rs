@@ -24,13 +24,11 @@ fn main() {
             Err(err) => println!("{name}: {err}"),
             Ok(m) => {
                 for k in &m.kernels {
-                    for i in &k.body {
-                        if !ptx_sim::support::supports(i) {
-                            missing
-                                .entry(i.text.clone())
-                                .or_default()
-                                .push(name.clone());
-                        }
+                    for (inst, _) in k.unsupported() {
+                        missing
+                            .entry(inst.to_string())
+                            .or_default()
+                            .push(name.clone());
                     }
                 }
             }

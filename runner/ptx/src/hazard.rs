@@ -264,9 +264,6 @@ impl Now<'_> {
 /// both checkers share, in PTX's order.
 pub type Shadow = gpu_hazard::Shadow<Access>;
 
-/// A conflicting earlier access: the access and whether it wrote.
-pub type Conflict = gpu_hazard::Conflict<Access>;
-
 /// PTX's order, as the shared shadow asks it.
 impl gpu_hazard::Order for Now<'_> {
     type Access = Access;

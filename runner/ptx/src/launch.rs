@@ -4,7 +4,7 @@
 
 use crate::access::AccessReport;
 use crate::hazard::Hazard;
-pub use gpu_hazard::limits::{Clock, Limits, MEMORY_BUDGET, system_clock};
+pub use gpu_hazard::{Clock, Limits, MEMORY_BUDGET, system_clock};
 
 /// One launch of an entry point.
 ///
@@ -145,7 +145,7 @@ pub enum Error {
     Param(String),
     /// Beyond a device's limits or the checker's memory budget, in words.
     Limit(String),
-    /// Still running when [`Config::timeout`] ran out: the source line
+    /// Still running when [`Limits::timeout`] ran out: the source line
     /// most of the threads still running were at (0: unknown), and where
     /// every thread was, in words ("thread (0, 0, 0) of block (0, 0, 0)
     /// still ran this line, while 31 threads … waited at line 22").

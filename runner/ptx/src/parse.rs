@@ -69,12 +69,19 @@ impl Module {
     /// The first instruction of `entry` that the checker does not
     /// implement, with its source line (0: unknown); `None` when it can run.
     pub fn unsupported(&self, entry: &str) -> Option<(String, usize)> {
-        let kernel = self.kernel(entry)?;
-        kernel
-            .body
+        let (text, line) = self.kernel(entry)?.unsupported().next()?;
+        Some((text.to_string(), line))
+    }
+}
+
+impl Kernel {
+    /// Every instruction of the body that the checker does not implement,
+    /// as written, with its source line (0: unknown).
+    pub fn unsupported(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.body
             .iter()
-            .find(|i| !crate::support::supports(i))
-            .map(|i| (i.text.clone(), i.line as usize))
+            .filter(|i| !crate::support::supports(i))
+            .map(|i| (i.text.as_str(), i.line as usize))
     }
 }
 

@@ -3,4 +3,4 @@
 //! are `gpu-hazard`'s, shared with the WGSL checker, so the same access
 //! diagrams are drawn for CUDA kernels.
 
-pub use gpu_hazard::trace::{AccessTrace, LIMIT, Touch, Tracer, VariableTrace};
+pub use gpu_hazard::{AccessTrace, Touch, Tracer, VariableTrace};

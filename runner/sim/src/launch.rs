@@ -5,7 +5,7 @@
 use crate::access::AccessReport;
 use crate::hazard::Hazard;
 use crate::trace::AccessTrace;
-pub use gpu_hazard::limits::{Clock, Limits, MEMORY_BUDGET, system_clock};
+pub use gpu_hazard::{Clock, Limits, MEMORY_BUDGET, system_clock};
 use naga::Span;
 
 /// One dispatch of an entry point.

@@ -1,6 +1,6 @@
 //! Who touched which element of a storage buffer or of workgroup memory in
 //! a traced run, for the access diagrams. The trace's types and its limit
-//! are `gpu-hazard`'s ([`gpu_hazard::trace`]), shared with the CUDA
+//! are `gpu-hazard`'s ([`gpu_hazard::AccessTrace`]), shared with the CUDA
 //! checker; here the module-scope variables of a WGSL module are mapped to
 //! the variables traced.
 //!
@@ -9,8 +9,8 @@
 //! meant is not known there; the hazard names it).
 
 use crate::memory::{Region, Space};
-use gpu_hazard::trace::Tracer as Kept;
-pub use gpu_hazard::trace::{AccessTrace, LIMIT, Touch, VariableTrace};
+use gpu_hazard::Tracer as Kept;
+pub use gpu_hazard::{AccessTrace, TRACE_LIMIT as LIMIT, Touch, VariableTrace};
 
 /// Collects a run's touches, by module-scope variable.
 #[derive(Debug)]

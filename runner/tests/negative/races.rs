@@ -4,7 +4,7 @@
 //! on request, measured.
 
 use super::edits::Fixture;
-use super::{RUNNER, fixtures, kind_for, lang_of, load, root, trial};
+use super::{RUNNER, fixtures, kind_for, lang_of, load, messages, root, trial};
 use libtest_mimic::{Failed, Trial};
 use puzzle_core::assess::cases::{self, Case, Until};
 use puzzle_core::assess::execute::Settings;
@@ -236,6 +236,12 @@ fn sim_catches(race: &Race, kind: BackendKind) -> Trial {
         let fixture = Fixture::load(&book, file)?;
         let report =
             race_fails(&race, &book, kind)?.ok_or_else(|| format!("{file} passed on sim"))?;
+        messages::check(
+            &format!("race::sim::{file}"),
+            &format!("the race {file} on {}, its first failing run", race.puzzle),
+            kind,
+            &report,
+        );
         // The finding the table names, at one of its lines.
         if let Some(label) = &race.checker {
             if race.at.is_empty() {

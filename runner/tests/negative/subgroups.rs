@@ -3,7 +3,7 @@
 //! at some sizes, each failed at the others.
 
 use super::edits::Fixture;
-use super::{RUNNER, expect, fixtures, load, root, run_on};
+use super::{RUNNER, expect, fixtures, load, messages, root, run_on};
 use libtest_mimic::{Failed, Trial};
 use puzzle_core::assess::cases::Case;
 use puzzle_core::backend_contract::backend::BackendKind;
@@ -152,6 +152,12 @@ fn subgroup_size_bound(
                     .map_err(|e| e.to_string())?;
                 let backend = SimBackend::with_seed(1).with_subgroup_size(size);
                 let report = execute(&backend, &spec, Variant::File, &source, &RUNNER.settings);
+                messages::check(
+                    &format!("subgroup_size::{file}::sim{size}"),
+                    &format!("{file} on {puzzle}, subgroups of {size}"),
+                    BackendKind::Sim,
+                    &report,
+                );
                 expect(&report, status)
             })
             .with_kind("sim"),

@@ -3,7 +3,9 @@
 //! WGSL's on the CPU checker too), and their near-twins that must pass.
 
 use super::edits::Fixture;
-use super::{RUNNER, expect, kind_for, lang_of, load, root, run_on, trial, with_enough_gpus};
+use super::{
+    RUNNER, expect, kind_for, lang_of, load, messages, root, run_on, trial, with_enough_gpus,
+};
 use libtest_mimic::{Failed, Trial};
 use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::judge::report::Status;
@@ -550,6 +552,12 @@ pub(super) fn trials() -> Vec<Trial> {
             let book = load(&root())?;
             let fixture = Fixture::load(&book, "p01_illegal_address.cu")?;
             let report = run_on(BackendKind::PtxSim, &book, "p01_map", &fixture, None)?;
+            messages::check(
+                "wrong_kernel::sim::p01_illegal_address.cu",
+                "p01_illegal_address.cu on p01_map, on the CUDA checker",
+                BackendKind::PtxSim,
+                &report,
+            );
             expect(&report, Status::Fail)?;
             let text = report.to_text();
             let d = report
@@ -635,6 +643,11 @@ fn rejected(
         puzzle,
     )?;
     let report = run_on(kind, &book, puzzle, &fixture, None)?;
+    let name = match fixture.lang {
+        Lang::Wgsl => format!("wrong_kernel::sim::{file}"),
+        Lang::Cuda => format!("wrong_kernel::{file}"),
+    };
+    messages::check(&name, &format!("{file} on {puzzle}"), kind, &report);
     expect(&report, status)?;
     let text = report.to_text();
     if !text.contains(message) {
