@@ -16,19 +16,22 @@ use crate::value;
 /// Instructions a thread runs before it lets others run (spin loops go on).
 pub const SLICE: u32 = 20_000;
 
-/// The register numbers of a vector operand (or of one register).
-fn lanes(o: &Operand) -> Vec<Option<u16>> {
-    match o {
-        Operand::Vector(v) => v
-            .iter()
-            .map(|x| match x {
-                Operand::Reg(r) => Some(*r),
-                _ => None,
-            })
-            .collect(),
-        Operand::Reg(r) => vec![Some(*r)],
-        _ => vec![None],
+/// PTX's widest vector operand (`.v8` of 16-bit types).
+const WIDEST_VECTOR: usize = 8;
+
+/// The register numbers of a vector operand, without allocating: every
+/// vector load and store reads them. Past `WIDEST_VECTOR` lanes, none.
+fn lanes(o: &Operand) -> ([Option<u16>; WIDEST_VECTOR], usize) {
+    let mut regs = [None; WIDEST_VECTOR];
+    let Operand::Vector(v) = o else {
+        return (regs, 0);
+    };
+    for (slot, x) in regs.iter_mut().zip(v) {
+        if let Operand::Reg(r) = x {
+            *slot = Some(*r);
+        }
     }
+    (regs, v.len().min(WIDEST_VECTOR))
 }
 
 /// Runs `t` from its pc until it stops. `Err` carries an unsupported
@@ -208,8 +211,21 @@ fn bits(t: &ThreadState, o: &Operand) -> Option<u64> {
 #[inline(always)]
 fn fast(t: &mut ThreadState, i: &Inst) -> bool {
     let [Operand::Reg(d), rest @ ..] = i.operands.as_slice() else {
-        return false;
+        return fast_unpack(t, i);
     };
+    // BF16 to F32 is exact: the BF16 is the float's upper half. A NaN takes
+    // the general path, which decides its payload.
+    if let (Op::Cvt, Ty::Bf16, Ty::F32, [Operand::Reg(s)]) = (i.op, i.ty, i.ty2, rest)
+        && i.flags == 0
+        && i.round == Round::Default
+    {
+        let half = t.regs[*s as usize] & 0xFFFF;
+        if half & 0x7FFF > 0x7F80 {
+            return false;
+        }
+        t.regs[*d as usize] = half << 16;
+        return true;
+    }
     let plain = i.flags == 0 && matches!(i.round, Round::Default | Round::Rn);
     let Some(a) = rest.first().and_then(|x| bits(t, x)) else {
         return false;
@@ -260,6 +276,26 @@ fn fast(t: &mut ThreadState, i: &Inst) -> bool {
         _ => return false,
     };
     t.regs[*d as usize] = out;
+    true
+}
+
+/// `mov.b32 {a, b}, wide` (and the other unpacks) on registers: each part
+/// its slice of the source's bits, as [`step`] does.
+#[inline(always)]
+fn fast_unpack(t: &mut ThreadState, i: &Inst) -> bool {
+    let (Op::Mov, [Operand::Vector(parts), Operand::Reg(s)]) = (i.op, i.operands.as_slice()) else {
+        return false;
+    };
+    if parts.is_empty() || !parts.iter().all(|p| matches!(p, Operand::Reg(_))) {
+        return false;
+    }
+    let v = t.regs[*s as usize];
+    let each = i.ty.bits() / parts.len() as u32;
+    for (n, p) in parts.iter().enumerate() {
+        if let Operand::Reg(r) = p {
+            t.regs[*r as usize] = (v >> (each * n as u32)) & value::ones(each);
+        }
+    }
     true
 }
 
@@ -322,7 +358,7 @@ fn step(
             let vector;
             let regs: &[Option<u16>] = if let Operand::Vector(_) = data {
                 vector = lanes(data);
-                &vector
+                &vector.0[..vector.1]
             } else {
                 &scalar
             };
@@ -538,6 +574,36 @@ mod tests {
     /// The fast path gives what the general path (operands masked to the
     /// type, then `value::arith`) gives, on values that probe signs, widths,
     /// NaNs and shifts past the width.
+    /// A thread with `regs` and nothing else.
+    fn thread_with(regs: Vec<u64>) -> ThreadState {
+        ThreadState {
+            regs,
+            pc: 0,
+            local: vec![],
+            tid: [0; 3],
+            linear: 0,
+            index: 0,
+            thread: Default::default(),
+            reads: 0,
+            writes: 0,
+            epoch: 0,
+            warp_epoch: 0,
+            released: 0,
+            knows: Default::default(),
+            fenced: None,
+            strong_reads: Vec::new(),
+            unfenced_read: None,
+            last_poll: None,
+            rank: 0,
+            block_id: 0,
+            cluster_id: 0,
+            stop: None,
+            wgmma_reads: Default::default(),
+            copies: Default::default(),
+            proxy_fences: 0,
+        }
+    }
+
     #[test]
     fn fast_path_agrees_with_the_general_path() {
         let texts = [
@@ -575,32 +641,7 @@ mod tests {
             let inst = decode(text, 1, &mut reg).expect(text);
             for &x in &values {
                 for &y in &values {
-                    let mut t = ThreadState {
-                        regs: vec![0, x, y, 0x4000_0000_0000_0003],
-                        pc: 0,
-                        local: vec![],
-                        tid: [0; 3],
-                        linear: 0,
-                        index: 0,
-                        thread: Default::default(),
-                        reads: 0,
-                        writes: 0,
-                        epoch: 0,
-                        warp_epoch: 0,
-                        released: 0,
-                        knows: Default::default(),
-                        fenced: None,
-                        strong_reads: Vec::new(),
-                        unfenced_read: None,
-                        last_poll: None,
-                        rank: 0,
-                        block_id: 0,
-                        cluster_id: 0,
-                        stop: None,
-                        wgmma_reads: Default::default(),
-                        copies: Default::default(),
-                        proxy_fences: 0,
-                    };
+                    let mut t = thread_with(vec![0, x, y, 0x4000_0000_0000_0003]);
                     let masked: Vec<u64> = inst.operands[1..]
                         .iter()
                         .map(|o| match o {
@@ -623,6 +664,74 @@ mod tests {
                         same,
                         "{text} with {x:#x}, {y:#x}: fast {got:#x}, general {want:#x}"
                     );
+                }
+            }
+        }
+    }
+
+    /// The BF16-to-F32 conversion and the unpacking `mov` on the fast path
+    /// give the general path's bits; a BF16 NaN is left to the general path.
+    /// (case, instruction, source register value, wanted registers 0 and 1,
+    /// or None where the fast path must decline)
+    #[test]
+    fn fast_conversions_and_unpacks_table() {
+        let one = u64::from(1.0f32.to_bits());
+        let cases: [(&str, &str, u64, Option<[u64; 2]>); 7] = [
+            ("one", "cvt.f32.bf16 %r0, %r2", 0x3F80, Some([one, 0])),
+            (
+                "negative",
+                "cvt.f32.bf16 %r0, %r2",
+                0xC040,
+                Some([u64::from((-3.0f32).to_bits()), 0]),
+            ),
+            (
+                "upper bits ignored",
+                "cvt.f32.bf16 %r0, %r2",
+                0xABCD_3F80,
+                Some([one, 0]),
+            ),
+            (
+                "a subnormal",
+                "cvt.f32.bf16 %r0, %r2",
+                0x0001,
+                Some([0x1_0000, 0]),
+            ),
+            ("a NaN declines", "cvt.f32.bf16 %r0, %r2", 0x7FC1, None),
+            (
+                "two halves",
+                "mov.b32 {%r0, %r1}, %r2",
+                0x1234_5678,
+                Some([0x5678, 0x1234]),
+            ),
+            (
+                "two words",
+                "mov.b64 {%r0, %r1}, %r2",
+                0x1234_5678_9ABC_DEF0,
+                Some([0x9ABC_DEF0, 0x1234_5678]),
+            ),
+        ];
+        for (case, text, source, wanted) in cases {
+            let mut names: HashMap<String, u16> = HashMap::new();
+            let mut reg = |n: &str, _: bool| {
+                let k = n.trim_start_matches("%r").parse::<u16>().unwrap_or(9);
+                Some(*names.entry(n.to_string()).or_insert(k))
+            };
+            let inst = decode(text, 1, &mut reg).expect(text);
+            let mut t = thread_with(vec![0, 0, source, 0]);
+            let took = fast(&mut t, &inst);
+            assert_eq!(took, wanted.is_some(), "{case}");
+            if let Some(wanted) = wanted {
+                assert_eq!([t.regs[0], t.regs[1]], wanted, "{case}");
+                if inst.op == Op::Cvt {
+                    let general = value::convert(
+                        source & 0xFFFF,
+                        inst.ty,
+                        inst.ty2,
+                        inst.round,
+                        false,
+                        false,
+                    );
+                    assert_eq!(t.regs[0], general, "{case}: the general path's bits");
                 }
             }
         }

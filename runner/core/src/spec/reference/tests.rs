@@ -564,3 +564,33 @@ fn edges_and_mismatches() {
     assert_eq!(matmul(&ones(6), (2, 3), &ones(6), (2, 3)), None, "3 ≠ 2");
     assert_eq!(exclusive_scan(&[]), Vec::<f64>::new());
 }
+
+/// The row-streamed product gives the bits of a dot product summed in
+/// order, signed zeros included: (case, a's values, b's values).
+#[test]
+fn matmul_has_the_bits_of_ordered_dot_products_table() {
+    let (m, k, n) = (5, 7, 6);
+    let thirds = |len: usize, seed: u64| -> Vec<f64> {
+        (0..len as u64)
+            .map(|i| ((i * 2_654_435_761 + seed) % 1000) as f64 / 3.0 - 150.0)
+            .collect()
+    };
+    let cases = [
+        ("rounding in every sum", thirds(m * k, 1), thirds(k * n, 2)),
+        ("negative zeros", vec![-0.0; m * k], vec![1.0; k * n]),
+        ("mixed zeros", vec![-0.0; m * k], vec![-1.0; k * n]),
+    ];
+    for (case, a, b) in cases {
+        let out = matmul(&a, (m, k), &b, (k, n)).unwrap();
+        for row in 0..m {
+            for col in 0..n {
+                let dot: f64 = (0..k).map(|i| a[row * k + i] * b[i * n + col]).sum();
+                assert_eq!(
+                    out[row * n + col].to_bits(),
+                    dot.to_bits(),
+                    "{case} at {row},{col}"
+                );
+            }
+        }
+    }
+}
