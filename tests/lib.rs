@@ -398,6 +398,10 @@ const PROJECT_TALK: &[(Talk, &str)] = &[
         Talk::Text("interleaving 0"),
         "names the checker's default schedule, which tells a reader nothing",
     ),
+    (
+        Talk::Text("(runner "),
+        "names the version of the book's own tool, which tells a reader nothing",
+    ),
 ];
 
 /// How a rule of [`PROJECT_TALK`] finds its words.

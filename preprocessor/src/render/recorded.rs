@@ -115,15 +115,14 @@ pub(super) fn recorded_devices(recorded: &[Recorded]) -> String {
     }
 }
 
-/// "2026-11-24 (runner 0.1.0)", or each device's date where they differ.
+/// "2026-11-24", or each device's date where they differ.
 pub(super) fn recorded_dates(recorded: &[Recorded]) -> String {
     let dates: Vec<(String, String)> = recorded
         .iter()
         .map(|r| match r {
-            Recorded::Current { recording, .. } | Recorded::Stale { recording, .. } => (
-                escape(&recording.device.name),
-                format!("{} (runner {})", recording.date, recording.runner_version),
-            ),
+            Recorded::Current { recording, .. } | Recorded::Stale { recording, .. } => {
+                (escape(&recording.device.name), recording.date.clone())
+            }
         })
         .collect();
     match dates.as_slice() {
@@ -174,10 +173,9 @@ pub(super) fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>)
                     .map(|(_, place)| place.clone());
                 let _ = write!(
                     md,
-                    "<p class=\"puzzle-recorded\">Recorded on {}, {} (runner {})",
+                    "<p class=\"puzzle-recorded\">Recorded on {}, {}",
                     escape(&recording.device.name),
-                    recording.date,
-                    recording.runner_version
+                    recording.date
                 );
                 match before {
                     Some(place) => {
