@@ -221,6 +221,7 @@ fn the_project_talk_check_finds_what_it_is_for() {
 <p class="puzzle-verdict"><strong>PASS</strong>: passes · <span class="puzzle-device" title="wgpu · NVIDIA H200 (GPU, Vulkan)">on NVIDIA H200, through Vulkan</span></p>
 <p class="puzzle-verdict"><span class="puzzle-device" title="cuda · NVIDIA H200 (GPU, CUDA 13.0, sm_90)">On NVIDIA H200</span>: <strong>PASS</strong></p>
 <p>Checked by the CPU checker (naga, interleaving 0, subgroups of 8).</p>
+<p class="puzzle-recorded">Recorded on NVIDIA H200, 2026-12-03 (runner 0.1.0):</p>
 <pre><code class="language-cuda">// see docs/AUTHORING.md
 </code></pre>
 </main></body></html>"#;
@@ -242,6 +243,7 @@ fn the_project_talk_check_finds_what_it_is_for() {
         "wgpu · NVIDIA H200",
         "cuda · NVIDIA H200",
         "(naga, interleaving 0",
+        "(runner 0.1.0)",
     ] {
         assert!(
             found.iter().any(|f| f.contains(expected)),
@@ -252,6 +254,7 @@ fn the_project_talk_check_finds_what_it_is_for() {
 <p>On NVIDIA H200, CUDA 13.0, 2026-11-28: 4,140 GB/s, the median of 20 device-timed runs.</p>
 <p>Every figure here is the machine code the driver made; the sum goes silently wrong.</p>
 <p>Check it on your machine: <code>runner bench p15_map --file kernels/performance/p15_map.cu</code>.</p>
+<p>Then once more with random inputs (runner run p06_blocks --stress).</p>
 <p class="puzzle-verdict puzzle-pass"><span class="puzzle-mark">✔</span> <span class="puzzle-device" title="NVIDIA H200, CUDA 13.0, sm_90, NVIDIA driver 580.159.04, NVRTC 13.0">On NVIDIA H200</span>: <strong>PASS</strong> · kernel time 5.552 µs</p>
 <p class="puzzle-verdict puzzle-pass"><span class="puzzle-mark">✔</span> <span class="puzzle-device" title="CPU checker (PTX from NVRTC 12.9), PTX for compute_90a">Checked on the CPU</span>: <strong>PASS</strong></p>
 <p>The CUDA · WGSL pair, and the same kernel on CUDA and wgpu.</p>

@@ -399,7 +399,8 @@ const PROJECT_TALK: &[(Talk, &str)] = &[
         "names the checker's default schedule, which tells a reader nothing",
     ),
     (
-        Talk::Text("(runner "),
+        // "(runner 0.1.0)"; "(runner run …)" in prose is a command, and fine.
+        Talk::Text("(runner 0."),
         "names the version of the book's own tool, which tells a reader nothing",
     ),
 ];
