@@ -5,7 +5,7 @@
 use crate::access::AccessReport;
 use crate::hazard::Hazard;
 use crate::trace::AccessTrace;
-pub use gpu_hazard::{Clock, Limits, MEMORY_BUDGET, system_clock};
+pub use gpu_hazard::{Clock, Limits, system_clock};
 use naga::Span;
 
 /// One dispatch of an entry point.
@@ -101,7 +101,7 @@ pub enum Error {
     /// Beyond a device's limits or the checker's memory budget: said in
     /// words, at the variable's place where there is one.
     Limit { what: String, span: Option<Span> },
-    /// Still running when [`Config::timeout`] ran out: an endless loop, most
+    /// Still running when [`Limits::timeout`] ran out: an endless loop, most
     /// likely. `span` is the statement the running invocation was at, and
     /// `message` says who ran it and who waited where.
     TimedOut { span: Option<Span>, message: String },

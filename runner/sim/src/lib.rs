@@ -12,35 +12,37 @@
 //! ("… and invocation 3 writes it at line 12") get that line from the
 //! caller's [`LineMap`]; [`TextLines`] is the plain one, over the WGSL text.
 //!
-//! - [`launch`]: what a run is given and returns;
-//! - [`run`]: the launches in order over the bound buffers;
-//! - [`value`]: scalars, vectors, operators and builtins;
-//! - [`pointer`]: pointers into memory;
-//! - [`memory`]: variables as leaves, type layouts;
-//! - [`program`]: the module prepared for running;
-//! - [`shared`]: what a dispatch's invocations share: memory, checks, the clock;
-//! - [`exec`]: one invocation's interpreter, resumable at barriers;
-//! - [`schedule`]: workgroups, subgroups and the seeded order of invocations;
-//! - [`hazard`]: the race rule and the reports;
-//! - [`access`]: counts of global-memory reads and writes.
+//! - `launch`: what a run is given and returns;
+//! - `run`: the launches in order over the bound buffers ([`run`]);
+//! - `value`: scalars, vectors, operators and builtins;
+//! - `pointer`: pointers into memory;
+//! - `memory`: variables as leaves, type layouts;
+//! - `program`: the module prepared for running;
+//! - `shared`: what a dispatch's invocations share: memory, checks, the clock;
+//! - `exec`: one invocation's interpreter, resumable at barriers;
+//! - `schedule`: workgroups, subgroups and the seeded order of invocations;
+//! - `hazard`: the race rule and the reports;
+//! - `access`: counts of global-memory reads and writes.
 
-pub mod access;
-pub mod exec;
-pub mod hazard;
-pub mod launch;
-pub mod memory;
-pub mod pointer;
-pub mod program;
-pub mod run;
-pub mod schedule;
-pub mod shared;
-pub mod trace;
-pub mod value;
+mod access;
+mod exec;
+mod hazard;
+mod launch;
+mod memory;
+mod pointer;
+mod program;
+mod run;
+mod schedule;
+mod shared;
+mod trace;
+mod value;
 
 #[cfg(test)]
 mod run_tests;
 
 pub use access::{AccessReport, Site, Tally, Thread};
 pub use hazard::{Hazard, Kind, LineMap, TextLines};
-pub use launch::{Binding, Clock, Config, Error, Launch, Limits, Run, system_clock};
+pub use launch::{
+    Binding, Clock, Config, Error, Launch, Limits, MAX_WORKGROUP_BYTES, Run, system_clock,
+};
 pub use run::run;

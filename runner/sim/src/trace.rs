@@ -10,7 +10,7 @@
 
 use crate::memory::{Region, Space};
 use gpu_hazard::Tracer as Kept;
-pub use gpu_hazard::{AccessTrace, TRACE_LIMIT as LIMIT, Touch, VariableTrace};
+pub use gpu_hazard::{AccessTrace, Touch, VariableTrace};
 
 /// Collects a run's touches, by module-scope variable.
 #[derive(Debug)]
