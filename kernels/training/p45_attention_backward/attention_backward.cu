@@ -87,11 +87,12 @@ __device__ __forceinline__ void add_four(float* at, float4 v) {
                  : "memory");
 }
 
-// Given: dq += ds k · scale for this warp's piece of the query tile, added
-// into global memory. ds is stored transposed, so its A fragments come
-// through ldmatrix .trans; k is read with .trans as b is in product_xb.
-// The piece passes through the warp's own patch of shared memory, so that
-// the atomics go out four floats a lane, rows whole.
+// dq += ds k · scale for this warp's piece of the query tile, added into
+// global memory. Given: the product. ds is stored transposed, so its A
+// fragments come through ldmatrix .trans; k is read with .trans as b is in
+// product_xb. The puzzle: the piece leaves the accumulators through the
+// warp's own patch of shared memory, so that the atomics go out four floats
+// a lane, rows whole.
 __device__ __forceinline__ void add_dq(float* dq, const bf16* ds_tile, const bf16* k_tile,
                                        float* patch, float scale, unsigned int warp,
                                        unsigned int lane) {
@@ -112,6 +113,10 @@ __device__ __forceinline__ void add_dq(float* dq, const bf16* ds_tile, const bf1
             mma_16x8x16(acc[d + 1], a, got[2], got[3]);
         }
     }
+    // BEGIN PUZZLE (roughly 14 lines)
+    // Accumulator tile d holds rows l / 4 (e = 0, 1) and l / 4 + 8 (e = 2,
+    // 3) of the piece, columns d * 8 + 2 (l % 4) + e % 2: into the patch,
+    // scaled, a float2 a row.
 #pragma unroll
     for (unsigned int d = 0; d < DQ_ND; d++) {
 #pragma unroll
@@ -120,7 +125,10 @@ __device__ __forceinline__ void add_dq(float* dq, const bf16* ds_tile, const bf1
             *reinterpret_cast<float2*>(at) = make_float2(acc[d][2 * h] * scale, acc[d][2 * h + 1] * scale);
         }
     }
+    // Every lane's values are in the patch before any lane reads a row.
     __syncwarp();
+    // Other key blocks add into the same rows of dq: atomically, four
+    // floats a lane, the warp's lanes along whole rows of the piece.
     for (unsigned int i = lane; i < 16 * DQ_COLS / 4; i += WARP) {
         unsigned int r = i / (DQ_COLS / 4), c = i % (DQ_COLS / 4) * 4;
         add_four(dq + static_cast<size_t>(tile * 16 + r) * DIM + col0 + c,
@@ -128,6 +136,7 @@ __device__ __forceinline__ void add_dq(float* dq, const bf16* ds_tile, const bf1
     }
     // The patch is read before the next tile's writes.
     __syncwarp();
+    // END PUZZLE
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS)
@@ -185,10 +194,10 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         float p[NQ][4] = {}, ds[NQ][4] = {};
         product_abt(p, k_tile, warp * 16, q_tile, lane);
         product_abt(ds, v_tile, warp * 16, dout_tile, lane);
-        // BEGIN PUZZLE (roughly 10 lines)
-        // pᵀ from the raw scores and the saved lse, then dsᵀ = pᵀ ⊙ (dpᵀ −
-        // delta). In query tile n, lane l holds the warp's keys l / 4 (e = 0,
-        // 1) and l / 4 + 8 (e = 2, 3), for queries n * 8 + 2 (l % 4) + e % 2.
+        // Given: pᵀ from the raw scores and the saved lse, then dsᵀ = pᵀ ⊙
+        // (dpᵀ − delta). In query tile n, lane l holds the warp's keys l / 4
+        // (e = 0, 1) and l / 4 + 8 (e = 2, 3), for queries n * 8 + 2 (l % 4)
+        // + e % 2.
 #pragma unroll
         for (unsigned int n = 0; n < NQ; n++) {
 #pragma unroll
@@ -198,7 +207,6 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                 ds[n][e] = p[n][e] * (ds[n][e] - delta_tile[query]);
             }
         }
-        // END PUZZLE
         product_xb(dv_acc, p, dout_tile, lane);
         product_xb(dk_acc, ds, q_tile, lane);
         store_ds(ds_tile, ds, warp, lane);

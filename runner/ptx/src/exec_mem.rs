@@ -461,9 +461,13 @@ impl World<'_> {
                 let why = if u32::from(other.rank) != t.rank {
                     let missed = self.published.missed(t.rank, u32::from(other.rank));
                     crate::order::across_ranks(missed).to_string()
-                } else if let Some(why) =
-                    crate::order::unordered(&now, &other, t.unfenced_read, missed_block)
-                {
+                } else if let Some(why) = crate::order::unordered(
+                    &now,
+                    &other,
+                    t.unfenced_read,
+                    missed_block,
+                    a.write && other_wrote,
+                ) {
                     why.replace("{read_line}", &{
                         let l = t.unfenced_read.unwrap_or(0) as usize;
                         self.lines.line(l).to_string()

@@ -245,13 +245,15 @@ pub fn release_scope(t: &ThreadState, scope: Scope, explicit: bool) -> Option<Sc
 /// has more to say than "nothing orders them" (`None`: the caller's words
 /// for barriers and warps apply): strong accesses whose scopes keep them
 /// apart, an atomic against a plain access, two blocks with no release and
-/// acquire between them. `{read_line}` stands for the line of the
+/// acquire between them (and, where both accesses write, the atomic an
+/// accumulation across blocks needs). `{read_line}` stands for the line of the
 /// thread's last strong read with no fence after it (`unfenced_read`).
 pub fn unordered(
     now: &Access,
     other: &Access,
     unfenced_read: Option<u32>,
     missed_block: bool,
+    both_write: bool,
 ) -> Option<String> {
     let (a, b) = (now.strength.scope(), other.strength.scope());
     if a.is_some() && b.is_some() {
@@ -312,6 +314,12 @@ pub fn unordered(
          (__threadfence()) before the write of a flag, and another after the read that sees it \
          (or `st.release` and `ld.acquire`); else split the work into two launches",
     );
+    if both_write {
+        why.push_str(
+            ". Where blocks add into the same element, make the addition one atomicAdd: a read, \
+             add and write that no other thread can come between",
+        );
+    }
     if unfenced_read.is_some() {
         why.push_str(
             ". The read at line {read_line} is relaxed (volatile, or an atomic with no memory \
