@@ -199,6 +199,65 @@ fn pages_speak_about_gpus_not_about_how_the_book_was_made() {
     );
 }
 
+/// Every HTML page of the built book but the print version (whose links
+/// mdBook rewrites to its own anchors), with its path under the book.
+fn html_pages(out: &std::path::Path) -> Vec<(PathBuf, String)> {
+    let mut pages = Vec::new();
+    let mut folders = vec![out.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{folder:?}: {e}")) {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "html")
+                && path.file_name().is_some_and(|n| n != "print.html")
+            {
+                let html =
+                    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+                let relative = path
+                    .strip_prefix(out)
+                    .expect("under the book")
+                    .to_path_buf();
+                pages.push((relative, html));
+            }
+        }
+    }
+    pages
+}
+
+/// A reader who follows a link between the book's pages arrives where it
+/// says: the page exists, and so does the heading or figure it names.
+fn every_link_between_pages_and_every_anchor_resolves() {
+    let out = &built().out;
+    let pages = html_pages(out);
+    assert!(pages.len() > 60, "only {} pages built", pages.len());
+    let broken = links::broken_links(out, &pages);
+    assert!(
+        broken.is_empty(),
+        "{} broken link(s):\n{}",
+        broken.len(),
+        broken.join("\n")
+    );
+}
+
+/// No chapter weighs more than a reader on a phone should load
+/// ([`links::PAGE_BYTES`]), but those listed as still too heavy, each held
+/// to its ceiling.
+fn no_chapter_is_heavier_than_the_budget() {
+    let out = &built().out;
+    let sizes: Vec<(String, usize)> = summary_html()
+        .into_iter()
+        .map(|page| {
+            let bytes = std::fs::metadata(out.join(&page))
+                .unwrap_or_else(|e| panic!("{page}: {e}"))
+                .len() as usize;
+            (page, bytes)
+        })
+        .collect();
+    let faults = links::over_budget(&sizes, links::HEAVY_PAGES);
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
 /// The control for [`pages_speak_about_gpus_not_about_how_the_book_was_made`]:
 /// each kind of finding on a page made for it, in a fold, a table, a
 /// chart's label and kernel code; and nothing found in the words a page may
@@ -489,6 +548,8 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         the_book_builds_with_real_results_and_leaves_sources_alone,
         pages_speak_about_gpus_not_about_how_the_book_was_made,
         the_project_talk_check_finds_what_it_is_for,
+        every_link_between_pages_and_every_anchor_resolves,
+        no_chapter_is_heavier_than_the_budget,
         a_warm_build_reuses_the_book_until_an_included_file_changes,
         bail_fails_the_build_at_the_kernel_line,
         continue_shows_the_compiler_message_in_the_page,

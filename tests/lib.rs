@@ -2,6 +2,7 @@
 //! temporary folders, fetch pages from `mdbook serve`.
 
 pub mod drive;
+pub mod links;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
