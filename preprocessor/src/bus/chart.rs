@@ -18,8 +18,10 @@
 //! tick labels; x ticks are thinned to every 2nd, 3rd… power of two until
 //! the widest label fits between two ticks. Widths are estimated on the wide
 //! side ([`CHAR_W`]), so a real font leaves room to spare. A point's figures
-//! are in the table above the chart and in its tooltip (`<title>`), never
-//! drawn beside it.
+//! are in the table above the chart and in its tooltip (`<title>`); each
+//! line's last value, at the largest message, is written at its end, right
+//! of the plot, where the values of lines that end close together are
+//! spread apart so that none covers another ([`end_values`]).
 
 use runner::perf::chart::Layout;
 use std::fmt::Write;
@@ -65,11 +67,17 @@ impl Frame {
             width,
             height,
             left,
-            right: width - 24.0,
+            // The last size's tick label reaches into the values' room,
+            // under the lowest value.
+            right: width - 12.0 - VALUE_ROOM,
             bottom: height - 62.0,
         }
     }
 }
+/// Room right of the plot for each line's last value, written at its end
+/// ("512.3": buses run at hundreds of GB/s; four characters and a point,
+/// which is narrow, and a gap).
+const VALUE_ROOM: f64 = 4.5 * CHAR_W + 8.0;
 /// Least room between two x tick labels, in pixels.
 const GAP: f64 = 12.0;
 /// The roofline chart's palette: mid-tones that read at 3:1 or better on
@@ -366,7 +374,8 @@ pub fn bus_svg(title: &str, series: &[Series], layout: Layout) -> String {
     let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
     let name = format!(
         "Line chart, {title}: bus bandwidth in GB/s against the message size per GPU, one line \
-         each for {}; the table above gives each point's figures",
+         each for {}, its value at the largest message written at its end; the table above \
+         gives each point's figures",
         names.join(", ")
     );
     let mut svg = format!(
@@ -442,6 +451,7 @@ pub fn bus_svg(title: &str, series: &[Series], layout: Layout) -> String {
         middle = (top + bottom) / 2.0
     );
     // NCCL's line first, so the kernels' lines are drawn over it.
+    let mut ends = Vec::new();
     let mut order: Vec<usize> = (0..series.len()).collect();
     order.sort_by_key(|&i| !series[i].reference);
     for i in order {
@@ -462,6 +472,9 @@ pub fn bus_svg(title: &str, series: &[Series], layout: Layout) -> String {
             path.join(" "),
             stroke(style)
         );
+        if let (Some(&(_, gb_s)), Some(&end)) = (points.last(), at.last()) {
+            ends.push((end, crate::roofline::table::rate(gb_s), style.colour));
+        }
         for (&(bytes, gb_s), &spot) in points.iter().zip(&at) {
             let tip = format!(
                 "{}: {} GB/s at {}",
@@ -472,6 +485,51 @@ pub fn bus_svg(title: &str, series: &[Series], layout: Layout) -> String {
             marker(&mut svg, style, spot, Some(&tip));
         }
     }
+    // Each value in the text colour (a series colour is too faint for
+    // words), tied to its line by a leader in the line's colour.
+    for ((x, from), y, value, colour) in end_values(ends, top, bottom) {
+        let _ = write!(
+            svg,
+            "<line x1=\"{x:.1}\" y1=\"{from:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" \
+             stroke-width=\"1.5\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"start\" \
+             font-weight=\"bold\" fill=\"currentColor\">{value}</text>",
+            right + 6.0,
+            right + 8.0,
+            y + FONT * 0.35
+        );
+    }
     svg.push_str("</svg>");
     svg
+}
+
+/// A line's end (x, y) with its value's words and its colour.
+type End<'a> = ((f64, f64), String, &'a str);
+
+/// Each line's last value beside the height where the line ends, moved
+/// apart where two would touch: sorted from the top, each at least a line
+/// of text below the one above, then, if the lowest passed the axis, all
+/// moved up together. Each end with the height of its words' middle.
+fn end_values<'a>(
+    mut ends: Vec<End<'a>>,
+    top: f64,
+    bottom: f64,
+) -> Vec<((f64, f64), f64, String, &'a str)> {
+    let pitch = FONT + 3.0;
+    ends.sort_by(|a, b| a.0.1.total_cmp(&b.0.1));
+    let mut at: Vec<f64> = Vec::with_capacity(ends.len());
+    let mut floor = f64::NEG_INFINITY;
+    for end in &ends {
+        let y = end.0.1.max(floor).max(top);
+        at.push(y);
+        floor = y + pitch;
+    }
+    let mut ceiling = bottom - FONT * 0.35;
+    for y in at.iter_mut().rev() {
+        *y = y.min(ceiling);
+        ceiling = *y - pitch;
+    }
+    ends.into_iter()
+        .zip(at)
+        .map(|((end, words, colour), y)| (end, y, words, colour))
+        .collect()
 }

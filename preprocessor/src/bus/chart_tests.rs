@@ -1,5 +1,5 @@
-//! Table tests of the bus chart's SVG alone: its lines, its axes, and
-//! tick labels that never overlap.
+//! Table tests of the bus chart's SVG alone: its lines, its axes, each
+//! line's last value at its end, and labels that never overlap.
 
 use super::chart::{FONT, Series, bus_svg, text_width};
 use runner::perf::chart::Layout;
@@ -128,6 +128,18 @@ fn chart_lines_and_labels_table() {
             );
             let labels = texts(&svg);
             assert!(labels.iter().all(|l| !l.3.is_empty()), "{name}");
+            // Each line's last value is written at its end, right of the plot.
+            for s in &series {
+                let last = s.points.iter().max_by_key(|p| p.0).expect("points");
+                let value = crate::roofline::table::rate(last.1);
+                assert!(
+                    labels
+                        .iter()
+                        .any(|l| l.2 == "start" && l.3 == value && l.0 > width / 2.0),
+                    "{name}: {}'s last value {value} is not written at its end",
+                    s.name
+                );
+            }
             let ink = svg
                 .split("<text ")
                 .skip(1)
