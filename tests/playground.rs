@@ -91,6 +91,10 @@ fn shown(tab: &Tab, id: &str) -> Result<Value, Failed> {
     findings: text('.playground-findings, .playground-report .puzzle-note').join('\n'),
     gpu: text('.playground-gpu').join('\n'),
     differ: text('.playground-differ').join('\n'),
+    // The rows of values under a failed check, and whether they wrap.
+    outputs: text('.playground-outputs').join('\n'),
+    outputs_wrap: [...box.querySelectorAll('.playground-outputs')]
+      .some(e => getComputedStyle(e).whiteSpace !== 'pre'),
     marked: text('.playground-marked').map(Number),
     solved: text('.playground-solved').join(''),
     status: text('.playground-status').join(''),
@@ -299,6 +303,27 @@ fn slowest_answer(tab: &Tab, n: usize) -> Result<Duration, Failed> {
     Ok(slowest)
 }
 
+/// Where a report's rows of values do not stand value over value: a row
+/// whose commas are not above the `expected:` row's, or rows that wrap
+/// (on a phone a wrapped row no longer lines up with the one under it).
+fn misaligned(shown: &Value) -> Option<String> {
+    if shown["outputs_wrap"] == true {
+        return Some("the rows of values wrap".into());
+    }
+    let text = shown["outputs"].as_str().unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let commas = |line: &str| -> Vec<usize> { line.match_indices(',').map(|(i, _)| i).collect() };
+    for pair in lines.windows(2) {
+        if pair[1].starts_with("expected:") && commas(pair[0]) != commas(pair[1]) {
+            return Some(format!(
+                "the values of\n  {}\ndo not stand over those of\n  {}",
+                pair[0], pair[1]
+            ));
+        }
+    }
+    None
+}
+
 fn reader(case: &Reader) -> Result<(), Failed> {
     let _tab = one_tab();
     let id = case.id;
@@ -335,6 +360,9 @@ fn reader(case: &Reader) -> Result<(), Failed> {
             case.reason
         )
         .into());
+    }
+    if let Some(fault) = misaligned(&wrong) {
+        return Err(format!("{id}: {fault}: {wrong}").into());
     }
     let lines = wrong["marked"].as_array().map_or(0, Vec::len);
     if case.at_a_line && lines == 0 {

@@ -142,22 +142,29 @@
     return String(Math.round(v * 1e6) / 1e6);
   }
 
-  /** `out: [10, 11, 99, …]` with the wrong and unwritten elements marked. */
+  /** `out: [10, 11, 99, …]` over `expected:` with the wrong and unwritten
+   *  elements marked, set in columns: each value padded to the width of the
+   *  one it is compared with, as the pages set their results, so that a
+   *  reader compares down a column; the box scrolls rather than wraps. */
   function outputLines(run) {
     const box = el('pre', { class: 'playground-outputs' });
     for (const out of run.outputs) {
       const wrong = new Set([...out.wrong, ...out.unwritten]);
       const width = Math.max(out.name.length + 1, 9);
-      const line = (label, values, marks) => {
+      const shown = (values) => values.slice(0, SHOWN).map(value);
+      const [got, expected] = [shown(out.got), shown(out.expected)];
+      const column = i => Math.max((got[i] || '').length, (expected[i] || '').length);
+      const line = (label, texts, total, marks) => {
         box.append(`${label.padEnd(width)} [`);
-        values.slice(0, SHOWN).forEach((v, i) => {
+        texts.forEach((text, i) => {
           if (i) box.append(', ');
-          box.append(marks && wrong.has(i) ? el('mark', {}, value(v)) : value(v));
+          const padded = text.padStart(column(i));
+          box.append(marks && wrong.has(i) ? el('mark', {}, padded) : padded);
         });
-        box.append(values.length > SHOWN ? `, … ${values.length} values]\n` : ']\n');
+        box.append(total > SHOWN ? `, … ${total} values]\n` : ']\n');
       };
-      line(`${out.name}:`, out.got, true);
-      line('expected:', out.expected, false);
+      line(`${out.name}:`, got, out.got.length, true);
+      line('expected:', expected, out.expected.length, false);
       // Writes past either end change no element shown: name them, marked.
       if (out.out_of_bounds && out.out_of_bounds.length) {
         box.append(`${'outside:'.padEnd(width)} `,
@@ -328,6 +335,7 @@
         this.editor.mark(linesOf(data.report));
         const how = `Checked in this tab by the CPU checker, compiled to WebAssembly, in ${ms(data.ms)}; it sees races, out-of-bounds indices, uninitialized reads and barriers not every invocation reaches.`;
         this.results.replaceChildren(renderReport(data.report, how, 'The checker'));
+        markScrolling();
         if (data.report.verdict === 'pass') {
           store.set(key(this.id, 'solved'), new Date().toISOString().slice(0, 10));
         }
@@ -349,6 +357,7 @@
           const timing = this.timing(data.timing);
           const how = `Run on your ${data.cpu ? 'adapter' : 'GPU'}, ${data.device}, through WebGPU, with the same buffers, poison and guard bands${timing ? `; ${timing}` : ''}.${data.cpu ? ' This adapter runs on the CPU, so its times measure a CPU.' : ''}`;
           section.append(renderReport(data.report, how, 'Your GPU'));
+          markScrolling();
           const differ = disagreement(this.checker, data.report);
           if (differ) section.append(differ);
         }
@@ -474,7 +483,7 @@
   }
 
   // ---- a cue where code, a table or a figure runs past its box ---------------
-  const SCROLLERS = 'pre > code, .puzzle-table, .table-wrapper, .puzzle-diagram, .book-figure';
+  const SCROLLERS = 'pre > code, .puzzle-table, .table-wrapper, .puzzle-diagram, .book-figure, .playground-outputs';
   function markScrolling() {
     for (const box of document.querySelectorAll(SCROLLERS)) {
       const more = box.scrollWidth > box.clientWidth + 1

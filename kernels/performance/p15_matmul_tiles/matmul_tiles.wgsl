@@ -27,7 +27,7 @@ fn matmul_tiles(
     // From a uniform: every invocation meets the same barriers, as WGSL requires.
     let tiles = (size + TILE - 1u) / TILE;
     var acc = array<f32, PER_THREAD>(0.0, 0.0, 0.0, 0.0);
-    // BEGIN PUZZLE (roughly 32 lines)
+    // BEGIN PUZZLE (roughly 27 lines)
     for (var t = 0u; t < tiles; t++) {
         // Each invocation loads four elements of each tile; zeros past the edge.
         for (var r = 0u; r < PER_THREAD; r++) {
@@ -55,10 +55,12 @@ fn matmul_tiles(
         }
         workgroupBarrier();
     }
+    // END PUZZLE
+    // Given: each of the thread's four outputs stored where it lies inside
+    // the matrix.
     for (var r = 0u; r < PER_THREAD; r++) {
         if (row + r * BLOCK_ROWS < size && col < size) {
             out[(row + r * BLOCK_ROWS) * size + col] = acc[r];
         }
     }
-    // END PUZZLE
 }

@@ -75,8 +75,13 @@ extern "C" __global__ void add_layernorm(float* out, const float* x, const float
     unsigned int quads = cols / 4;
     unsigned int t = threadIdx.x;
 
-    // BEGIN PUZZLE (roughly 30 lines)
-    float4 v[VECS];
+    // The thread's sums x + r, kept in registers from the one read; the
+    // row's moments over the block, and the scale the given loop below
+    // normalizes with.
+    float4 v[VECS] = {};
+    Moments row = {0.0f, 0.0f, 0.0f};
+    float scale = 0.0f;
+    // BEGIN PUZZLE (roughly 20 lines)
     Moments m = {0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (unsigned int k = 0; k < VECS; ++k) {
@@ -95,8 +100,10 @@ extern "C" __global__ void add_layernorm(float* out, const float* x, const float
             m = combine(m, quad);
         }
     }
-    Moments row = block_moments(m, slots);
-    float scale = rsqrtf(row.m2 / row.n + EPS);
+    row = block_moments(m, slots);
+    scale = rsqrtf(row.m2 / row.n + EPS);
+    // END PUZZLE
+    // Given: step 1's stores, each value normalized, scaled and shifted.
 #pragma unroll
     for (unsigned int k = 0; k < VECS; ++k) {
         unsigned int q = t + k * TPB;
@@ -108,5 +115,4 @@ extern "C" __global__ void add_layernorm(float* out, const float* x, const float
                                (v[k].w - row.mean) * scale * gq.w + bq.w);
         }
     }
-    // END PUZZLE
 }

@@ -60,8 +60,13 @@ fn add_layernorm(
     let start = wid.x * quads;
     let t = lid.x;
 
-    // BEGIN PUZZLE (roughly 19 lines)
+    // The thread's sums x + r, kept in registers from the one read; the
+    // row's moments over the workgroup, and the scale the given loop below
+    // normalizes with.
     var v: array<vec4<f32>, VECS>;
+    var row = Moments(0.0, 0.0, 0.0);
+    var scale = 0.0;
+    // BEGIN PUZZLE (roughly 12 lines)
     var m = Moments(0.0, 0.0, 0.0);
     for (var k = 0u; k < VECS; k++) {
         let q = t + k * TPB;
@@ -75,13 +80,14 @@ fn add_layernorm(
             m = combine(m, Moments(4.0, quad_mean, (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w)));
         }
     }
-    let row = workgroup_moments(t, m);
-    let scale = inverseSqrt(row.m2 / row.n + EPS);
+    row = workgroup_moments(t, m);
+    scale = inverseSqrt(row.m2 / row.n + EPS);
+    // END PUZZLE
+    // Given: step 1's stores, each value normalized, scaled and shifted.
     for (var k = 0u; k < VECS; k++) {
         let q = t + k * TPB;
         if (q < quads) {
             out[start + q] = (v[k] - vec4(row.mean)) * scale * gamma[q] + beta[q];
         }
     }
-    // END PUZZLE
 }

@@ -75,11 +75,16 @@ extern "C" __global__ void layernorm(float* out, const float* a, const float* ga
     unsigned int quads = cols / 4;
     unsigned int t = threadIdx.x;
 
-    // BEGIN PUZZLE (roughly 30 lines)
+    // The thread's float4s of the row, kept in registers from the one read;
+    // the row's moments (count, mean, m2) over the block, and the scale
+    // 1 / √(variance + EPS) that the given loop below normalizes with.
+    float4 v[VECS] = {};
+    Moments row = {0.0f, 0.0f, 0.0f};
+    float scale = 0.0f;
+    // BEGIN PUZZLE (roughly 20 lines)
     // The thread's values are one group, all in registers: their mean from
     // their sum, then their squared deviations from it. Exact, and no chain
     // of updates; the block joins the threads' groups with `combine`.
-    float4 v[VECS];
     float sum = 0.0f, count = 0.0f;
 #pragma unroll
     for (unsigned int k = 0; k < VECS; ++k) {
@@ -102,8 +107,10 @@ extern "C" __global__ void layernorm(float* out, const float* a, const float* ga
         }
     }
     Moments m = {count, mean, m2};
-    Moments row = block_moments(m, slots);
-    float scale = rsqrtf(row.m2 / row.n + EPS);
+    row = block_moments(m, slots);
+    scale = rsqrtf(row.m2 / row.n + EPS);
+    // END PUZZLE
+    // Given: each value normalized, scaled by gamma and shifted by beta.
 #pragma unroll
     for (unsigned int k = 0; k < VECS; ++k) {
         unsigned int q = t + k * TPB;
@@ -115,5 +122,4 @@ extern "C" __global__ void layernorm(float* out, const float* a, const float* ga
                                (v[k].w - row.mean) * scale * gq.w + bq.w);
         }
     }
-    // END PUZZLE
 }

@@ -61,11 +61,16 @@ fn layernorm(
     let start = wid.x * quads;
     let t = lid.x;
 
-    // BEGIN PUZZLE (roughly 24 lines)
+    // The thread's vec4s of the row, kept in registers from the one read;
+    // the row's moments (count, mean, m2) over the workgroup, and the scale
+    // 1 / √(variance + EPS) that the given loop below normalizes with.
+    var v: array<vec4<f32>, VECS>;
+    var row = Moments(0.0, 0.0, 0.0);
+    var scale = 0.0;
+    // BEGIN PUZZLE (roughly 18 lines)
     // The thread's values are one group, all in registers: their mean from
     // their sum, then their squared deviations from it. Exact, and no chain
     // of updates; the workgroup joins the threads' groups with `combine`.
-    var v: array<vec4<f32>, VECS>;
     var sum = 0.0;
     var count = 0.0;
     for (var k = 0u; k < VECS; k++) {
@@ -86,13 +91,14 @@ fn layernorm(
         }
     }
     let m = Moments(count, mean, m2);
-    let row = workgroup_moments(t, m);
-    let scale = inverseSqrt(row.m2 / row.n + EPS);
+    row = workgroup_moments(t, m);
+    scale = inverseSqrt(row.m2 / row.n + EPS);
+    // END PUZZLE
+    // Given: each value normalized, scaled by gamma and shifted by beta.
     for (var k = 0u; k < VECS; k++) {
         let q = t + k * TPB;
         if (q < quads) {
             out[start + q] = (v[k] - vec4(row.mean)) * scale * gamma[q] + beta[q];
         }
     }
-    // END PUZZLE
 }
