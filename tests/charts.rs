@@ -27,7 +27,7 @@ use std::time::Duration;
 
 /// The pages with the most charts of each kind.
 const PAGES: [&str; 3] = [
-    "performance/p15_access.html",
+    "performance/p15_access_5_tiles.html",
     "tensor/p35_gemm.html",
     "multigpu/p39_all_reduce_ring.html",
 ];

@@ -242,7 +242,7 @@ const READERS: &[Reader] = &[
         endless: ("out[global_i] = tile[local_i];", Endless::TimeLimit),
     },
     Reader {
-        page: "performance/p17_reduction",
+        page: "performance/p17_reduction_1_tree",
         id: "p17_reduce_tree",
         kernel: "performance/p17_reduce_tree/reduce_tree.wgsl",
         mistake: (

@@ -95,6 +95,39 @@ pub fn cuda_note_once(page: &str) -> String {
     out
 }
 
+/// Each access diagram drawn once a page: where two kernels of a page (a
+/// puzzle's CUDA and WGSL solutions, most often) touched the same elements
+/// in the same order, the later copy of the picture, often tens of
+/// kilobytes, gives way to a sentence that points to the earlier one.
+pub fn diagrams_once(page: &str) -> String {
+    const OPEN: &str = "<div class=\"puzzle-diagram\">\n";
+    const CLOSE: &str = "</div>";
+    let mut out = String::with_capacity(page.len());
+    let mut seen: Vec<&str> = Vec::new();
+    let mut rest = page;
+    while let Some(start) = rest.find(OPEN) {
+        let body = start + OPEN.len();
+        let Some(len) = rest[body..].find(CLOSE) else {
+            break;
+        };
+        let picture = &rest[body..body + len];
+        out.push_str(&rest[..start]);
+        if seen.contains(&picture) {
+            out.push_str(
+                "<p class=\"puzzle-diagram-same\">It is the same picture as the one drawn \
+                 earlier on this page: the two kernels read and wrote the same elements, in the \
+                 same order.</p>",
+            );
+        } else {
+            seen.push(picture);
+            out.push_str(&rest[start..body + len + CLOSE.len()]);
+        }
+        rest = &rest[body + len + CLOSE.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A run's notes for a reader: a sentence (a buffer's problem, a checker's
 /// finding) as a paragraph whose `code` reads as code; a note of several
 /// lines (a compiler quoting the source) as the text it is.
@@ -132,6 +165,28 @@ fn inline_code(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_diagram_repeated_on_a_page_is_drawn_once() {
+        let diagram =
+            |svg: &str| format!("<p>note</p>\n<div class=\"puzzle-diagram\">\n{svg}</div>\n");
+        let page = [
+            diagram("<svg>a</svg>"),
+            diagram("<svg>b</svg>"),
+            diagram("<svg>a</svg>"),
+        ]
+        .concat();
+        let once = super::diagrams_once(&page);
+        assert_eq!(once.matches("<svg>a</svg>").count(), 1, "{once}");
+        assert_eq!(once.matches("<svg>b</svg>").count(), 1, "{once}");
+        assert_eq!(once.matches("the same picture").count(), 1, "{once}");
+        // Nothing else on the page changes.
+        assert_eq!(
+            super::diagrams_once("<p>no diagram</p>"),
+            "<p>no diagram</p>"
+        );
+        assert!(once.ends_with("same order.</p>\n"), "{once}");
+    }
+
     use super::*;
 
     #[test]

@@ -421,7 +421,9 @@ fn roofline_blocks_chart_recorded_runs() {
     }]);
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     for text in [
-        "**Fixture kernels on NVIDIA Imaginary 9000**",
+        "**Fixture kernels**, recorded on the Imaginary 9000 (NVIDIA Imaginary 9000) on 2026-11-22",
+        // One table, the GPU a column group.
+        "<th colspan=\"2\">Imaginary 9000</th>",
         // Each roof with what set it: the copy stream, as fx reads and writes alike.
         "memory copy 1,000 GB/s (a copy stream kernel, through WGSL)",
         "FP32 20,000 GFLOP/s",
@@ -520,7 +522,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
                 "| 65.5 k | 524.3 k | 0.125 | ✔ |",
                 "| `fx` | SIZE=2^20 | <span class=\"puzzle-why\">not benchmarked on this GPU</span> | | | | | 1.0 M | 8.4 M | 0.125 | |",
                 "puzzle-target met",
-                "Speed-up of <code>fx</code> over <code>fx</code> (the ratio of their median times): 1.00× at SIZE=2^16",
+                "Speed-up of <code>fx</code> over <code>fx</code> (the ratio of their median times): at SIZE=2^16, 1.00× on the Imaginary 9000",
                 "<svg",
             ],
         ),
@@ -550,7 +552,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     session.set_recordings(vec![recording(1e-9, &solution)]);
     let page = process_chapter(&content, &file, &session).unwrap().0;
     assert!(
-        page.contains("The library (`add_ten`) has not been timed on this GPU"),
+        page.contains("The library (`add_ten`) has not been timed on the Imaginary 9000"),
         "{page}"
     );
     // The library timed on the kernel's own inputs, as `runner inputs` writes them.
@@ -596,10 +598,11 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             "2026-11-22",
             &same,
             &[
-                "**Against libadd** (libadd 1.0)",
-                "| `fx` | SIZE=2^16 |",
-                "| 200.0% |",
-                "Achieved 200.0 %, 4.00× the target: <strong>met</strong>",
+                "**Against libadd**",
+                "On the Imaginary 9000 (libadd 1.0), on 2026-11-22",
+                "<td><code>fx</code><br><small>SIZE=2^16</small></td>",
+                "<td>200.0%</td>",
+                "200.0 % on the Imaginary 9000 (4.00× the target): <strong>met</strong>",
             ],
             &["(kernel: ", "on different days"],
         ),
@@ -608,8 +611,8 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             "2026-11-22",
             &same,
             &[
-                "| 25.0% |",
-                "Achieved 25.0 %, 0.50× the target: <strong>missed</strong>",
+                "<td>25.0%</td>",
+                "25.0 % on the Imaginary 9000 (0.50× the target): <strong>missed</strong>",
             ],
             &[],
         ),
@@ -619,7 +622,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             "2026-11-23",
             &same,
             &[
-                "| 200.0% (kernel: 2026-11-22) |",
+                "<td>200.0% (kernel: 2026-11-22)</td>",
                 "with the library's time of 2026-11-23: timed on different days",
             ],
             &[],
@@ -630,16 +633,16 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             "2026-11-22",
             &other,
             &[
-                "Against libadd: not compared on this GPU, for the library and the kernel were timed on different inputs.",
+                "Against libadd: not compared on the Imaginary 9000, for the library and the kernel were timed on different inputs.",
             ],
-            &["200.0%", "Achieved 200.0 %"],
+            &["200.0%", "200.0 % on the"],
         ),
         // A library timed on data of its own (every baseline before they were kept).
         (
             2.0,
             "2026-11-22",
             &None,
-            &["not compared on this GPU, for the library was timed on data of its own"],
+            &["not compared on the Imaginary 9000, for the library was timed on data of its own"],
             &["200.0%"],
         ),
     ];

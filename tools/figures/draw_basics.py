@@ -10,11 +10,24 @@ no font below 11 units, at most 720 units wide. Run from anywhere:
 The SVG files in src/figures/ are exactly this script's output.
 """
 
+import re
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 OUT = Path(__file__).resolve().parents[2] / "src" / "figures"
 MONO = "monospace"
+
+# Each figure's title, which a browser shows on hover and a screen reader
+# reads before the longer description (`aria-label`).
+TITLES = {
+    "hardware.svg": "Blocks on multiprocessors, warps of lanes: what a launch runs on",
+    "p08_shared_barrier.svg": "Shared memory and the barrier between writing and reading it",
+    "p12_scan_rounds.svg": "The rounds of a Hillis-Steele scan",
+    "p14_tile_walk.svg": "The tiled matrix product: one block's walk over tiles",
+    "p15_bank_conflicts.svg": "Shared memory's banks, and a padded tile that avoids conflicts",
+    "p15_coalescing.svg": "A warp's reads, coalesced and strided",
+    "p16_pipeline.svg": "Copy and compute, one after the other and overlapped",
+}
 
 
 def num(v):
@@ -76,6 +89,42 @@ class Svg:
             attrs.append('font-style="italic"')
         self.add(f"<text {' '.join(attrs)}>{escape(s)}</text>")
 
+    def merged(self):
+        """The items with each run of unstroked cells of one tint, side by
+        side on one row, drawn as one rect: the same picture in far fewer
+        elements (a grid of memory words is hundreds of cells)."""
+        cell = re.compile(
+            r'<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" '
+            r'class="([a-z-]+)"/>$'
+        )
+        out, run = [], None
+        for item in self.items:
+            m = cell.match(item)
+            if m:
+                x, y, w, h = (float(v) for v in m.groups()[:4])
+                if run and run[1:] == [y, h, m.group(5)] and abs(run[0][0] + run[0][1] - x) < 1e-6:
+                    run[0][1] += w
+                    continue
+                if run:
+                    out.append(self._cell(run))
+                run = [[x, w], y, h, m.group(5)]
+                continue
+            if run:
+                out.append(self._cell(run))
+                run = None
+            out.append(item)
+        if run:
+            out.append(self._cell(run))
+        return out
+
+    @staticmethod
+    def _cell(run):
+        (x, w), y, h, cls = run
+        return (
+            f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}" '
+            f'class="{cls}"/>'
+        )
+
     def write(self, name):
         head = (
             f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {self.width} {self.height}" '
@@ -83,7 +132,8 @@ class Svg:
             f'aria-label="{escape(self.label, {chr(34): "&quot;"})}" '
             f'font-family="sans-serif" font-size="13" fill="currentColor">'
         )
-        text = "\n".join([head, *self.items, "</svg>"]) + "\n"
+        title = f"<title>{escape(TITLES[name])}</title>"
+        text = "\n".join([head, title, *self.merged(), "</svg>"]) + "\n"
         assert "\n\n" not in text
         (OUT / name).write_text(text)
 

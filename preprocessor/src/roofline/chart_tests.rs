@@ -1,5 +1,5 @@
 //! The book's roofline charts as a reader sees them: every chart the pages
-//! draw from the recorded results (their roofs and points, kept in
+//! draw from the recorded results (each GPU's roofs and points, kept in
 //! `chart_cases.txt`, taken from the built book), drawn at both sizes, with
 //! each word's box worked out from the SVG itself. No two words meet, no
 //! number lies on a roof line, every word is inside the picture, each
@@ -7,14 +7,13 @@
 //! better on the light and the dark themes' backgrounds.
 
 use crate::bus::chart::COLOURS as BUS_COLOURS;
-use runner::perf::chart::{self, Layout, MemoryRoof, Point, Roofs};
+use runner::perf::chart::{self, Layout, MemoryRoof, Point, Roofs, Series};
 use runner::perf::chart_labels::{Rect, Segment, inflate, overlaps, segment_meets, text_width};
 
-/// One chart of the book: its title, roofs and points.
+/// One chart of the book: its title, and each GPU's roofs and points.
 struct Case {
     title: String,
-    roofs: Roofs,
-    points: Vec<Point>,
+    series: Vec<Series>,
 }
 
 fn cases() -> Vec<Case> {
@@ -25,27 +24,42 @@ fn cases() -> Vec<Case> {
         if word == "chart" {
             cases.push(Case {
                 title: rest.to_string(),
+                series: Vec::new(),
+            });
+            continue;
+        }
+        let case = cases.last_mut().expect("a chart first");
+        if word == "gpu" {
+            case.series.push(Series {
+                name: rest.to_string(),
                 roofs: Roofs {
                     memory: Vec::new(),
                     compute_gflop_s: 0.0,
-                    label: String::new(),
+                    label: rest.to_string(),
                 },
                 points: Vec::new(),
             });
             continue;
         }
-        let case = cases.last_mut().expect("a chart first");
+        let series = case.series.last_mut().expect("a GPU first");
         let (a, b) = rest.split_once(' ').unwrap_or((rest, ""));
         match word {
-            "memory" => case.roofs.memory.push(MemoryRoof {
+            "memory" => series.roofs.memory.push(MemoryRoof {
                 name: b.to_string(),
                 gb_s: number(a),
             }),
-            "compute" => case.roofs.compute_gflop_s = number(a),
-            "point" => case.points.push(Point {
-                intensity: number(a),
-                gflop_s: number(b),
-            }),
+            "compute" => series.roofs.compute_gflop_s = number(a),
+            "point" => {
+                let (x, y) = b.split_once(' ').unwrap_or((b, ""));
+                let n = a.parse::<usize>().unwrap_or_else(|_| panic!("{line}"));
+                series.points.push((
+                    n,
+                    Point {
+                        intensity: number(x),
+                        gflop_s: number(y),
+                    },
+                ));
+            }
             _ => panic!("chart_cases.txt: {line}"),
         }
     }
@@ -174,37 +188,53 @@ fn faults(svg: &str) -> Vec<String> {
     faults
 }
 
-/// Every chart of the book, at both sizes, is free of faults.
+/// Every chart of the book, at both sizes, is free of faults: each as the
+/// page draws it, every GPU in one, and each GPU's alone (what a page
+/// would draw were the others' roofs not measured).
 #[test]
 fn every_chart_of_the_book_reads() {
     let cases = cases();
-    assert!(cases.len() > 100, "the book has well over 100 charts");
+    assert!(cases.len() > 50, "the book has over 50 charts");
     let mut found = Vec::new();
+    let mut drawn = 0;
     for case in &cases {
-        for layout in Layout::BOTH {
-            let svg = chart::roofline_svg(&case.title, &case.roofs, &case.points, layout)
-                .unwrap_or_else(|e| panic!("{}: {e}", case.title));
-            // To look at one while developing: GPU_PUZZLES_CHART_OUT=/tmp/chart.svg
-            if let Some(path) = std::env::var_os("GPU_PUZZLES_CHART_OUT") {
-                std::fs::write(path, &svg).unwrap();
-            }
-            let numbers = texts(&svg)
-                .iter()
-                .filter(|(t, _)| t.split(", ").all(|n| n.parse::<usize>().is_ok()))
-                .flat_map(|(t, _)| t.split(", ").map(str::to_string).collect::<Vec<_>>())
-                .count();
-            if numbers < case.points.len() {
-                found.push(format!(
-                    "{} ({layout:?}): {numbers} numbers for {} points",
-                    case.title,
-                    case.points.len()
-                ));
-            }
-            for fault in faults(&svg) {
-                found.push(format!("{} ({layout:?}): {fault}", case.title));
+        let alone = case.series.iter().map(std::slice::from_ref);
+        for series in std::iter::once(&case.series[..]).chain(alone) {
+            for layout in Layout::BOTH {
+                drawn += 1;
+                let svg = chart::roofline_chart(&case.title, series, layout)
+                    .unwrap_or_else(|e| panic!("{}: {e}", case.title));
+                // To look at one while developing: GPU_PUZZLES_CHART_OUT=/tmp/chart.svg
+                if let Some(path) = std::env::var_os("GPU_PUZZLES_CHART_OUT") {
+                    std::fs::write(path, &svg).unwrap();
+                }
+                let gpus: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+                let name = format!("{} on {} ({layout:?})", case.title, gpus.join(", "));
+                // Every kernel's number is drawn (one kernel's points on two
+                // GPUs at one spot share it).
+                let numbers: std::collections::BTreeSet<usize> = texts(&svg)
+                    .iter()
+                    .filter(|(t, _)| t.split(", ").all(|n| n.parse::<usize>().is_ok()))
+                    .flat_map(|(t, _)| {
+                        t.split(", ")
+                            .map(|n| n.parse().unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let wanted: std::collections::BTreeSet<usize> = series
+                    .iter()
+                    .flat_map(|s| s.points.iter().map(|p| p.0))
+                    .collect();
+                if !wanted.is_subset(&numbers) {
+                    found.push(format!("{name}: numbers {numbers:?} for points {wanted:?}"));
+                }
+                for fault in faults(&svg) {
+                    found.push(format!("{name}: {fault}"));
+                }
             }
         }
     }
+    assert!(drawn > 300, "only {drawn} drawings");
     assert!(
         found.is_empty(),
         "{} faults, the first:\n{}",

@@ -7,9 +7,9 @@
 //! lang: cuda            # which kernels (default cuda)
 //! puzzles: [p14_matmul_naive, p14_matmul_tiled]
 //! sizes: bench          # the specs' `bench` sizes (default: teaching)
-//! targets:              # optional: a verdict per recorded GPU
+//! targets:              # optional: a verdict line naming each recorded GPU
 //!   - { puzzle: p14_matmul_tiled, percent: 90 }
-//! speedups:             # optional: time ratios at equal sizes (the constants both set), per GPU
+//! speedups:             # optional: time ratios at equal sizes (the constants both set), on each GPU
 //!   - { of: p14_matmul_tiled, over: p14_matmul_naive }
 //! baseline:              # optional, bench sizes: a vendor library on the same GPU
 //!   name: sgemm          # a case of results/baselines/*.json
@@ -24,11 +24,17 @@
 //! - [`runner::perf::roofline_block`]: the block's YAML (in the engine, which
 //!   also reads a page's targets for `runner bench --file`);
 //! - [`rows`]: each puzzle's figures on a recorded GPU;
-//! - [`table`]: a row as the table shows it;
-//! - [`verdicts`]: targets met or missed, speed-ups;
-//! - [`baseline`]: the kernels against a vendor library on the same GPU.
+//! - [`table`]: a row as the table shows it, the GPUs as column groups;
+//! - [`verdicts`]: targets met or missed, speed-ups, every GPU in a line;
+//! - [`baseline`]: the kernels against a vendor library on the same GPU;
+//! - [`figure`]: the chart, every GPU's roofs and points in one.
+//!
+//! A block shows its experiment once, whatever the number of GPUs it was
+//! recorded on: each GPU is a column group of the table, a figure in each
+//! verdict's line, a dash and a marker on the chart.
 
 pub mod baseline;
+pub mod figure;
 pub mod roofs;
 pub mod rows;
 pub mod table;
@@ -37,20 +43,20 @@ pub mod verdicts;
 #[cfg(test)]
 mod chart_tests;
 
-use baseline::baseline_section;
+use baseline::{Compared, baseline_section};
 use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::quantity::thousands;
 use puzzle_core::spec::math::Math;
-use rows::{Row, ShownError, Unplaced, row, shown};
+use rows::{OnGpu, Row, ShownError, Unplaced, row, short_names, shown};
 use runner::perf::baseline::Baseline;
-use runner::perf::calibrate::{Ceilings, Traffic};
-use runner::perf::chart::{self, ChartError, Layout, MemoryRoof, Point, Roofs};
+use runner::perf::calibrate::Ceilings;
+use runner::perf::chart::ChartError;
 use runner::perf::record::schema::Recording;
 use runner::perf::roofline::{self, DATASHEETS, Datasheet};
 use runner::perf::roofline_block::{BlockError, RooflineBlock, Sizes};
 use std::fmt::Write;
-use table::{compact_row, rate, table_row};
-use verdicts::{speedup_line, target_verdict};
+use table::{rate, table_row};
+use verdicts::{Judged, and, joint_verdict, judge_target, speedup_line};
 
 /// What is wrong with a ```roofline block, or with what it shows.
 #[derive(Debug, thiserror::Error)]
@@ -80,9 +86,9 @@ pub enum RooflineError {
 }
 
 /// A block as the page shows it: what every reader sees (the compact
-/// tables, verdicts and chart), and how it was measured (each GPU's roofs
-/// and full counts, then the datasheet table), which the page folds once
-/// for all its blocks ([`measured_how`]).
+/// table, verdicts and chart, each once for every GPU), and how it was
+/// measured (each GPU's roofs and full counts, then the datasheet table),
+/// which the page folds once for all its blocks ([`measured_how`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendered {
     pub shown: String,
@@ -97,6 +103,12 @@ pub struct Rendered {
 pub struct Measured {
     pub device: String,
     pub roofs: String,
+    /// The block's title.
+    pub title: String,
+    /// When and at which sizes the block was recorded on this GPU
+    /// ("recorded 2026-11-28 at the teaching sizes").
+    pub recorded: String,
+    /// The full counts' table.
     pub counts: String,
 }
 
@@ -146,8 +158,25 @@ pub fn measured_how(blocks: &[Rendered]) -> String {
             }
         }
         let _ = writeln!(inner, "**On {device}.** {}\n", roofs.join("\n\n"));
+        // Two blocks of the same kernels at the same sizes (a chapter's
+        // steps, then the same steps against a library) count the same:
+        // the table once, the second block pointed to it.
+        let mut tables: Vec<(&str, &str)> = Vec::new();
         for m in on_it {
-            inner.push_str(&m.counts);
+            match tables.iter().find(|(table, _)| *table == m.counts) {
+                Some((_, first)) => {
+                    let _ = writeln!(
+                        inner,
+                        "**{}**, {}: the same kernels at the same sizes as **{first}**, with \
+                         the same counts.\n",
+                        m.title, m.recorded
+                    );
+                }
+                None => {
+                    tables.push((&m.counts, &m.title));
+                    let _ = write!(inner, "**{}**, {}.\n\n{}", m.title, m.recorded, m.counts);
+                }
+            }
         }
     }
     let mut seen: Vec<&str> = Vec::new();
@@ -179,11 +208,9 @@ pub fn render_block(
         shown_rows.extend(shown(puzzle, block.sizes)?);
     }
     let math = block_math(&block, &shown_rows)?;
-    let mut md = String::new();
-    let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
-    let mut charted = 0;
     // Each GPU's roofs and full counts, folded once for the page.
     let mut how = Vec::new();
+    let mut on: Vec<OnGpu> = Vec::new();
     // Runs on n GPUs are filed under "n × GPU": a block charts the
     // recordings of as many GPUs as its puzzles take.
     let gpus = match block.puzzles.first() {
@@ -207,12 +234,11 @@ pub fn render_block(
             .iter()
             .map(|shown| row(shown, &block, recording, ceilings))
             .collect();
-        // A GPU that has recorded none of these benchmarks gets no table at all.
+        // A GPU that has recorded none of these benchmarks gets no columns.
         let recorded = |r: &Row| !matches!(r.placement, Err(Unplaced::NotBenchmarked));
         if block.sizes == Sizes::Bench && !rows.iter().any(recorded) {
             continue;
         }
-        charted += 1;
         let device = &recording.device.name;
         let at = match block.sizes {
             Sizes::Teaching => "at the teaching sizes".to_string(),
@@ -225,24 +251,8 @@ pub fn render_block(
                     .unwrap_or(0)
             ),
         };
-        let _ = writeln!(
-            md,
-            "**{} on {device}**, recorded {}.\n",
-            block.title, recording.date,
-        );
-        let _ = writeln!(
-            md,
-            "<div class=\"puzzle-table\">\n\n{}",
-            table::compact_header(block.sizes == Sizes::Bench)
-        );
-        for row in &rows {
-            let _ = writeln!(md, "{}", compact_row(row));
-        }
-        let _ = writeln!(md, "\n</div>\n");
         let mut counts = format!(
-            "**{}**, recorded {} {at}.\n\n<div class=\"puzzle-table\">\n\n{}\n",
-            block.title,
-            recording.date,
+            "<div class=\"puzzle-table\">\n\n{}\n",
             table::header(block.sizes == Sizes::Bench)
         );
         for row in &rows {
@@ -252,57 +262,33 @@ pub fn render_block(
         how.push(Measured {
             device: device.clone(),
             roofs: ceilings_sentence(ceilings, (best, math, compute), device, baselines),
+            title: block.title.clone(),
+            recorded: format!("recorded {} {at}", recording.date),
             counts,
         });
-        for wrong in table::wrong_outputs(&rows) {
-            let _ = writeln!(md, "\n{wrong}");
-        }
-        for target in &block.targets {
-            let _ = writeln!(md, "\n{}", target_verdict(target, &rows, math));
-        }
-        for speedup in &block.speedups {
-            let _ = writeln!(md, "\n{}", speedup_line(speedup, &rows));
-        }
-        if let Some(wanted) = &block.baseline {
-            let compared: Vec<&Row> = rows
-                .iter()
-                .filter(|r| block.compared_with_baseline(&r.id))
-                .collect();
-            let _ = writeln!(
-                md,
-                "\n{}",
-                baseline_section(wanted, &compared, baselines, &recording.device.name)
-            );
-        }
-        let elements: Vec<String> = rows
-            .iter()
-            .filter_map(|r| r.placement.as_ref().ok())
-            .filter(|p| p.launch_bound == Some(true))
-            .map(|p| thousands(p.elements as u64))
-            .collect();
-        if !elements.is_empty() {
-            let _ = writeln!(
-                md,
-                "\nLaunch-bound: at these sizes (largest buffers of {} {}) each time is within \
-                 {} empty-kernel launches, so the percentages measure the launch, not the kernel.\n",
-                elements.join(", "),
-                if elements == ["1"] {
-                    "element"
-                } else {
-                    "elements"
-                },
-                roofline::LAUNCH_BOUND_FACTOR
-            );
-        }
-        md.push_str(&chart_figure(&block, device, (ceilings, math), &rows)?);
+        on.push(OnGpu {
+            device: device.clone(),
+            short: String::new(),
+            date: recording.date.clone(),
+            ceilings,
+            rows,
+        });
     }
-    if charted == 0 {
+    let shorts = short_names(&on.iter().map(|g| g.device.as_str()).collect::<Vec<_>>());
+    for (gpu, short) in on.iter_mut().zip(shorts) {
+        gpu.short = short;
+    }
+    let mut md = String::new();
+    let _ = writeln!(md, "<div class=\"puzzle-roofline\">\n");
+    if on.is_empty() {
         let _ = writeln!(
             md,
             "<p class=\"puzzle-recorded\">No {} results measured on a GPU with its ceilings yet: \
              this chart is empty.</p>\n",
             block.lang.label()
         );
+    } else {
+        md.push_str(&shown_once(&block, math, &on, baselines)?);
     }
     // The roofs, the full counts and the datasheets: how the figures above
     // were made, for the reader who asks, not in every reader's way; the
@@ -313,6 +299,115 @@ pub fn render_block(
         how,
         datasheet: datasheet_table(&shown_rows, block.sizes, math),
     })
+}
+
+/// What every reader sees of a block, each thing once for all its GPUs:
+/// which GPUs and when, the compact table (the GPUs as column groups), the
+/// wrong outputs, a line per target and per speed-up naming each GPU's
+/// figure, the library's section, the launch-bound note and the chart.
+fn shown_once(
+    block: &RooflineBlock,
+    math: Math,
+    on: &[OnGpu],
+    baselines: &[Baseline],
+) -> Result<String, RooflineError> {
+    let recorded: Vec<String> = on
+        .iter()
+        .map(|g| match g.short == g.device {
+            true => format!("the {} on {}", g.device, g.date),
+            false => format!("the {} ({}) on {}", g.short, g.device, g.date),
+        })
+        .collect();
+    let mut md = format!("**{}**, recorded on {}.\n\n", block.title, and(&recorded));
+    md.push_str(&table::compact_table(on));
+    for gpu in on {
+        for wrong in table::wrong_outputs(&gpu.rows, &gpu.short) {
+            let _ = writeln!(md, "\n{wrong}");
+        }
+    }
+    let each: Vec<(&str, &[Row])> = on.iter().map(|g| (g.short.as_str(), &g.rows[..])).collect();
+    for target in &block.targets {
+        let judged: Vec<(&str, Judged)> = each
+            .iter()
+            .map(|&(gpu, rows)| (gpu, judge_target(target, rows, math)))
+            .collect();
+        let _ = writeln!(
+            md,
+            "\n{}",
+            joint_verdict(target, "the measured roof", &judged)
+        );
+    }
+    for speedup in &block.speedups {
+        let _ = writeln!(md, "\n{}", speedup_line(speedup, &each));
+    }
+    if let Some(wanted) = &block.baseline {
+        let compared: Vec<Compared> = on
+            .iter()
+            .map(|g| Compared {
+                short: &g.short,
+                device: &g.device,
+                rows: g
+                    .rows
+                    .iter()
+                    .filter(|r| block.compared_with_baseline(&r.id))
+                    .collect(),
+            })
+            .collect();
+        let _ = writeln!(md, "\n{}", baseline_section(wanted, &compared, baselines));
+    }
+    md.push_str(&launch_bound(on));
+    md.push_str(&figure::chart_figure(block, math, on)?);
+    Ok(md)
+}
+
+/// The note under a block whose times are within a few launches of an
+/// empty kernel on some GPU: its percentages measure the launch.
+fn launch_bound(on: &[OnGpu]) -> String {
+    let each: Vec<(String, Vec<String>)> = on
+        .iter()
+        .map(|g| {
+            // Each size once: a kernel's variants share theirs.
+            let mut elements: Vec<String> = Vec::new();
+            for p in g.rows.iter().filter_map(|r| r.placement.as_ref().ok()) {
+                let n = thousands(p.elements as u64);
+                if p.launch_bound == Some(true) && !elements.contains(&n) {
+                    elements.push(n);
+                }
+            }
+            (format!("the {}", g.short), elements)
+        })
+        .filter(|(_, elements)| !elements.is_empty())
+        .collect();
+    if each.is_empty() {
+        return String::new();
+    }
+    let sizes = |elements: &[String]| {
+        let noun = if elements == ["1"] {
+            "element"
+        } else {
+            "elements"
+        };
+        format!("largest buffers of {} {noun}", elements.join(", "))
+    };
+    // The same sizes on every GPU are said once.
+    let at = match each.windows(2).all(|w| w[0].1 == w[1].1) {
+        true => {
+            let gpus: Vec<String> = each.iter().map(|e| e.0.clone()).collect();
+            format!("on {}, at these sizes ({})", and(&gpus), sizes(&each[0].1))
+        }
+        false => {
+            let parts: Vec<String> = each
+                .iter()
+                .map(|(gpu, elements)| format!("on {gpu} ({})", sizes(elements)))
+                .collect();
+            format!("at these sizes, {}", and(&parts))
+        }
+    };
+    format!(
+        "\nLaunch-bound: {at}, each time is within {} empty-kernel launches, so the percentages \
+         measure the launch, not the kernel.\n\n",
+        roofline::LAUNCH_BOUND_FACTOR
+    )
 }
 
 /// The roofs of one GPU in words: each memory roof with what set it, the
@@ -371,110 +466,6 @@ fn ceilings_sentence(
 
 fn gb(value: f64) -> String {
     format!("{} GB/s", rate(value))
-}
-
-/// The chart and its legend: each kernel's number, name and figures, and
-/// the roofs drawn.
-fn chart_figure(
-    block: &RooflineBlock,
-    device: &str,
-    (ceilings, math): (&Ceilings, Math),
-    rows: &[Row],
-) -> Result<String, ChartError> {
-    let Some(compute) = ceilings.compute_roof(math) else {
-        return Ok(format!(
-            "\n<p class=\"puzzle-roofline-note puzzle-no-chart\">No chart: no {} rate has \
-             been measured on this GPU to draw as the roof.</p>\n\n",
-            math.label()
-        ));
-    };
-    let mut points = Vec::new();
-    let mut legend = String::new();
-    let mut traffics = Vec::new();
-    for r in rows {
-        let Ok(p) = &r.placement else { continue };
-        let (Some(flops), Some(gflop_s)) = (r.flops, p.achieved_gflop_s) else {
-            continue;
-        };
-        if let Some(t) = p.binding.as_ref().and_then(|b| b.traffic)
-            && !traffics.contains(&t)
-        {
-            traffics.push(t);
-        }
-        points.push(Point {
-            intensity: roofline::intensity(flops, r.bytes),
-            gflop_s,
-        });
-        let sizes = match &r.sizes {
-            Some(sizes) if !r.headline => format!(" ({sizes})"),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            legend,
-            "<li><code>{}</code>{sizes}: {} FLOP/byte, {} GFLOP/s</li>",
-            r.id,
-            rate(roofline::intensity(flops, r.bytes)),
-            rate(gflop_s)
-        );
-    }
-    if rows.iter().all(|r| r.flops.is_none()) {
-        // A transpose or a copy does no arithmetic: it has no place on a
-        // chart whose vertical axis is FLOP/s, and the table says it all.
-        return Ok(
-            "\n<p class=\"puzzle-roofline-note puzzle-no-chart\">No chart: these kernels do no floating-point \
-             arithmetic, so they have no point on a roofline; the table measures them against \
-             the memory roof alone.</p>\n\n"
-                .to_string(),
-        );
-    }
-    if traffics.is_empty() {
-        traffics.push(Traffic::ReadWrite);
-    }
-    let memory: Vec<MemoryRoof> = traffics
-        .iter()
-        .map(|&t| {
-            let (gb_s, measured) = ceilings.memory_roof(t);
-            MemoryRoof {
-                name: measured.label().to_string(),
-                gb_s,
-            }
-        })
-        .collect();
-    let roofs_legend: Vec<String> = memory
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            format!(
-                "<span style=\"color:{}\">▬</span> memory roof ({}) {}",
-                chart::memory_colour(i),
-                m.name,
-                gb(m.gb_s)
-            )
-        })
-        .chain(std::iter::once(format!(
-            "<span style=\"color:{}\">▬</span> compute roof ({}) {} GFLOP/s",
-            chart::compute_colour(),
-            math.label(),
-            rate(compute)
-        )))
-        .collect();
-    let roofs = Roofs {
-        memory,
-        compute_gflop_s: compute,
-        label: format!("{device}, ceilings measured {}", ceilings.date),
-    };
-    // Drawn for a laptop's column and for a phone's; the page shows the one
-    // that fits (theme/puzzles.css), so the words read at 12 px or more on both.
-    let title = format!("{} — {device}", block.title);
-    let svg = Layout::BOTH
-        .iter()
-        .map(|&layout| chart::roofline_svg(&title, &roofs, &points, layout))
-        .collect::<Result<Vec<_>, _>>()?
-        .join("\n");
-    Ok(format!(
-        "\n<figure class=\"puzzle-chart\">\n{svg}\n<figcaption>{}<ol>\n{legend}</ol></figcaption>\n</figure>\n\n",
-        roofs_legend.join(" · ")
-    ))
 }
 
 /// One row per datasheet and one column per kernel (and size): `lead` names
@@ -628,13 +619,16 @@ mod tests {
     /// A page's blocks fold into one "how this was measured": GPU by GPU in
     /// the order they appear, each GPU's roofs said once however many blocks
     /// share them (a second kind of math adds its own sentence), every
-    /// block's counts under its GPU, a datasheet table two blocks share
-    /// written once, and nothing at all for a page with nothing to fold.
+    /// block's counts under its GPU (a table two blocks share written once),
+    /// a datasheet table two blocks share written once, and nothing at all
+    /// for a page with nothing to fold.
     #[test]
     fn one_fold_a_page_table() {
         let on = |device: &str, roofs: &str, counts: &str| Measured {
             device: device.into(),
             roofs: roofs.into(),
+            title: format!("title of {}", counts.trim()),
+            recorded: "recorded today".into(),
             counts: counts.into(),
         };
         let block = |how: Vec<Measured>, datasheet: &str| Rendered {
@@ -648,7 +642,11 @@ mod tests {
             &'a [&'a str],
             &'a [(&'a str, usize)],
         );
-        let cases: [Case; 3] = [
+        let same = |title: &str| Measured {
+            title: title.into(),
+            ..on("H100", "roofs-1", "<table>same</table>\n")
+        };
+        let cases: [Case; 4] = [
             (
                 "none",
                 vec![block(vec![], ""), block(vec![], " ")],
@@ -700,6 +698,20 @@ mod tests {
                     "table-2",
                 ],
                 &[("On H100", 1), ("bf16 roofs", 1), ("fp8 roofs", 1)],
+            ),
+            (
+                "two blocks of the same counts on one GPU: the table once",
+                vec![
+                    block(vec![same("Steps")], "table-1\n"),
+                    block(vec![same("Against a library")], "table-1\n"),
+                ],
+                &[
+                    "**Steps**, recorded today.",
+                    "<table>same</table>",
+                    "**Against a library**, recorded today: the same kernels at the same \
+                     sizes as **Steps**, with the same counts.",
+                ],
+                &[("<table>same</table>", 1), ("table-1", 1)],
             ),
         ];
         for (name, blocks, in_order, counts) in cases {

@@ -201,3 +201,99 @@ pub fn row(
         recorded_on,
     }
 }
+
+/// One recorded GPU's part of a block: the GPU, as the page names it in
+/// full and in short, the day it was recorded, its ceilings and the block's
+/// rows under them (in the block's order, the same on every GPU).
+pub struct OnGpu<'a> {
+    pub device: String,
+    pub short: String,
+    pub date: String,
+    pub ceilings: &'a Ceilings,
+    pub rows: Vec<Row>,
+}
+
+/// A GPU's name as a table's column header can carry it: "H100" for "NVIDIA
+/// H100 80GB HBM3", "RTX 4090" for "NVIDIA GeForce RTX 4090": the vendor,
+/// the brand and the memory dropped.
+pub fn short_name(device: &str) -> String {
+    let mut words: Vec<&str> = device.split_whitespace().collect();
+    // "2 × NVIDIA H100": the count stays in front.
+    let count: Vec<&str> = match words.as_slice() {
+        [n, "×", ..] if n.parse::<u32>().is_ok() => words.drain(..2).collect(),
+        _ => vec![],
+    };
+    let vendors = [
+        "NVIDIA", "AMD", "Intel", "Apple", "GeForce", "Radeon", "Tesla",
+    ];
+    let memory = |w: &str| {
+        ["GB", "HBM", "PCIe", "SXM", "NVL"]
+            .iter()
+            .any(|m| w.contains(m))
+    };
+    let kept: Vec<&str> = words
+        .iter()
+        .copied()
+        .skip_while(|w| vendors.contains(w))
+        .take_while(|w| !memory(w))
+        .collect();
+    let name = match kept.as_slice() {
+        // "A100-SXM4-80GB": the model is its first piece.
+        [] => words
+            .iter()
+            .find(|w| !vendors.contains(w))
+            .and_then(|w| w.split('-').next())
+            .unwrap_or(device)
+            .to_string(),
+        kept => kept.join(" "),
+    };
+    count
+        .into_iter()
+        .chain([name.as_str()])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Each GPU's short name, or the full ones where two would read the same
+/// (an H100 PCIe and an H100 SXM are both "H100").
+pub fn short_names(devices: &[&str]) -> Vec<String> {
+    let short: Vec<String> = devices.iter().map(|d| short_name(d)).collect();
+    let clash = short
+        .iter()
+        .enumerate()
+        .any(|(i, s)| short[..i].contains(s));
+    if clash {
+        devices.iter().map(|d| d.to_string()).collect()
+    } else {
+        short
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_table() {
+        for (device, short) in [
+            ("NVIDIA H100 80GB HBM3", "H100"),
+            ("NVIDIA H200", "H200"),
+            ("NVIDIA GeForce RTX 4090", "RTX 4090"),
+            ("NVIDIA A100-SXM4-80GB", "A100"),
+            ("2 × NVIDIA H100 80GB HBM3", "2 × H100"),
+            ("NVIDIA Imaginary 9000", "Imaginary 9000"),
+            ("Apple M2 Max", "M2 Max"),
+        ] {
+            assert_eq!(short_name(device), short, "{device}");
+        }
+        assert_eq!(
+            short_names(&["NVIDIA H100 PCIe", "NVIDIA H100 80GB HBM3"]),
+            ["NVIDIA H100 PCIe", "NVIDIA H100 80GB HBM3"],
+            "two H100s keep their full names"
+        );
+        assert_eq!(
+            short_names(&["NVIDIA H100 80GB HBM3", "NVIDIA H200"]),
+            ["H100", "H200"]
+        );
+    }
+}

@@ -1,15 +1,17 @@
-//! A roofline block's tables. The compact one, on the page: the kernel, its
-//! time, the rate that counts and its share of the roof. The full one,
+//! A roofline block's tables. The compact one, on the page: the kernel, and
+//! for each GPU its time and its share of the roof (the rate that counts
+//! under it). The full one,
 //! folded under "how this was measured": the kernel (and at the bench
 //! sizes, its size), what was measured (time, GB/s, GFLOP/s, share of the
 //! roof), then what the spec says (FLOPs, bytes), with large counts in
 //! decimal units.
 
-use crate::roofline::rows::Row;
+use crate::roofline::rows::{OnGpu, Row};
 use puzzle_core::backend_contract::timing::format_ms;
 use puzzle_core::quantity::si;
 use runner::perf::bench::Checked;
 use runner::perf::roofline::{self, Roof};
+use std::fmt::Write;
 
 fn dash() -> String {
     "–".into()
@@ -117,80 +119,176 @@ pub fn table_row(row: &Row) -> String {
     )
 }
 
-/// The compact table a reader compares: the kernel (its sizes under its
-/// name), the time, the rate that counts (GFLOP/s where the compute roof
-/// binds, else GB/s), the share of that roof and, at bench sizes, the
-/// output's check. Four or five columns: it fits the text column. The full
-/// counts are in [`header`]'s table, folded under "how this was measured".
-pub fn compact_header(bench: bool) -> String {
-    let (output, output_rule) = if bench {
-        (" output |", " :---: |")
-    } else {
-        ("", "")
-    };
-    format!(
-        "| kernel | time | rate | % of roof |{output}\n\
-         | --- | ---: | ---: | --- |{output_rule}"
-    )
+/// One GPU's cells of a row in a table with the GPUs as column groups.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cells {
+    /// A cell under each of the group's headings.
+    Each(Vec<String>),
+    /// One sentence across the group (why the GPU has no figure).
+    Across(String),
 }
 
-pub fn compact_row(row: &Row) -> String {
-    let kernel = match &row.sizes {
-        Some(sizes) => format!("| `{}`<br><small>{sizes}</small> |", row.id),
-        None => format!("| `{}` |", row.id),
-    };
-    // The mark, and what a sampled check covered in small type under it.
-    let output = row
-        .bench
-        .as_ref()
-        .map(|b| match output_cell(&b.checked).split_once(' ') {
-            Some((mark, detail)) => format!(" {mark}<br><small>{detail}</small> |"),
-            None => format!(" {} |", output_cell(&b.checked)),
-        })
-        .unwrap_or_default();
+/// A table whose columns are grouped by GPU, as HTML (Markdown tables have
+/// one header row): `lead` headings (the kernel) over a cell each, then each
+/// GPU's name over its `sub` headings. Cells are HTML already.
+pub fn grouped_table(
+    lead: &[&str],
+    gpus: &[&str],
+    sub: &[&str],
+    rows: &[(Vec<String>, Vec<Cells>)],
+) -> String {
+    // The figures align right by the stylesheet's `puzzle-grouped` rule, not
+    // by an attribute on each of a page's hundreds of cells.
+    let mut html = String::from(
+        "<div class=\"puzzle-table\">\n<table class=\"puzzle-grouped\">\n<thead>\n<tr>",
+    );
+    for heading in lead {
+        let _ = write!(html, "<th rowspan=\"2\">{heading}</th>");
+    }
+    for gpu in gpus {
+        let _ = write!(html, "<th colspan=\"{}\">{gpu}</th>", sub.len());
+    }
+    html.push_str("</tr>\n<tr>");
+    for _ in gpus {
+        for heading in sub {
+            let _ = write!(html, "<th>{heading}</th>");
+        }
+    }
+    html.push_str("</tr>\n</thead>\n<tbody>\n");
+    for (lead, groups) in rows {
+        html.push_str("<tr>");
+        for cell in lead {
+            let _ = write!(html, "<td>{cell}</td>");
+        }
+        for cells in groups {
+            match cells {
+                Cells::Each(cells) => {
+                    for cell in cells {
+                        let _ = write!(html, "<td>{cell}</td>");
+                    }
+                }
+                Cells::Across(text) => {
+                    let _ = write!(html, "<td colspan=\"{}\">{text}</td>", sub.len());
+                }
+            }
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</tbody>\n</table>\n</div>\n");
+    html
+}
+
+/// Text with Markdown's `code` spans as HTML, the rest escaped: a sentence
+/// (why a row has no figure) written into an HTML table, where Markdown is
+/// not read.
+pub fn html_text(text: &str) -> String {
+    let escaped = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    let mut html = String::new();
+    for (i, piece) in escaped.split('`').enumerate() {
+        match i % 2 {
+            1 => {
+                let _ = write!(html, "<code>{piece}</code>");
+            }
+            _ => html.push_str(piece),
+        }
+    }
+    html
+}
+
+/// Why a GPU has no figure, across its columns, in a box that wraps.
+pub fn across(why: &str) -> Cells {
+    Cells::Across(format!(
+        "<span class=\"puzzle-why\">{}</span>",
+        html_text(why)
+    ))
+}
+
+/// The kernel's cell of a compact row: its name, and at bench sizes its
+/// sizes in small type under it.
+pub fn kernel_cell(row: &Row) -> String {
+    match &row.sizes {
+        Some(sizes) => format!("<code>{}</code><br><small>{sizes}</small>", row.id),
+        None => format!("<code>{}</code>", row.id),
+    }
+}
+
+/// One GPU's two cells of a compact row: the time (under it, the spread
+/// and the output's check), and the share of the roof (under it, the rate
+/// that counts and which roof); or why there is no figure, across both.
+pub fn compact_cells(row: &Row) -> Cells {
     let p = match &row.placement {
         Ok(p) => p,
-        Err(why) => {
-            let output = if row.sizes.is_some() { " |" } else { "" };
-            return format!("{kernel} {} | | |{output}", why_cell(why));
+        Err(why) => return across(&why.to_string()),
+    };
+    // The spread, and the check's mark alone: what a sampled check covered
+    // is in the full table, and would widen every GPU's column.
+    let time = match &row.bench {
+        None => format_ms(p.median_ms),
+        Some(bench) => {
+            let mark = match &bench.checked {
+                Checked::Sampled { .. } => "✔".to_string(),
+                checked => output_cell(checked),
+            };
+            // Non-breaking spaces: the line under a figure may wrap for the
+            // table to fit the column, between its parts, never inside one.
+            format!(
+                "{}<br><small>±\u{a0}{:.1}% {mark}</small>",
+                format_ms(p.median_ms),
+                bench.timing.spread_pct()
+            )
         }
     };
     let b = p.binding.as_ref();
-    let rate_cell = match (b.map(|b| b.roof), p.achieved_gflop_s) {
-        (Some(Roof::Compute), Some(gflop_s)) => format!("{} GFLOP/s", rate(gflop_s)),
-        _ => format!("{} GB/s", rate(p.achieved_gb_s)),
+    let rate_text = match (b.map(|b| b.roof), p.achieved_gflop_s) {
+        (Some(Roof::Compute), Some(gflop_s)) => format!("{}\u{a0}GFLOP/s", rate(gflop_s)),
+        _ => format!("{}\u{a0}GB/s", rate(p.achieved_gb_s)),
     };
     let share = match (b, p.launch_bound) {
-        (_, Some(true)) => "launch-bound".to_string(),
+        (_, Some(true)) => format!("launch-bound<br><small>{rate_text}</small>"),
         (Some(b), _) => {
+            // GFLOP/s says the compute roof; GB/s, a memory roof, and which.
             let roof = match (b.roof, b.traffic) {
-                (Roof::Compute, _) => "compute".to_string(),
-                (Roof::Memory, Some(t)) => format!("memory, {}", t.label()),
-                (Roof::Memory, None) => "memory".to_string(),
+                (Roof::Memory, Some(t)) => format!(", {}", t.label()),
+                _ => String::new(),
             };
-            format!("{:.1}%<br><small>{roof}</small>", b.percent)
+            format!("{:.1}%<br><small>{rate_text}{roof}</small>", b.percent)
         }
-        (None, _) => dash(),
+        (None, _) => format!("–<br><small>{rate_text}</small>"),
     };
-    let mut time = format_ms(p.median_ms);
-    if let Some(bench) = &row.bench {
-        time.push_str(&format!(
-            "<br><small>± {:.1}%</small>",
-            bench.timing.spread_pct()
-        ));
-    }
-    format!("{kernel} {time} | {rate_cell} | {share} |{output}")
+    Cells::Each(vec![time, share])
+}
+
+/// The compact table a reader compares, every GPU at once: a row per
+/// kernel (and size), and for each GPU its time and its share of the roof
+/// that binds. Five columns for two GPUs: it fits a laptop's column, and
+/// scrolls in its box on a phone. The full counts are in [`header`]'s
+/// table, folded under "how this was measured".
+pub fn compact_table(gpus: &[OnGpu]) -> String {
+    let names: Vec<&str> = gpus.iter().map(|g| g.short.as_str()).collect();
+    let Some(first) = gpus.first() else {
+        return String::new();
+    };
+    let rows: Vec<(Vec<String>, Vec<Cells>)> = (0..first.rows.len())
+        .map(|i| {
+            let cells = gpus.iter().map(|g| compact_cells(&g.rows[i])).collect();
+            (vec![kernel_cell(&first.rows[i])], cells)
+        })
+        .collect();
+    grouped_table(&["kernel"], &names, &["time", "% of roof"], &rows)
 }
 
 /// The problems of benchmarks whose output was wrong, for under the table.
-pub fn wrong_outputs(rows: &[Row]) -> Vec<String> {
+pub fn wrong_outputs(rows: &[Row], gpu: &str) -> Vec<String> {
     rows.iter()
         .filter_map(|r| {
             let Checked::Failed(problems) = &r.bench.as_ref()?.checked else {
                 return None;
             };
             Some(format!(
-                "`{}` at {}: WRONG: {}",
+                "`{}` at {} on the {gpu}: WRONG: {}",
                 r.id,
                 r.sizes.as_deref().unwrap_or("the teaching size"),
                 problems.join("; ")
@@ -223,10 +321,131 @@ mod tests {
     fn header_and_rows_have_the_same_columns() {
         let cells = |line: &str| line.matches('|').count();
         for bench in [false, true] {
-            for header in [header(bench), compact_header(bench)] {
-                let mut lines = header.lines();
-                assert_eq!(cells(lines.next().unwrap()), cells(lines.next().unwrap()));
-            }
+            let header = header(bench);
+            let mut lines = header.lines();
+            assert_eq!(cells(lines.next().unwrap()), cells(lines.next().unwrap()));
+        }
+    }
+
+    #[test]
+    fn html_text_table() {
+        for (text, html) in [
+            ("not benchmarked on this GPU", "not benchmarked on this GPU"),
+            (
+                "cannot launch: buffer `s` needs 4 bytes",
+                "cannot launch: buffer <code>s</code> needs 4 bytes",
+            ),
+            ("a < b & c", "a &lt; b &amp; c"),
+        ] {
+            assert_eq!(html_text(text), html, "{text}");
+        }
+    }
+
+    /// Every row of a grouped table spans as many columns as its header: a
+    /// GPU's cells, or its one sentence across them.
+    #[test]
+    fn grouped_rows_fill_their_groups_table() {
+        let why = || Cells::Across("<span class=\"puzzle-why\">no current recording</span>".into());
+        let figures = || Cells::Each(vec!["1.000 ms".into(), "50.0%".into()]);
+        let cases: [(&str, Vec<Cells>); 3] = [
+            ("both recorded", vec![figures(), figures()]),
+            ("one not", vec![why(), figures()]),
+            ("neither", vec![why(), why()]),
+        ];
+        for (name, cells) in cases {
+            let html = grouped_table(
+                &["kernel"],
+                &["H100", "H200"],
+                &["time", "% of roof"],
+                &[(vec!["<code>k</code>".into()], cells)],
+            );
+            let row = html.lines().find(|l| l.contains("<code>k</code>")).unwrap();
+            let spans = |line: &str| {
+                line.split("<t")
+                    .skip(1)
+                    .filter(|cell| cell.starts_with(['d', 'h']) && !cell.starts_with("head"))
+                    .map(|cell| match cell.split_once("colspan=\"") {
+                        Some((_, n)) => n[..1].parse::<usize>().unwrap(),
+                        None => 1,
+                    })
+                    .sum::<usize>()
+            };
+            let header = html.lines().find(|l| l.contains("H100")).unwrap();
+            assert_eq!(spans(row), 5, "{name}: {row}");
+            assert_eq!(spans(header), 5, "{name}: {header}");
+            assert!(
+                html.contains("<th>time</th><th>% of roof</th><th>time</th>"),
+                "{name}"
+            );
+        }
+    }
+
+    /// One GPU's cells of a compact row: the time, and the share of the
+    /// roof with the rate under it (the memory roof's stream named); or why
+    /// there is no figure, across both, in the box that wraps.
+    #[test]
+    fn compact_cells_table() {
+        use crate::roofline::rows::Unplaced;
+        use runner::perf::calibrate::Traffic;
+        use runner::perf::roofline::{Binding, Placement};
+        let placed = |roof, traffic, launch_bound| Placement {
+            median_ms: 0.25,
+            flops: Some(1),
+            min_bytes: 1,
+            achieved_gb_s: 2747.4,
+            achieved_gflop_s: Some(343.4),
+            binding: Some(Binding {
+                roof,
+                ceiling: 1.0,
+                percent: 93.52,
+                traffic,
+            }),
+            launch_bound: Some(launch_bound),
+            elements: 1,
+        };
+        let row = |placement| Row {
+            id: "k".into(),
+            sizes: None,
+            case: None,
+            headline: true,
+            flops: Some(1),
+            bytes: 1,
+            shapes: vec![],
+            placement,
+            bench: None,
+            recorded_on: None,
+        };
+        let each = |time: &str, share: &str| Cells::Each(vec![time.into(), share.into()]);
+        let cases = [
+            (
+                row(Ok(placed(Roof::Memory, Some(Traffic::ReadWrite), false))),
+                each("0.250 ms", "93.5%<br><small>2,747\u{a0}GB/s, copy</small>"),
+            ),
+            (
+                row(Ok(placed(Roof::Compute, None, false))),
+                each("0.250 ms", "93.5%<br><small>343\u{a0}GFLOP/s</small>"),
+            ),
+            (
+                row(Ok(placed(Roof::Memory, None, true))),
+                each("0.250 ms", "launch-bound<br><small>2,747\u{a0}GB/s</small>"),
+            ),
+            (
+                row(Err(Unplaced::NotBenchmarked)),
+                Cells::Across(
+                    "<span class=\"puzzle-why\">not benchmarked on this GPU</span>".into(),
+                ),
+            ),
+            (
+                row(Err(Unplaced::Awaiting("2026-12-03".into()))),
+                Cells::Across(
+                    "<span class=\"puzzle-why\">not run on this GPU since the kernel changed \
+                     on 2026-12-03</span>"
+                        .into(),
+                ),
+            ),
+        ];
+        for (row, want) in cases {
+            assert_eq!(compact_cells(&row), want, "{:?}", row.placement);
         }
     }
 }

@@ -14,6 +14,11 @@
 //! A chart is drawn twice, for a laptop's column and for a phone's
 //! ([`Layout`]); the page shows the one that fits, so that its words are
 //! drawn at [`FONT`] px, never scaled under 12, on either.
+//!
+//! One chart holds an experiment on every GPU it was recorded on
+//! ([`Series`]): a roof keeps its colour (the kind of roof) and takes the
+//! GPU's dash ([`dash`]), a kernel keeps its number and takes the GPU's
+//! marker ([`marker`]), so that the GPUs read apart without a second chart.
 
 use crate::perf::chart_labels::{self, Segment};
 use plotters::coord::Shift;
@@ -44,6 +49,31 @@ pub struct Roofs {
     pub compute_gflop_s: f64,
     /// e.g. "NVIDIA H200, measured by runner calibrate".
     pub label: String,
+}
+
+/// One GPU's part of a chart: its roofs, and its kernels' points, each with
+/// its number (a kernel has the same number on every GPU).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// The GPU as the chart's words name it: "H200".
+    pub name: String,
+    pub roofs: Roofs,
+    pub points: Vec<(usize, Point)>,
+}
+
+/// How the `i`-th GPU's roofs are drawn, as an SVG `stroke-dasharray`
+/// (none for the first) and as a CSS border style for the page's legend.
+pub fn dash(i: usize) -> (Option<&'static str>, &'static str) {
+    match i % 3 {
+        0 => (None, "solid"),
+        1 => (Some("8 5"), "dashed"),
+        _ => (Some("2 4"), "dotted"),
+    }
+}
+
+/// The `i`-th GPU's marker, as the page's legend writes it.
+pub fn marker(i: usize) -> &'static str {
+    ["●", "▲", "■"][i % 3]
 }
 
 /// Which of a chart's two drawings. Each is drawn at its natural size in
@@ -139,15 +169,30 @@ fn escape(text: &str) -> String {
 }
 
 /// A title in the lines it takes in `room` units at `size`: one where it
-/// fits, else two, cut where it names the GPU ("… — NVIDIA H200"), each line
-/// cut short with "…" if it still does not fit. Shared with the bus chart.
+/// fits, else two, cut where it names the GPU ("… — NVIDIA H200") or else
+/// between words, each line cut short with "…" if it still does not fit.
+/// Shared with the bus chart.
 pub fn title_lines(title: &str, size: f64, room: f64) -> Vec<String> {
     if chart_labels::text_width(title, size) <= room {
         return vec![title.to_string()];
     }
     match title.split_once(" — ") {
         Some((what, gpu)) => vec![fitted(what, size, room), fitted(gpu, size, room)],
-        None => vec![fitted(title, size, room)],
+        None => {
+            // A chart of every GPU names none: its title breaks between
+            // words, as late as the first line allows.
+            let split = title
+                .rmatch_indices(' ')
+                .map(|(at, _)| at)
+                .find(|&at| chart_labels::text_width(&title[..at], size) <= room);
+            match split {
+                Some(at) => vec![
+                    title[..at].to_string(),
+                    fitted(&title[at + 1..], size, room),
+                ],
+                None => vec![fitted(title, size, room)],
+            }
+        }
     }
 }
 
@@ -163,29 +208,67 @@ fn fitted(text: &str, size: f64, room: f64) -> String {
     format!("{}…", kept.trim_end())
 }
 
-/// The chart as an SVG element that scales to its container, drawn for
-/// `layout`: a `<title>` and an accessible name (`role="img"`, `aria-label`)
-/// say what it shows to those who cannot see it.
+/// The chart of one GPU as an SVG element that scales to its container,
+/// drawn for `layout`, each point numbered by its place in `points` from 1.
 pub fn roofline_svg(
     title: &str,
     roofs: &Roofs,
     points: &[Point],
     layout: Layout,
 ) -> Result<String, ChartError> {
-    let highest = roofs.memory.iter().map(|m| m.gb_s).fold(1e-9, f64::max);
-    let lowest = roofs.memory.iter().map(|m| m.gb_s).fold(f64::MAX, f64::min);
+    let series = Series {
+        name: String::new(),
+        roofs: roofs.clone(),
+        points: points
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, p)| (i + 1, p))
+            .collect(),
+    };
+    roofline_chart(title, std::slice::from_ref(&series), layout)
+}
+
+/// The opacity a dashed roof is drawn at, for the SVG to say its dash
+/// instead: plotters draws no dashed polyline (its dashes are an element
+/// each), so the roof is drawn whole and marked by an opacity no other
+/// element of the chart has, which is then swapped for the dash.
+fn dash_mark(i: usize) -> Option<(f64, &'static str)> {
+    let (dash, _) = dash(i);
+    dash.map(|d| (if i % 3 == 1 { 0.99 } else { 0.98 }, d))
+}
+
+/// Every GPU's chart in one, as an SVG element that scales to its container,
+/// drawn for `layout`: a `<title>` and an accessible name (`role="img"`,
+/// `aria-label`) say what it shows to those who cannot see it.
+pub fn roofline_chart(
+    title: &str,
+    series: &[Series],
+    layout: Layout,
+) -> Result<String, ChartError> {
+    let memories = || series.iter().flat_map(|s| &s.roofs.memory).map(|m| m.gb_s);
+    let computes = || series.iter().map(|s| s.roofs.compute_gflop_s);
+    let highest = memories().fold(1e-9, f64::max);
+    let lowest = memories().fold(f64::MAX, f64::min);
+    let (compute_lo, compute_hi) = (
+        computes().fold(f64::MAX, f64::min),
+        computes().fold(0.0, f64::max),
+    );
     let drawn = |p: &&Point| p.intensity > 0.0 && p.gflop_s > 0.0;
-    let xs = points.iter().filter(drawn).map(|p| p.intensity);
-    let ys = points.iter().filter(drawn).map(|p| p.gflop_s);
+    let all = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|(_, p)| p))
+            .filter(drawn)
+    };
+    let xs = all().map(|p| p.intensity);
+    let ys = all().map(|p| p.gflop_s);
     // The memory roof from a tenth of its ridge: enough of its slope to
     // read, and the room left to the points.
-    let x_lo = xs
-        .clone()
-        .fold(roofs.compute_gflop_s / highest / 10.0, f64::min)
-        / 2.0;
-    let x_hi = xs.fold(roofs.compute_gflop_s / lowest * 10.0, f64::max) * 2.0;
+    let x_lo = xs.clone().fold(compute_lo / highest / 10.0, f64::min) / 2.0;
+    let x_hi = xs.fold(compute_hi / lowest * 10.0, f64::max) * 2.0;
     let y_lo = ys.fold(lowest * x_lo, f64::min) / 2.0;
-    let y_hi = roofs.compute_gflop_s * 3.0;
+    let y_hi = compute_hi * 3.0;
     let size = layout.size();
     let narrow = layout == Layout::Narrow;
     // A phone's chart keeps its plot wide: shorter axis titles, and compact
@@ -248,48 +331,63 @@ pub fn roofline_svg(
             .bold_line_style(INK.mix(0.18))
             .draw()
             .map_err(error)?;
-        // Each roof's ends in the data's units: memory roofs up to their
-        // ridge, then the compute roof from the highest ridge on.
-        let mut ends: Vec<[(f64, f64); 2]> = roofs
-            .memory
-            .iter()
-            .map(|roof| {
+        // Each roof's ends in the data's units, with its GPU and its colour:
+        // memory roofs up to their ridge, then the compute roof from the
+        // GPU's highest ridge on.
+        let mut ends: Vec<([(f64, f64); 2], usize, RGBColor, u32)> = Vec::new();
+        for (gpu, s) in series.iter().enumerate() {
+            let roofs = &s.roofs;
+            let mut top = 1e-9f64;
+            for (i, roof) in roofs.memory.iter().enumerate() {
+                top = top.max(roof.gb_s);
                 let ridge = roofs.compute_gflop_s / roof.gb_s;
-                [(x_lo, roof.gb_s * x_lo), (ridge, roofs.compute_gflop_s)]
-            })
-            .collect();
-        ends.push([
-            (roofs.compute_gflop_s / highest, roofs.compute_gflop_s),
-            (x_hi, roofs.compute_gflop_s),
-        ]);
+                let width = if i == 0 { 3 } else { 2 };
+                let line = [(x_lo, roof.gb_s * x_lo), (ridge, roofs.compute_gflop_s)];
+                ends.push((line, gpu, MEMORY[i % MEMORY.len()], width));
+            }
+            let line = [
+                (roofs.compute_gflop_s / top, roofs.compute_gflop_s),
+                (x_hi, roofs.compute_gflop_s),
+            ];
+            ends.push((line, gpu, COMPUTE, 3));
+        }
         let (lines, spots) = {
             let at = |(x, y): (f64, f64)| {
                 let (px, py) = chart.backend_coord(&(x, y));
                 (f64::from(px), f64::from(py))
             };
-            let lines: Vec<Segment> = ends.iter().map(|&[a, b]| (at(a), at(b))).collect();
-            let spots: Vec<(usize, (f64, f64))> = points
+            let lines: Vec<Segment> = ends.iter().map(|&([a, b], ..)| (at(a), at(b))).collect();
+            let spots: Vec<(usize, usize, (f64, f64))> = series
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| drawn(p))
-                .map(|(i, p)| (i + 1, at((p.intensity, p.gflop_s))))
+                .flat_map(|(gpu, s)| s.points.iter().map(move |(n, p)| (gpu, *n, p)))
+                .filter(|(_, _, p)| drawn(p))
+                .map(|(gpu, n, p)| (gpu, n, at((p.intensity, p.gflop_s))))
                 .collect();
             (lines, spots)
         };
-        for (i, line) in ends.iter().enumerate() {
-            let (colour, width) = match i {
-                i if i == roofs.memory.len() => (COMPUTE, 3),
-                0 => (MEMORY[0], 3),
-                i => (MEMORY[i % MEMORY.len()], 2),
+        for &(line, gpu, colour, width) in &ends {
+            let style = match dash_mark(gpu) {
+                Some((mark, _)) => colour.mix(mark).stroke_width(width),
+                None => colour.stroke_width(width),
             };
             chart
-                .draw_series(LineSeries::new(*line, colour.stroke_width(width)))
+                .draw_series(LineSeries::new(line, style))
                 .map_err(error)?;
         }
-        for &(_, (x, y)) in &spots {
-            root.draw(&Circle::new((x as i32, y as i32), 5, POINT.filled()))
-                .map_err(error)?;
+        for &(gpu, _, (x, y)) in &spots {
+            let (x, y) = (x as i32, y as i32);
+            match gpu % 3 {
+                0 => root.draw(&Circle::new((x, y), 5, POINT.filled())),
+                1 => root.draw(&TriangleMarker::new((x, y), 6, POINT.filled())),
+                _ => root.draw(&Rectangle::new(
+                    [(x - 4, y - 4), (x + 4, y + 4)],
+                    POINT.filled(),
+                )),
+            }
+            .map_err(error)?;
         }
+        let spots: Vec<(usize, (f64, f64))> = spots.into_iter().map(|(_, n, at)| (n, at)).collect();
         let (xr, yr) = chart.plotting_area().get_pixel_range();
         // Numbers may stand in the margin right of the plot: nothing else is
         // drawn there, and a point at the plot's edge has room beside it.
@@ -312,6 +410,12 @@ pub fn roofline_svg(
         .replace(" stroke=\"none\"", "")
         .replace(" font-family=\"sans-serif\"", "");
     let mut svg = merge_grid(&svg);
+    for i in 0..series.len() {
+        if let Some((mark, dash)) = dash_mark(i) {
+            let marked = format!(" opacity=\"{mark}\"");
+            svg = svg.replace(&marked, &format!(" stroke-dasharray=\"{dash}\""));
+        }
+    }
     // plotters writes the sizes it was given over its own scale: 13, not 13.000000000000002.
     for size in [FONT, TITLE_FONT] {
         let written = format!("font-size=\"{}\"", size * PLOTTERS_SCALE / PLOTTERS_SCALE);
@@ -320,7 +424,7 @@ pub fn roofline_svg(
     let named = format!(
         "<svg class=\"{}\" role=\"img\" font-family=\"sans-serif\" aria-label=\"{}\" ",
         layout.class(),
-        escape(&accessible_name(title, roofs, points))
+        escape(&accessible_name(title, series))
     );
     let svg = svg.replacen("<svg ", &named, 1);
     // The <title> first inside the element, as SVG asks.
@@ -333,10 +437,11 @@ pub fn roofline_svg(
         ),
         None => svg,
     };
-    Ok(format!(
-        "<!-- {} -->\n{svg}",
-        roofs.label.replace("--", "-")
-    ))
+    let labels: Vec<String> = series
+        .iter()
+        .map(|s| s.roofs.label.replace("--", "-"))
+        .collect();
+    Ok(format!("<!-- {} -->\n{svg}", labels.join("; ")))
 }
 
 /// The grid's lines (plotters writes an element for each, dozens a chart,
@@ -388,23 +493,46 @@ fn merge_grid(svg: &str) -> String {
         .join("\n")
 }
 
-/// What the chart shows, in a sentence: its title, its roofs and how many
-/// kernels it places under them (the list under the chart names each).
-fn accessible_name(title: &str, roofs: &Roofs, points: &[Point]) -> String {
-    let memory: Vec<String> = roofs
-        .memory
+/// What the chart shows, in a sentence: its title, each GPU's roofs and
+/// how many kernels it places under them (the list under the chart names each).
+fn accessible_name(title: &str, series: &[Series]) -> String {
+    let gpus: Vec<String> = series
         .iter()
-        .map(|m| format!("{} {} GB/s", m.name, number(m.gb_s)))
+        .enumerate()
+        .map(|(i, s)| {
+            let memory: Vec<String> = s
+                .roofs
+                .memory
+                .iter()
+                .map(|m| format!("{} {} GB/s", m.name, number(m.gb_s)))
+                .collect();
+            let drawn = if series.len() > 1 {
+                let (_, line) = dash(i);
+                format!("on the {} ({} roofs, {} points) ", s.name, line, marker(i))
+            } else {
+                String::new()
+            };
+            format!(
+                "{drawn}under the memory roof ({}) and the compute roof ({} GFLOP/s)",
+                memory.join(", "),
+                number(s.roofs.compute_gflop_s)
+            )
+        })
         .collect();
-    let kernels = match points.len() {
+    let mut numbers: Vec<usize> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let kernels = match numbers.len() {
         1 => "1 kernel".to_string(),
         n => format!("{n} kernels"),
     };
     format!(
-        "Roofline chart, {title}: {kernels} as numbered points under the memory roof ({}) \
-         and the compute roof ({} GFLOP/s); the list below the chart gives each one's figures",
-        memory.join(", "),
-        number(roofs.compute_gflop_s)
+        "Roofline chart, {title}: {kernels} as numbered points {}; the list below the chart \
+         gives each one's figures",
+        gpus.join("; ")
     )
 }
 
@@ -534,6 +662,72 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 2, "one point per kernel");
     }
 
+    /// Two GPUs in one chart: each GPU's roofs in the roofs' colours, the
+    /// second's dashed; each kernel's point on each GPU, the second's a
+    /// triangle, under one number where the two meet; both GPUs named.
+    #[test]
+    fn two_gpus_share_one_chart() {
+        let mut h200 = roofs();
+        h200.memory.truncate(1);
+        h200.memory[0].gb_s = 4200.0;
+        h200.compute_gflop_s = 62_000.0;
+        let point = |gflop_s| Point {
+            intensity: 1.5,
+            gflop_s,
+        };
+        let series = [
+            Series {
+                name: "H100".into(),
+                roofs: roofs(),
+                points: vec![(1, point(500.0)), (2, point(5000.0))],
+            },
+            Series {
+                name: "H200".into(),
+                roofs: h200,
+                // Kernel 1 on the same spot as on the H100; kernel 2 apart.
+                points: vec![(1, point(500.0)), (2, point(2000.0))],
+            },
+        ];
+        for layout in Layout::BOTH {
+            let svg = roofline_chart("two", &series, layout).unwrap();
+            if let Some(path) = std::env::var_os("GPU_PUZZLES_CHART_OUT") {
+                std::fs::write(path, &svg).unwrap();
+            }
+            // Three roofs of the H100 solid, two of the H200 dashed.
+            let roofs = svg
+                .matches("<polyline")
+                .zip(svg.split("<polyline").skip(1))
+                .filter(|(_, p)| !p.starts_with(" fill=\"none\" stroke=\"currentColor\""))
+                .count();
+            assert_eq!(roofs, 5, "{svg}");
+            assert_eq!(svg.matches("stroke-dasharray=\"8 5\"").count(), 2, "{svg}");
+            assert!(
+                !svg.contains("opacity=\"0.99\""),
+                "the dash's mark is swapped"
+            );
+            assert_eq!(svg.matches("<circle").count(), 2, "the H100's points");
+            assert_eq!(svg.matches("<polygon").count(), 2, "the H200's points");
+            // The points' numbers start at their spot; the axes' are centred or right-aligned.
+            let mut texts: Vec<String> = svg
+                .split("<text ")
+                .skip(1)
+                .zip(labels(&svg))
+                .filter(|(t, _)| t.contains("text-anchor=\"start\""))
+                .map(|(_, l)| l.2)
+                .collect();
+            texts.sort();
+            assert_eq!(texts, ["1", "2", "2"], "one 1 where the two meet");
+            let name = accessible_name("two", &series);
+            for said in [
+                "on the H100 (solid roofs, ● points) under",
+                "on the H200 (dashed roofs, ▲ points) under",
+                "2 kernels",
+            ] {
+                assert!(name.contains(said), "{said} in {name}");
+            }
+        }
+    }
+
     /// Many kernels close together (the performance chapters' variants):
     /// no two labels overlap, and points on one spot share a label.
     #[test]
@@ -584,6 +778,28 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn titles_break_where_they_can_table() {
+        let room = 200.0;
+        for (title, lines) in [
+            ("short", vec!["short"]),
+            (
+                "The vector map at six occupancies — NVIDIA H200",
+                vec!["The vector map at six occu…", "NVIDIA H200"],
+            ),
+            (
+                "The vector map at six occupancies, CUDA",
+                vec!["The vector map at six", "occupancies, CUDA"],
+            ),
+            (
+                "Averyveryverylongwordwithoutanyspaces",
+                vec!["Averyveryverylongwordwit…"],
+            ),
+        ] {
+            assert_eq!(title_lines(title, FONT, room), lines, "{title}");
         }
     }
 }

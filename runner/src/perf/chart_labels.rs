@@ -105,7 +105,8 @@ fn distance((x, y): (f64, f64), rect: Rect) -> f64 {
 }
 
 /// The numbers of `points` (each its number and where it is drawn), placed
-/// at `size` inside `area`: points on one spot share a number; each number
+/// at `size` inside `area`: points on one spot share a number (a number
+/// said once, where one kernel's points on two GPUs meet); each number
 /// goes to the nearest free place around its point, first in the eight
 /// directions at growing distances, then anywhere in the area, nearest
 /// first.
@@ -121,6 +122,8 @@ pub fn place(
             .iter_mut()
             .find(|(_, (gx, gy))| (gx - x).abs() <= NEAR && (gy - y).abs() <= NEAR)
         {
+            // One kernel's points on two GPUs, on one spot: one number.
+            Some((numbers, _)) if numbers.contains(&n) => {}
             Some((numbers, _)) => numbers.push(n),
             None => groups.push((vec![n], (x, y))),
         }
