@@ -103,6 +103,10 @@ const INSPECT: &str = r#"JSON.stringify((() => {
       text: getComputedStyle(main).color,
     })),
     diagramNotes: main.querySelectorAll('.puzzle-diagram-note').length,
+    // A kernel given whole (measured beside the puzzles, nothing to write)
+    // passes as given; a page of such kernels alone shows no failing skeleton.
+    given: main.querySelectorAll('.puzzle-given').length,
+    toWrite: [...main.querySelectorAll('pre code')].filter(c => c.textContent.includes('FILL ME IN')).length,
     // Each chart is drawn for a laptop's column and a phone's; one shows.
     charts: [...main.querySelectorAll('figure.puzzle-chart svg')].filter(svg => svg.checkVisibility()).map(svg => ({
       width: svg.getBoundingClientRect().width,
@@ -528,13 +532,16 @@ fn check_page(page: &str) -> Result<(), Failed> {
             .map(|v| v.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         // Before opening anything: the skeletons' verdicts (they fail, as
-        // expected, or a CUDA skeleton compiles where no NVIDIA GPU runs it).
+        // expected, or a CUDA skeleton compiles where no NVIDIA GPU runs it;
+        // a page whose kernels are all given whole shows them passing).
         // A debugging case given with a hang shows its time-out, an error.
         let hang = source.contains("\nbug: hang");
+        let given_only = state["toWrite"] == 0 && state["given"].as_u64().unwrap_or(0) > 0;
         if !shown.iter().any(|c| {
             c.contains("puzzle-fail")
                 || c.contains("puzzle-compiled")
                 || (hang && c.contains("puzzle-error"))
+                || (given_only && c.contains("puzzle-pass"))
         }) {
             return fail("no skeleton verdict is visible");
         }

@@ -272,13 +272,30 @@ fn judge(target: &Target, t: &Timed) -> Judged {
             Some(changed) => Judged::Awaiting(changed.to_string()),
             None => Judged::Missing("no current recording".into()),
         },
-        Ok(Some(percent)) => Judged::Achieved {
-            percent,
-            wrong: wrong(row),
-            roof: String::new(),
+        Ok(Some(percent)) => match undecided(percent, target.percent, case.timing.spread_pct()) {
+            Some(why) => Judged::Refused(why),
+            None => Judged::Achieved {
+                percent,
+                wrong: wrong(row),
+                roof: String::new(),
+            },
         },
         Err(why) => Judged::Refused(why.to_string()),
     }
+}
+
+/// Why a library's time cannot decide a target, where it cannot: its own
+/// runs spread (± the range over the median, as the tables show it) wider
+/// than the kernel's share stands from the target, so the library's noise
+/// alone could put the kernel on either side.
+fn undecided(percent: f64, target: f64, spread: f64) -> Option<String> {
+    let gap = 100.0 * (percent - target).abs() / target;
+    (spread > gap).then(|| {
+        format!(
+            "the library's own times spread by ± {spread:.1} %, more than the {gap:.1} % between \
+             the kernel's share and the target"
+        )
+    })
 }
 
 /// "kernel: 2026-11-25", in small type on a line of its own under the
@@ -330,6 +347,28 @@ mod tests {
             placement: Err(crate::roofline::rows::Unplaced::NoRecording),
             bench: None,
             recorded_on: recorded_on.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_library_noisier_than_the_gap_decides_nothing() {
+        // (the kernel's share, the target, the library's spread, undecided)
+        let cases = [
+            (85.0, 90.0, 2.0, false),
+            (85.0, 90.0, 50.0, true),
+            (95.0, 90.0, 6.0, true),
+            (120.0, 90.0, 12.0, false),
+        ];
+        for (percent, target, spread, refused) in cases {
+            let why = undecided(percent, target, spread);
+            assert_eq!(
+                why.is_some(),
+                refused,
+                "{percent} against {target}, ± {spread}"
+            );
+            if let Some(why) = why {
+                assert!(why.contains(&format!("± {spread:.1} %")), "{why}");
+            }
         }
     }
 

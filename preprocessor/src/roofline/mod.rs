@@ -240,15 +240,22 @@ pub fn render_block(
             continue;
         }
         let device = &recording.device.name;
+        let samples = rows
+            .iter()
+            .filter_map(|r| r.bench.as_ref())
+            .map(|b| b.timing.samples)
+            .max()
+            .unwrap_or(0);
         let at = match block.sizes {
             Sizes::Teaching => "at the teaching sizes".to_string(),
+            // Every row awaits a run of a changed kernel: nothing was timed.
+            Sizes::Bench if samples == 0 => {
+                "at the benchmark sizes, none of them timed on this GPU since the kernels changed"
+                    .to_string()
+            }
             Sizes::Bench => format!(
-                "at the benchmark sizes (median of {} device-timed runs after warm-up, ± the spread)",
-                rows.iter()
-                    .filter_map(|r| r.bench.as_ref())
-                    .map(|b| b.timing.samples)
-                    .max()
-                    .unwrap_or(0)
+                "at the benchmark sizes (median of {samples} device-timed runs after warm-up, ± \
+                 the spread)"
             ),
         };
         let mut counts = format!(
