@@ -41,9 +41,10 @@ fn decode(href: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
+        // `get`: the two bytes after a `%` may not be whole characters.
         if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(byte) = u8::from_str_radix(&href[i + 1..i + 3], 16)
+            && let Some(hex) = href.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
         {
             out.push(byte);
             i += 3;
@@ -185,7 +186,7 @@ mod tests {
                 r##"<h2 id="top">T</h2><a href="#top">ok</a> <a href="../two.html#x">ok</a>
                 <a href="fig.svg">ok</a> <a href="https://example.com/#nope">ok</a>
                 <a href="#gone">bad anchor</a> <a href="../three.html">bad page</a>
-                <a href="../two.html#y%20z">bad anchor</a>"##,
+                <a href="../two.html#y%20z">bad anchor</a> <a href="#%→">bad anchor</a>"##,
             ),
             page(
                 "two.html",
@@ -193,7 +194,7 @@ mod tests {
             ),
         ];
         let broken = broken_links(out.path(), &pages);
-        assert_eq!(broken.len(), 3, "{broken:#?}");
+        assert_eq!(broken.len(), 4, "{broken:#?}");
         assert!(broken[0].contains("no anchor `gone`"), "{}", broken[0]);
         assert!(
             broken[1].contains("there is no three.html"),
@@ -201,6 +202,7 @@ mod tests {
             broken[1]
         );
         assert!(broken[2].contains("no anchor `y z`"), "{}", broken[2]);
+        assert!(broken[3].contains("no anchor `%→`"), "{}", broken[3]);
     }
 
     #[test]
