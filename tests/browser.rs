@@ -222,6 +222,56 @@ const CONTROL_PAGE: &str = r#"<!DOCTYPE html><html><body>
 <pre><code class="language-console">bash .ci/setup</code></pre>
 </main></body></html>"#;
 
+/// What a reader types into the search box, and a page its results must
+/// list: prose, headings and puzzle titles are what the index is for.
+const SEARCHES: &[(&str, &str)] = &[
+    ("bank conflicts", "performance/p15_access"),
+    ("shared memory", "fundamentals/p08_shared"),
+    ("roofline", "performance/roofline"),
+    ("prefix sum", "algorithms/p12_scan"),
+    ("launch-bound", "performance/roofline"),
+];
+
+/// The links the search box lists, once the index has loaded and searched.
+const SEARCH_RESULTS: &str = r#"JSON.stringify([...document.querySelectorAll(
+  '#mdbook-searchresults a')].map(a => a.getAttribute('href')))"#;
+
+/// The book's search, as a reader uses it: each query of [`SEARCHES`],
+/// given in the address as mdBook's own search box does, loads the index
+/// and lists its page.
+fn search_finds_the_pages() -> Result<(), Failed> {
+    let site = SITE.as_ref().map_err(|e| e.clone())?;
+    let tab = site.browser.new_tab().map_err(|e| e.to_string())?;
+    let mut wrong = Vec::new();
+    for (query, page) in SEARCHES {
+        let url = format!(
+            "http://127.0.0.1:{}/introduction.html?search={}",
+            site.port,
+            query.replace(' ', "+")
+        );
+        tab.navigate_to(&url)
+            .and_then(|t| t.wait_until_navigated())
+            .map_err(|e| format!("{url}: {e}"))?;
+        // The index loads only when a search is made: wait for its results.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let links: Vec<String> = loop {
+            let links: Vec<String> = serde_json::from_value(eval(&tab, SEARCH_RESULTS)?)?;
+            if !links.is_empty() || Instant::now() > deadline {
+                break links;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        if !links.iter().any(|l| l.contains(page)) {
+            wrong.push(format!("{query:?}: no result on {page}, only {links:?}"));
+        }
+    }
+    let _ = tab.close(false);
+    match wrong.is_empty() {
+        true => Ok(()),
+        false => Err(wrong.join("\n").into()),
+    }
+}
+
 /// The layout check finds what it is there to find.
 fn layout_control() -> Result<(), Failed> {
     let site = SITE.as_ref().map_err(|e| e.clone())?;
@@ -648,6 +698,7 @@ pub fn trials() -> Vec<Trial> {
     let controls = [
         control("browser::layout_check_control", layout_control),
         control("browser::figure_check_control", figure_control),
+        control("browser::search_finds_the_pages", search_finds_the_pages),
     ];
     book_tests::summary_pages()
         .into_iter()

@@ -26,8 +26,8 @@ use libtest_mimic::{Failed, Trial};
 use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
-use runner::book::load::BookFiles;
-use runner::run::runner::Runner;
+use runner::book::BookFiles;
+use runner::run::Runner;
 use serde_json::Value;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -565,7 +565,7 @@ fn webgpu() -> Result<(), Failed> {
 
 /// Every WGSL puzzle of the book, by the page that shows it.
 fn wgsl_pages() -> Vec<(String, Vec<Puzzle>)> {
-    let Ok(book) = runner::book::load::load(&root()) else {
+    let Ok(book) = runner::book::load(&root()) else {
         return vec![];
     };
     let mut pages: Vec<(String, Vec<Puzzle>)> = Vec::new();
@@ -599,7 +599,7 @@ fn runner_check(puzzle: &Puzzle, text: &str) -> Result<Value, Failed> {
     let runner = Runner::new(Default::default());
     let files = BookFiles::new(&root());
     let report =
-        runner::learner::check::check(&runner, puzzle, Lang::Wgsl, BackendKind::Sim, &file, &files);
+        runner::learner::check(&runner, puzzle, Lang::Wgsl, BackendKind::Sim, &file, &files);
     let json = serde_json::to_string(&report)?;
     let prefix = format!("{}/", dir.path().display());
     Ok(serde_json::from_str(&json.replace(&prefix, ""))?)

@@ -25,7 +25,7 @@ pub struct Config {
     /// Seconds before a kernel that has not finished is reported as hung.
     #[serde(default = "default_timeout")]
     pub timeout_seconds: u64,
-    /// Reuse the results of runs whose inputs have not changed (see `runner::cache`).
+    /// Reuse the results of runs whose inputs have not changed (see `runner::run::ResultCache`).
     #[serde(default = "default_cache")]
     pub cache: bool,
     /// Where cached results live, relative to the book's root.

@@ -9,7 +9,7 @@
 //! first ([`mathml`]), so pages need no MathJax.
 //!
 //! Chapters are processed in parallel, one worker per CPU, and every run goes
-//! through the result cache (`runner::run::cache`), so a warm build runs
+//! through the result cache (`runner::run::ResultCache`), so a warm build runs
 //! nothing and editing one chapter under `mdbook serve` re-runs only what
 //! changed.
 //!
@@ -41,10 +41,8 @@ use config::{Config, OnFailure};
 use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
 use puzzle_core::assess::execute::Settings;
-use runner::perf::baseline;
-use runner::perf::record::{self, store};
-use runner::run::cache::ResultCache;
-use runner::run::runner::Runner;
+use runner::perf::{baselines_dir, load_baselines, record};
+use runner::run::{ResultCache, Runner};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -108,8 +106,8 @@ struct Built {
 
 /// Processes every chapter of `book`.
 fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<Built> {
-    let (recordings, mut failures) = store::load_all(&ctx.root.join(record::RESULTS_DIR));
-    let (baselines, unreadable) = baseline::load_all(&baseline::dir(&ctx.root));
+    let (recordings, mut failures) = record::load_all(&ctx.root.join(record::RESULTS_DIR));
+    let (baselines, unreadable) = load_baselines(&baselines_dir(&ctx.root));
     failures.extend(unreadable);
     let (measured, unreadable) = precision::load_all(&precision::dir(&ctx.root));
     failures.extend(unreadable);
@@ -183,7 +181,7 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
     memo::stamps_under(&src, &mut made_from);
     made_from.push(memo::Stamp::of(&ctx.root.join("book.toml")));
     memo::stamps_under(&ctx.root.join(record::RESULTS_DIR), &mut made_from);
-    memo::stamps_under(&baseline::dir(&ctx.root), &mut made_from);
+    memo::stamps_under(&baselines_dir(&ctx.root), &mut made_from);
     memo::stamps_under(&precision::dir(&ctx.root), &mut made_from);
     made_from.extend(session.files.included().iter().map(|p| memo::Stamp::of(p)));
     Ok(Built {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // A job isolated in a child process (a CUDA launch) re-enters here.
-    runner::worker::serve_if_child();
+    runner::serve_if_child();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("supports") {
         // Every renderer: the results are plain markdown and HTML.

@@ -1,7 +1,7 @@
 //! The whole processed book as the last build left it, kept with what it was
 //! made from, so a build in which nothing changed runs nothing at all.
 //!
-//! Every run is cached already (`runner::run::cache`), but a warm build
+//! Every run is cached already (`runner::run::ResultCache`), but a warm build
 //! still parsed every chapter, looked up hundreds of results and rendered
 //! every page again: a third of a second, most of the half second a warm
 //! build may add to mdBook's own time. The memo answers such a build with
@@ -84,7 +84,7 @@ pub fn key(ctx: &PreprocessorContext, book: &Book) -> String {
     ctx.config.build.build_dir = PathBuf::new();
     let input = serde_json::to_vec(&(&ctx, book)).unwrap_or_default();
     let mut h = blake3::Hasher::new();
-    for part in [runner::run::cache::engine_and_machine().as_bytes(), &input] {
+    for part in [runner::run::engine_and_machine().as_bytes(), &input] {
         h.update(&(part.len() as u64).to_le_bytes());
         h.update(part);
     }
@@ -137,7 +137,7 @@ impl Memo {
             book: book.to_string(),
         };
         if let Ok(text) = serde_json::to_string(&entry) {
-            let _ = runner::atomic_file::write(&self.path, text.as_bytes());
+            let _ = runner::write_atomically(&self.path, text.as_bytes());
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::render;
 use puzzle_core::chapter::bundle::Bundle;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
-use runner::book::load::BookFiles;
+use runner::book::BookFiles;
 use std::path::Path;
 
 /// What follows the skeleton: for WGSL, the published book's playground,

@@ -58,7 +58,7 @@ pub struct GemmRow {
 
 /// Every GPU's measurements under `dir`; a file that does not parse is reported, not fatal.
 pub fn load_all(dir: &Path) -> (Vec<Measured>, Vec<String>) {
-    runner::perf::record::store::load_json_files(dir)
+    runner::perf::record::load_json_files(dir)
 }
 
 #[derive(Debug, Deserialize)]

@@ -95,6 +95,88 @@ pub fn cuda_note_once(page: &str) -> String {
     out
 }
 
+/// Where the roofline chapter says why the teaching sizes are launch-bound,
+/// from a chapter's page (every one sits in a part's folder, one level under
+/// `src/`).
+const LAUNCH_BOUND_PAGE: &str =
+    "../performance/roofline.html#why-the-teaching-sizes-are-launch-bound";
+
+/// The anchor of a page's one explanation of "launch-bound".
+const LAUNCH_BOUND_ID: &str = "launch-bound-means";
+
+/// The word that opens a note on a launch-bound result (a time within
+/// `launches` empty-kernel launches). [`launch_bound_once`] explains it in
+/// words after the first such note of a page and links the others to it.
+pub fn launch_bound_mark(launches: f64) -> String {
+    format!("<span class=\"puzzle-launch-bound\" data-launches=\"{launches}\">Launch-bound</span>")
+}
+
+/// "Launch-bound" said once a page: after the paragraph of the first marked
+/// note a reader meets unfolded (or the first, if every one is folded), what
+/// it means in words; every other mark becomes a link to that.
+pub fn launch_bound_once(page: &str) -> String {
+    const OPEN: &str = "<span class=\"puzzle-launch-bound\"";
+    const CLOSE: &str = "</span>";
+    let marks: Vec<usize> = page.match_indices(OPEN).map(|(at, _)| at).collect();
+    let Some(&first) = marks.first() else {
+        return page.to_string();
+    };
+    // The first mark outside every fold, if there is one.
+    let folded = |at: usize| {
+        page[..at].matches("<details").count() > page[..at].matches("</details>").count()
+    };
+    let explained = marks
+        .iter()
+        .copied()
+        .find(|&at| !folded(at))
+        .unwrap_or(first);
+    let mut out = String::with_capacity(page.len() + 1024);
+    let mut rest = 0;
+    for at in marks {
+        // A second mark in the explained note's paragraph stays as it is.
+        if at < rest {
+            continue;
+        }
+        let Some(len) = page[at..].find(CLOSE) else {
+            break;
+        };
+        let end = at + len + CLOSE.len();
+        out.push_str(&page[rest..at]);
+        if at == explained {
+            let launches = page[at..end]
+                .split("data-launches=\"")
+                .nth(1)
+                .and_then(|s| s.split('"').next())
+                .unwrap_or("a few");
+            // The note's paragraph as it was, then the explanation.
+            let para_end = page[end..]
+                .find("</p>")
+                .map_or(end, |p| end + p + "</p>".len());
+            out.push_str(&page[at..para_end]);
+            let _ = write!(
+                out,
+                "\n\n<p class=\"puzzle-launch-bound-why\" id=\"{LAUNCH_BOUND_ID}\">What \
+                 launch-bound means: a GPU takes a few microseconds to start a kernel and see it \
+                 finish even when the kernel does nothing (an empty kernel, timed on each GPU). \
+                 A time within {launches} such launches is mostly that fixed cost: it measures \
+                 the launch, not the kernel, and a percentage of a roof made from it says little \
+                 about how well the kernel reads, writes or computes. Only sizes that take many \
+                 launches' time show that (<a href=\"{LAUNCH_BOUND_PAGE}\">why the teaching sizes \
+                 are launch-bound</a>).</p>"
+            );
+            rest = para_end;
+        } else {
+            let _ = write!(
+                out,
+                "<a class=\"puzzle-launch-bound\" href=\"#{LAUNCH_BOUND_ID}\">Launch-bound</a>"
+            );
+            rest = end;
+        }
+    }
+    out.push_str(&page[rest..]);
+    out
+}
+
 /// Each access diagram drawn once a page: where two kernels of a page (a
 /// puzzle's CUDA and WGSL solutions, most often) touched the same elements
 /// in the same order, the later copy of the picture, often tens of
@@ -263,5 +345,45 @@ mod tests {
         for (note, want) in cases {
             assert_eq!(notes_html(&[note.to_string()]), *want, "{note:?}");
         }
+    }
+
+    /// A page's launch-bound notes: what the word means is said once, after
+    /// the first note a reader sees unfolded; every other note links to it.
+    /// (case, page, the note the explanation follows)
+    #[test]
+    fn launch_bound_is_explained_once_a_page_table() {
+        let note = |what: &str| format!("<p>{}: {what}.</p>\n", launch_bound_mark(3.0));
+        let fold = |inner: &str| format!("<details>\n<summary>s</summary>\n{inner}</details>\n");
+        let cases = [
+            ("two notes", [note("one"), note("two")].concat(), "one"),
+            (
+                "the first folded",
+                [fold(&note("one")), note("two"), note("three")].concat(),
+                "two",
+            ),
+            (
+                "every one folded",
+                [fold(&note("one")), fold(&note("two"))].concat(),
+                "one",
+            ),
+        ];
+        for (case, page, first) in cases {
+            let once = launch_bound_once(&page);
+            let why = once.matches("the launch, not the kernel").count();
+            assert_eq!(why, 1, "{case}: {once}");
+            assert!(once.contains("within 3 such launches"), "{case}: {once}");
+            let after = format!(": {first}.</p>\n\n<p class=\"puzzle-launch-bound-why\"");
+            assert!(once.contains(&after), "{case}: {once}");
+            // The others point to it, and nothing else changes.
+            let links = once
+                .matches("href=\"#launch-bound-means\">Launch-bound</a>")
+                .count();
+            assert_eq!(
+                links,
+                page.matches("Launch-bound").count() - 1,
+                "{case}: {once}"
+            );
+        }
+        assert_eq!(launch_bound_once("<p>none</p>"), "<p>none</p>");
     }
 }

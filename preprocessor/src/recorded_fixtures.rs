@@ -4,7 +4,7 @@
 use puzzle_core::backend_contract::backend::{BackendKind, DeviceInfo};
 use puzzle_core::backend_contract::timing::{Clock, Timing};
 use puzzle_core::spec::expr::Constants;
-use runner::perf::record::schema::{BenchEntry, Recording};
+use runner::perf::record::{BenchEntry, Recording};
 
 /// The day every made-up recording was taken.
 pub const DAY: &str = "2026-11-27";

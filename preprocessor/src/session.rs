@@ -9,10 +9,10 @@ use crate::roofline::roofs::Memo;
 use puzzle_core::chapter::puzzle::{Puzzle, chapter_puzzles};
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::Located;
-use runner::book::load::BookFiles;
-use runner::perf::baseline::Baseline;
-use runner::perf::record::schema::Recording;
-use runner::run::runner::Runner;
+use runner::book::BookFiles;
+use runner::perf::Baseline;
+use runner::perf::record::Recording;
+use runner::run::Runner;
 use std::path::{Path, PathBuf};
 
 /// What every chapter is processed with.
@@ -114,7 +114,7 @@ impl Session {
     /// Every puzzle of the book, loaded once, or every problem that stops it loading.
     fn loaded(&self) -> Result<&puzzle_core::chapter::book::Book, &Vec<Located>> {
         self.book
-            .get_or_init(|| runner::book::load::load_with(&self.root, &self.files))
+            .get_or_init(|| runner::book::load_with(&self.root, &self.files))
             .as_ref()
     }
 

@@ -12,10 +12,10 @@ use puzzle_core::assess::execute::Settings;
 use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use runner::book::load::BookFiles;
-use runner::perf::record::schema::{BenchEntry, Entry, Recording, hash, spec_hash};
-use runner::perf::{baseline, bench, calibrate};
-use runner::run::runner::Runner;
+use runner::book::BookFiles;
+use runner::perf;
+use runner::perf::record::{BenchEntry, Entry, Recording, hash, spec_hash};
+use runner::run::Runner;
 use std::path::{Path, PathBuf};
 
 fn chapter(case: &str) -> (String, PathBuf) {
@@ -389,7 +389,7 @@ fn roofline_blocks_chart_recorded_runs() {
         .unwrap();
     let mut device = report.device.clone().unwrap();
     device.name = "NVIDIA Imaginary 9000".into();
-    let measured = |value: f64| calibrate::Measured {
+    let measured = |value: f64| perf::Measured {
         value,
         timing: report.timing.clone().unwrap(),
     };
@@ -398,7 +398,7 @@ fn roofline_blocks_chart_recorded_runs() {
         device,
         date: "2026-11-22".into(),
         runner_version: "0.1.0".into(),
-        ceilings: Some(calibrate::Ceilings {
+        ceilings: Some(perf::Ceilings {
             bandwidth_gb_s: measured(1000.0),
             read_gb_s: Some(measured(1100.0)),
             write_gb_s: Some(measured(900.0)),
@@ -445,6 +445,73 @@ fn roofline_blocks_chart_recorded_runs() {
     assert!(err.contains("nope"), "{err}");
 }
 
+/// "Launch-bound" explained once a page, in words: a page whose two
+/// roofline blocks and recorded run all ran within a few empty-kernel
+/// launches says what that means at the first of them, and the others
+/// point to it.
+fn launch_bound_is_explained_once_a_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline");
+    let file = root.join("src/chapter.md");
+    let content = std::fs::read_to_string(&file).unwrap()
+        + "\nThe same kernel, charted again.\n\n```roofline\ntitle: Fixture kernels again\nlang: \
+           wgsl\npuzzles: [fx]\n```\n";
+    let mut session = Session::new(runner(), OnFailure::Bail, vec![], root);
+    require_wgpu(&session.runner);
+    let puzzle = puzzle_core::chapter::puzzle::chapter_puzzles(
+        &content,
+        &file,
+        &BookFiles::new(file.parent().unwrap()),
+    )
+    .unwrap()
+    .remove(0);
+    let lang = Lang::Wgsl;
+    let report = session
+        .runner
+        .run(&puzzle, lang, Variant::Solution)
+        .unwrap();
+    let mut device = report.device.clone().unwrap();
+    device.name = "NVIDIA Imaginary 9000".into();
+    let measured = |value: f64| perf::Measured {
+        value,
+        timing: report.timing.clone().unwrap(),
+    };
+    session.set_recordings(vec![Recording {
+        awaiting: vec![],
+        device,
+        date: "2026-11-22".into(),
+        runner_version: "0.1.0".into(),
+        ceilings: Some(perf::Ceilings {
+            bandwidth_gb_s: measured(1000.0),
+            read_gb_s: None,
+            write_gb_s: None,
+            fp32_gflop_s: measured(20_000.0),
+            bf16_tensor_gflop_s: None,
+            fp8_tensor_gflop_s: None,
+            // An empty kernel slower than any run of the fixture: every
+            // time on the page is launch-bound.
+            launch_us: measured(1_000_000.0),
+            stream_bytes: 1 << 30,
+            date: "2026-11-22".into(),
+        }),
+        entries: vec![Entry {
+            puzzle: "fx".into(),
+            lang,
+            variant: Variant::Solution,
+            spec_hash: spec_hash(&puzzle.spec.text),
+            source_hash: hash(&puzzle.kernel(lang).unwrap().solution().text),
+            report,
+        }],
+        benches: vec![],
+    }]);
+    let (page, _) = process_chapter(&content, &file, &session).unwrap();
+    // Both blocks and the recorded run are launch-bound...
+    assert!(page.contains("**Fixture kernels again**"), "{page}");
+    assert!(page.matches("Launch-bound").count() >= 3, "{page}");
+    // ...and what that means is said once.
+    let explained = page.matches("the launch, not the kernel").count();
+    assert_eq!(explained, 1, "explained {explained} times:\n{page}");
+}
+
 /// A roofline block at the specs' `bench` sizes: each recorded benchmark is a
 /// row with its sizes, spread and check; a case not recorded says so; the
 /// target is met or missed against the recorded ceilings; a changed kernel
@@ -465,7 +532,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     let lang = Lang::Wgsl;
     let backend = session.runner.backend(BackendKind::Wgpu).unwrap();
     let case = puzzle.spec.bench_cases().remove(0);
-    let options = bench::Options {
+    let options = perf::Options {
         file: None,
         overrides: case.clone(),
         samples: 3,
@@ -473,14 +540,14 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
         timeout: std::time::Duration::from_secs(30),
         buffer_sets: Some(1),
     };
-    let report = bench::bench(&puzzle, backend, &options, None)
+    let report = perf::bench(&puzzle, backend, &options, None)
         .unwrap()
         .unwrap();
-    assert_eq!(report.checked, bench::Checked::Passed);
+    assert_eq!(report.checked, perf::Checked::Passed);
     let mut device = report.device.clone();
     device.name = "NVIDIA Imaginary 9000".into();
     let recording = |bandwidth: f64, source: &str| {
-        let measured = |value: f64| calibrate::Measured {
+        let measured = |value: f64| perf::Measured {
             value,
             timing: report.timing.clone(),
         };
@@ -489,7 +556,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
             device: device.clone(),
             date: "2026-11-22".into(),
             runner_version: "0.1.0".into(),
-            ceilings: Some(calibrate::Ceilings {
+            ceilings: Some(perf::Ceilings {
                 bandwidth_gb_s: measured(bandwidth),
                 read_gb_s: None,
                 write_gb_s: None,
@@ -558,17 +625,17 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     // The library timed on the kernel's own inputs, as `runner inputs` writes them.
     let same = report.inputs.clone();
     assert!(same.is_some(), "a benchmark says what it was timed on");
-    let other = same.clone().map(|i| runner::perf::inputs::BenchInputs {
+    let other = same.clone().map(|i| runner::perf::BenchInputs {
         digest: "other bytes".into(),
         ..i
     });
-    let library = |times: f64, date: &str, inputs: &Option<runner::perf::inputs::BenchInputs>| {
-        baseline::Baseline {
+    let library = |times: f64, date: &str, inputs: &Option<runner::perf::BenchInputs>| {
+        perf::Baseline {
             library: "libadd".into(),
             software: "libadd 1.0".into(),
             device: device.name.clone(),
             date: date.into(),
-            cases: vec![baseline::BaselineCase {
+            cases: vec![perf::BaselineCase {
                 name: "add_ten".into(),
                 constants: [("SIZE".to_string(), 65536)].into(),
                 flops: 65536,
@@ -592,7 +659,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
     type Case<'a> = (
         f64,
         &'a str,
-        &'a Option<runner::perf::inputs::BenchInputs>,
+        &'a Option<runner::perf::BenchInputs>,
         &'a [&'a str],
         &'a [&'a str],
     );
@@ -670,7 +737,7 @@ fn roofline_blocks_show_recorded_benchmarks_and_targets() {
 
 fn main() {
     // Kernels run in child processes of this binary: serve them first.
-    runner::worker::serve_if_child();
+    runner::serve_if_child();
     let tests: &[(&str, fn())] = &[
         (
             "page_shows_config_skeleton_solution_and_verdicts",
@@ -715,6 +782,10 @@ fn main() {
         (
             "roofline_blocks_show_recorded_benchmarks_and_targets",
             roofline_blocks_show_recorded_benchmarks_and_targets,
+        ),
+        (
+            "launch_bound_is_explained_once_a_page",
+            launch_bound_is_explained_once_a_page,
         ),
     ];
     let trials = tests

@@ -9,8 +9,8 @@ use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::{self, Constants};
-use runner::backend::cuda::sanitize::Sanitizer;
-use runner::book::load::{BookFiles, DiscoverError};
+use runner::backend::Sanitizer;
+use runner::book::{BookFiles, DiscoverError};
 use std::path::{Path, PathBuf};
 
 /// `--backend`: where a kernel runs.
@@ -176,7 +176,7 @@ pub fn book_dir(flag: Option<PathBuf>, cwd: &Path, fallback: Option<PathBuf>) ->
     if let Some(dir) = flag {
         return Ok(dir);
     }
-    match (runner::book::load::discover(cwd), fallback) {
+    match (runner::book::discover(cwd), fallback) {
         (Ok(found), _) => Ok(found),
         (Err(DiscoverError::NoBook(_)), Some(dir)) if !dir.as_os_str().is_empty() => Ok(dir),
         (Err(e), _) => Err(e.into()),
@@ -187,7 +187,7 @@ pub fn book_dir(flag: Option<PathBuf>, cwd: &Path, fallback: Option<PathBuf>) ->
 pub fn load_book(dir: Option<PathBuf>) -> Result<Book> {
     let fallback = std::env::var_os(BOOK_ENV).map(PathBuf::from);
     let root = book_dir(dir, &std::env::current_dir()?, fallback)?;
-    runner::book::load::load(&root).map_err(|errors| {
+    runner::book::load(&root).map_err(|errors| {
         let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
         anyhow::anyhow!(
             "the book has {} problem(s):\n{}",

@@ -10,13 +10,11 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::display_path;
-use runner::book::load::BookFiles;
-use runner::learner::check::check;
-use runner::learner::default_lang::Facts;
-use runner::learner::order::{learning_order, next_unsolved};
-use runner::learner::progress::{Mark, ProgressFile, Saved};
-use runner::learner::workspace::Workspace;
-use runner::run::runner::Runner;
+use runner::book::BookFiles;
+use runner::learner::{
+    Facts, Mark, ProgressFile, Saved, Workspace, check, learning_order, next_unsolved,
+};
+use runner::run::Runner;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -152,7 +150,7 @@ pub fn default_lang(learner: &Learner, runner: &Runner, puzzle: Option<&Puzzle>)
         changed_here,
         changed_last,
     };
-    runner::learner::default_lang::default_lang(&facts).with_context(|| match puzzle {
+    runner::learner::default_lang(&facts).with_context(|| match puzzle {
         Some(p) => format!("`{}` has no kernel to complete", p.id()),
         None => "the book has no kernel to complete".to_string(),
     })

@@ -44,7 +44,7 @@ enum Command {
 
 fn main() -> ExitCode {
     // A job isolated in a child process (a CUDA launch, a benchmark) re-enters here.
-    runner::worker::serve_if_child();
+    runner::serve_if_child();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(error) => {

@@ -27,8 +27,10 @@ use puzzle_core::judge::report::Status;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::spec::expr::Constants;
-use runner::backend::cuda::{backend::compile_only_arch, checker, nvrtc};
-use runner::run::runner::Runner;
+use runner::backend::{
+    checker_buffers, checker_launches, compile_cached, compile_only_arch, load_nvrtc,
+};
+use runner::run::Runner;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -51,7 +53,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root");
-    let book = runner::book::load::load(root).expect("the book loads");
+    let book = runner::book::load(root).expect("the book loads");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let part = args.first().map(String::as_str);
     if part != Some("rate") {
@@ -131,7 +133,7 @@ fn small(book: &Book, only: Option<&str>) {
 /// Instructions a second of the interpreter alone, on each case.
 fn rate(book: &Book, cases: &[(&str, &str)]) {
     // Finds NVRTC (the pip wheel too), as the engine does before compiling.
-    nvrtc::load().expect("NVRTC is installed (bash .ci/setup)");
+    load_nvrtc().expect("NVRTC is installed (bash .ci/setup)");
     for (id, sets) in cases {
         let puzzle = book.find(id).expect("a puzzle of the book");
         let overrides: Constants = sets
@@ -153,9 +155,9 @@ fn rate(book: &Book, cases: &[(&str, &str)]) {
             Lang::Cuda,
             &spec.constants,
         );
-        let ptx = nvrtc::compile_cached(&source, compile_only_arch()).expect("compiles");
+        let ptx = compile_cached(&source, compile_only_arch()).expect("compiles");
         let module = ptx_sim::Module::parse(&ptx).expect("the checker reads NVRTC's PTX");
-        let (launches, buffers) = (checker::launches(&spec), checker::buffers(&spec));
+        let (launches, buffers) = (checker_launches(&spec), checker_buffers(&spec));
         let config = ptx_sim::Config {
             limits: ptx_sim::Limits {
                 timeout: Duration::from_secs(600),

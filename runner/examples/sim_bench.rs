@@ -26,7 +26,7 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::text::SourceText;
 use puzzle_core::spec::expr::Constants;
-use runner::run::runner::Runner;
+use runner::run::Runner;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root");
-    let book = runner::book::load::load(root).expect("the book loads");
+    let book = runner::book::load(root).expect("the book loads");
     let runner = Runner::new(Settings {
         timing_samples: 0,
         // The large run in an unoptimised build may take longer than the default limit.

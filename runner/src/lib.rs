@@ -11,22 +11,37 @@
 //!                       └──▶ perf (bench, calibrate, roofline, record)   learner (workspace, progress) ◀┘
 //! ```
 //!
-//! - [`book`]: the book on disk, and checks that its parts agree;
+//! # The boundary
+//!
+//! Other crates (the command line in `runner/cli/`, the preprocessor, the
+//! tests and examples) see five facades and two functions, nothing else;
+//! every other module is private to the crate, so the compiler keeps callers
+//! out. A facade is a folder's `mod.rs` that re-exports, item by item, what
+//! crosses; `perf` keeps three surfaces whole (`chart`, `roofline`,
+//! `record`). `docs/ARCHITECTURE.md` ("API boundaries") lists them, and the
+//! architecture test fails on a `pub mod` it does not list.
+//!
+//! - [`book`]: the book on disk;
 //! - [`backend`]: wgpu and CUDA, opened by kind (the CPU checker comes from the core);
-//! - [`child`]: jobs run in a child process, killed when they hang;
-//! - [`run`]: the [`run::runner::Runner`], through which every run goes, and the result cache;
+//! - [`run`]: the [`run::Runner`], through which every run goes, and the result cache;
 //! - [`perf`]: timings that mean something: ceilings, benchmarks, rooflines, recordings;
 //! - [`learner`]: the learner's workspace, progress and check;
-//! - [`worker`]: what a child process does;
-//! - [`atomic_file`]: files replaced whole, never half-written.
+//! - [`serve_if_child`]: the first call of every executable that runs the
+//!   engine (`worker`: what a child process does; `child`: jobs run in a
+//!   child process, killed when they hang);
+//! - [`write_atomically`]: a file replaced whole, never half-written
+//!   (`atomic_file`).
 //!
 //! The `runner` command line (`runner/cli/`) is a thin layer over all this.
 
-pub mod atomic_file;
+pub(crate) mod atomic_file;
 pub mod backend;
 pub mod book;
-pub mod child;
+pub(crate) mod child;
 pub mod learner;
 pub mod perf;
 pub mod run;
-pub mod worker;
+pub(crate) mod worker;
+
+pub use atomic_file::write as write_atomically;
+pub use worker::serve_if_child;

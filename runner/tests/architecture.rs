@@ -4,6 +4,8 @@
 //! - no import cycle between modules, in any crate of the engine;
 //! - no source file over 700 lines of library code (every line but those
 //!   of its inline test modules: see `source`);
+//! - the engine (`runner`) declares no public module but its facades (see
+//!   `boundary`);
 //! - docs/ARCHITECTURE.md's code map places every Rust file, and names the
 //!   functions that still return a `String` error (see `code_map`);
 //! - the core (`runner/core`), the checker (`runner/sim`) and the browser's
@@ -19,8 +21,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod boundary;
 mod code_map;
 mod source;
+
+use boundary::the_engine_is_reached_through_its_facades_alone;
 
 use code_map::{
     every_rust_file_has_a_place_in_the_code_map, the_code_map_names_every_module_and_nothing_else,
@@ -686,5 +691,6 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         the_doc_names_every_string_error,
         the_crates_table_lists_each_crates_dependencies,
         every_build_of_the_workspace_shares_its_dependencies,
+        the_engine_is_reached_through_its_facades_alone,
     )
 }

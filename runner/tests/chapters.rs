@@ -40,9 +40,8 @@ use puzzle_core::spec::data::Dtype;
 use puzzle_core::spec::finding::Finding;
 use puzzle_core::spec::reference;
 use puzzle_core::spec::resolve::PuzzleSpec;
-use runner::perf::record::schema::{Recorded, Recording};
-use runner::perf::record::{self, store};
-use runner::run::runner::Runner;
+use runner::perf::record::{self, Recorded, Recording};
+use runner::run::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
@@ -75,7 +74,7 @@ pub fn trials(args: &Arguments) -> Vec<Trial> {
                 .expect("workspace root")
                 .to_path_buf()
         });
-    let book = match runner::book::load::load(&root) {
+    let book = match runner::book::load(&root) {
         Ok(book) => Arc::new(book),
         Err(errors) => {
             for e in &errors {
@@ -85,7 +84,7 @@ pub fn trials(args: &Arguments) -> Vec<Trial> {
         }
     };
     assert!(!book.puzzles.is_empty(), "the book declares no puzzles");
-    let (recordings, problems) = store::load_all(&book.root.join(record::RESULTS_DIR));
+    let (recordings, problems) = record::load_all(&book.root.join(record::RESULTS_DIR));
     assert!(
         problems.is_empty(),
         "recorded results do not load: {problems:?}"
@@ -329,7 +328,7 @@ fn too_few_gpus(b: &dyn Backend, puzzle: &Puzzle, case: &Case) -> Option<String>
     let gpus = puzzle
         .spec
         .gpus(case.overrides.as_ref().unwrap_or(&Default::default()));
-    runner::backend::cuda::backend::too_few_gpus(gpus as usize, b.gpus())
+    runner::backend::too_few_gpus(gpus as usize, b.gpus())
 }
 
 /// A trial on the CUDA checker, made once it is known whether the checker
@@ -379,7 +378,7 @@ fn resolve_on_checker(
 /// For each kernel (puzzle id, variant), what the CUDA checker lacks to run
 /// it, in the words of a skipped trial; compiled on every core.
 fn lacking(book: &Book, kernels: &[(String, Variant)]) -> Vec<(String, Variant, Option<String>)> {
-    let Ok(checker) = runner::backend::open::cuda_checker_from_env() else {
+    let Ok(checker) = runner::backend::cuda_checker_from_env() else {
         return vec![];
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -410,7 +409,7 @@ fn lacking(book: &Book, kernels: &[(String, Variant)]) -> Vec<(String, Variant, 
 /// "the CPU checker lacks `tcgen05.mma` (line 12)", where it does.
 fn lacks(
     book: &Book,
-    checker: &runner::backend::cuda::checker::CudaCheckerBackend,
+    checker: &runner::backend::CudaCheckerBackend,
     id: &str,
     variant: Variant,
 ) -> Option<String> {
@@ -483,7 +482,7 @@ fn recorded_agreement(
 ) -> Trial {
     let name = format!("{}::wgsl::sim_agrees_with_recorded", puzzle.id());
     let current = |variant| {
-        store::lookup(recordings, puzzle, Lang::Wgsl, variant)
+        record::lookup(recordings, puzzle, Lang::Wgsl, variant)
             .into_iter()
             .filter_map(|r| match r {
                 Recorded::Current { recording, report } => {
@@ -590,7 +589,7 @@ fn cuda_recorded_agreement(
 ) -> Result<OnChecker, Trial> {
     let name = format!("{}::cuda::sim_agrees_with_recorded", puzzle.id());
     let recorded: Vec<(String, RunReport)> =
-        store::lookup(recordings, puzzle, Lang::Cuda, Variant::Solution)
+        record::lookup(recordings, puzzle, Lang::Cuda, Variant::Solution)
             .into_iter()
             .filter_map(|r| match r {
                 Recorded::Current { recording, report }

@@ -1,11 +1,18 @@
 //! Drift checks on the real book: its table of contents, chapters, tips and
 //! skeletons agree, and the learner's workspace can be made from it.
-//! (The chapter tests run the kernels; see `runner::book::content` for the checks.)
+//! (The chapter tests run the kernels; `drift` holds the checks.)
 
 use puzzle_core::chapter::book::Book;
 use puzzle_core::lang::Lang;
-use runner::learner::workspace::Workspace;
+use runner::learner::Workspace;
 use std::path::Path;
+
+/// The book's parts against one another: table of contents, tips,
+/// skeletons, kernel constants and folders.
+mod drift;
+
+/// No chapter uses an idea before the chapter that teaches it.
+mod concepts;
 
 /// First hints and gap markers against the truth.
 mod teaching;
@@ -15,20 +22,19 @@ mod commands;
 
 fn book() -> Book {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    runner::book::load::load(root)
-        .unwrap_or_else(|errors| panic!("the book does not load: {errors:?}"))
+    runner::book::load(root).unwrap_or_else(|errors| panic!("the book does not load: {errors:?}"))
 }
 
 fn the_book_has_no_drift() {
     let book = book();
-    let problems = runner::book::content::problems(&book);
+    let problems = drift::problems(&book);
     let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
     assert!(list.is_empty(), "{}", list.join("\n"));
 }
 
 fn every_chapter_of_the_summary_exists_and_has_a_title() {
     let book = book();
-    let entries = runner::book::load::read_summary(&book.src).unwrap();
+    let entries = runner::book::read_summary(&book.src).unwrap();
     assert!(entries.len() >= 15, "SUMMARY.md lists only {entries:?}");
     for e in entries {
         assert!(e.path.is_file(), "{}", e.path.display());
@@ -78,7 +84,7 @@ fn the_workspace_holds_every_skeleton_in_reading_order() {
         }
     }
     // Reading order follows SUMMARY.md: puzzle 1 first, the views chapter before puzzle 9.
-    let order: Vec<&str> = runner::learner::order::learning_order(&book)
+    let order: Vec<&str> = runner::learner::learning_order(&book)
         .iter()
         .map(|p| p.id())
         .collect();
@@ -233,9 +239,9 @@ fn no_hint_before_the_last_gives_a_line_of_the_solution() {
 /// No chapter uses an idea (concepts.toml) before the chapter that teaches it.
 fn no_chapter_uses_a_concept_before_it_is_taught() {
     let book = book();
-    let concepts = runner::book::concepts::load(&book.root).unwrap_or_else(|e| panic!("{e}"));
+    let concepts = concepts::load(&book.root).unwrap_or_else(|e| panic!("{e}"));
     assert!(concepts.len() >= 10, "{concepts:?}");
-    let early = runner::book::concepts::early_uses(&book.root, &book.src, &concepts);
+    let early = concepts::early_uses(&book.root, &book.src, &concepts);
     let list: Vec<String> = early.iter().map(ToString::to_string).collect();
     assert!(
         list.is_empty(),
@@ -314,7 +320,7 @@ fn device_functions(text: &str) -> Vec<String> {
 /// This group's trials, for the suite's `main`.
 /// The naming rule of AUTHORING.md ("Names"): an id is `p` or `d`, two
 /// digits, and a name; a debugging case's page is its id. (Kernel folders and
-/// file names are checked with the drift, by `runner::book::content`.)
+/// file names are checked by `drift`.)
 fn names() {
     let book = book();
     let mut wrong = Vec::new();
@@ -426,9 +432,9 @@ fn every_part_has_a_figure_and_every_figure_is_named() {
 /// list never hides a result that could be shown.
 fn every_awaited_puzzle_is_still_stale_on_its_gpu() {
     use puzzle_core::kernel::cut::Variant;
-    use runner::perf::record::{self, schema::Recorded, store};
+    use runner::perf::record::{self, Recorded};
     let book = book();
-    let (recordings, problems) = store::load_all(&book.root.join(record::RESULTS_DIR));
+    let (recordings, problems) = record::load_all(&book.root.join(record::RESULTS_DIR));
     assert!(problems.is_empty(), "{problems:?}");
     let mut wrong = Vec::new();
     // A GPU has a recording per backend (and per count of GPUs): the
@@ -458,7 +464,7 @@ fn every_awaited_puzzle_is_still_stale_on_its_gpu() {
             [Variant::Solution, Variant::Skeleton]
                 .into_iter()
                 .any(|variant| {
-                    store::lookup(&of_device, puzzle, lang, variant)
+                    record::lookup(&of_device, puzzle, lang, variant)
                         .iter()
                         .any(|r| matches!(r, Recorded::Stale { .. }))
                 })
@@ -466,11 +472,55 @@ fn every_awaited_puzzle_is_still_stale_on_its_gpu() {
         if !stale {
             wrong.push(format!(
                 "`{id}` is all current on the {device} again: remove it from results/{}",
-                store::AWAITING_FILE
+                record::AWAITING_FILE
             ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Puzzle 46's page promises a model that learns: its losses, as the CPU
+/// reference computes them for the page's inputs and as every GPU that ran
+/// the current kernel recorded them, fall round after round, to well
+/// under the first.
+fn the_training_step_lowers_its_loss_on_the_cpu_and_on_gpus() {
+    use puzzle_core::kernel::cut::Variant;
+    use runner::perf::record::{self, Recorded};
+    let book = book();
+    let puzzle = book.find("p46_training_step").unwrap();
+    let spec = puzzle.spec.resolve(&Default::default()).unwrap();
+    let losses = |values: &[Option<f64>]| -> Vec<f64> {
+        values
+            .iter()
+            .map(|v| v.expect("every round's loss is written"))
+            .collect()
+    };
+    let falls = |what: &str, losses: &[f64]| {
+        assert!(losses.len() >= 10, "{what}: {losses:?}");
+        assert!(
+            losses.windows(2).all(|p| p[1] < p[0]),
+            "{what}: a round's loss is not below the last: {losses:?}"
+        );
+        let (first, last) = (losses[0], losses[losses.len() - 1]);
+        assert!(last < 0.5 * first, "{what}: from {first} only to {last}");
+    };
+    let expected = spec.outputs().find(|b| b.name == "losses").unwrap();
+    falls("the CPU reference", expected.expect.as_ref().unwrap());
+
+    let (recordings, problems) = record::load_all(&book.root.join(record::RESULTS_DIR));
+    assert!(problems.is_empty(), "{problems:?}");
+    let mut gpus = 0;
+    for found in record::lookup(&recordings, puzzle, Lang::Cuda, Variant::Solution) {
+        if let Recorded::Current { recording, report } = found {
+            let check = report.checks.iter().find(|c| c.name == "losses").unwrap();
+            falls(&recording.device.name, &losses(&check.got));
+            gpus += 1;
+        }
+    }
+    assert!(
+        gpus >= 1,
+        "no GPU has a current recording of the training step"
+    );
 }
 
 pub fn trials() -> Vec<libtest_mimic::Trial> {
@@ -488,7 +538,10 @@ pub fn trials() -> Vec<libtest_mimic::Trial> {
         no_hopper_or_multi_gpu_helper_is_written_twice,
         every_part_has_a_figure_and_every_figure_is_named,
         every_awaited_puzzle_is_still_stale_on_its_gpu,
+        the_training_step_lowers_its_loss_on_the_cpu_and_on_gpus,
     );
+    trials.extend(drift::trials());
+    trials.extend(concepts::trials());
     trials.extend(teaching::trials());
     trials.extend(commands::trials());
     trials

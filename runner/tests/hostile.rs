@@ -15,7 +15,7 @@ use cases::cases;
 use libtest_mimic::{Failed, Trial};
 use puzzle_core::assess::execute::Settings;
 use puzzle_core::backend_contract::backend::BackendKind;
-use runner::run::runner::Runner;
+use runner::run::Runner;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

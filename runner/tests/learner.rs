@@ -12,8 +12,8 @@ use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
-use runner::learner::workspace::Workspace;
-use runner::run::runner::Runner;
+use runner::learner::Workspace;
+use runner::run::Runner;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -81,12 +81,12 @@ const P03_CASES: &[(&str, &str, Verdict, &[&str])] = &[
 /// The learner's check of `file` in WGSL, on the backend that runs WGSL here.
 fn check(puzzle: &Puzzle, file: &Path) -> CheckReport {
     let kind = RUNNER.default_backend(Lang::Wgsl);
-    let files = runner::book::load::BookFiles::new(&root());
-    runner::learner::check::check(&RUNNER, puzzle, Lang::Wgsl, kind, file, &files)
+    let files = runner::book::BookFiles::new(&root());
+    runner::learner::check(&RUNNER, puzzle, Lang::Wgsl, kind, file, &files)
 }
 
 fn diagnoses_puzzle_3() -> Result<(), Failed> {
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let puzzle = book.find("p03_guard")?;
     let dir = tempfile::tempdir()?;
     let file = dir.path().join("add_10_guard.wgsl");
@@ -113,7 +113,7 @@ fn diagnoses_puzzle_3() -> Result<(), Failed> {
             return Err(format!(
                 "{name}: expected {verdict:?} with {kinds:?}, got {:?} with {got:?}:\n{}",
                 report.verdict,
-                runner::learner::render::render(&report, 100)
+                runner::learner::render(&report, 100)
             )
             .into());
         }
@@ -213,7 +213,7 @@ fn check_cli_text_and_json() -> Result<(), Failed> {
     assert_eq!(json["findings"][0]["kind"], "never_written");
     assert_eq!(json["findings"][0]["count"], 4);
     // Solve it in the learner's file; the book's sources stay untouched.
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let kernel_file = root().join("kernels/fundamentals/p03_guard/add_10_guard.wgsl");
     let before = std::fs::read(&kernel_file)?;
     std::fs::write(
@@ -315,7 +315,7 @@ fn cuda_says_what_it_can_do_here() -> Result<(), Failed> {
 fn bench_file(lang: Lang, gpu: bool) -> Result<(), Failed> {
     let dir = tempfile::tempdir()?;
     let ws = dir.path().join(".learner");
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let (id, backend) = match lang {
         Lang::Wgsl => ("p19_sgemm_named", "wgpu"),
         Lang::Cuda => ("p19_sgemm_warptile", "cuda"),
@@ -432,8 +432,8 @@ fn bench_file(lang: Lang, gpu: bool) -> Result<(), Failed> {
 /// declares them; not by id, which puts p11_conv_2d first), and `progress`
 /// explains its marks under the table.
 fn list_and_progress_follow_the_book() -> Result<(), Failed> {
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
-    let reading: Vec<&str> = runner::learner::order::learning_order(&book)
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let reading: Vec<&str> = runner::learner::learning_order(&book)
         .iter()
         .map(|p| p.id())
         .collect();
@@ -525,7 +525,7 @@ fn the_cli_fits_80_columns() -> Result<(), Failed> {
 
 /// `runner watch`, piped: every save is checked, and a pass moves on.
 fn watch_follows_saves() -> Result<(), Failed> {
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let dir = tempfile::tempdir()?;
     let ws_dir = dir.path().join(".learner");
     let ws = Workspace::new(&book, Some(ws_dir.clone()));
@@ -571,7 +571,7 @@ fn watch_follows_saves() -> Result<(), Failed> {
     let mut steps = vec![read_until("Ctrl-C stops")];
     // `--draw` keeps the diagram beside the file fresh: the missing guard's
     // write past the end is drawn, and gone once the guard is back.
-    let diagram = runner::learner::draw::diagram_path(&file);
+    let diagram = runner::learner::diagram_path(&file);
     let mut past_end = Vec::new();
     for body in [NO_GUARD, WRONG_INDEX, SOLVED] {
         std::fs::write(&file, p03_wgsl(&book, body))?;
@@ -632,7 +632,7 @@ fn diagrams_show_what_the_kernel_did() -> Result<(), Failed> {
     use puzzle_core::draw::diagram::Picture;
     use puzzle_core::kernel::cut::Variant;
     use puzzle_core::source::text::SourceText;
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let pictures = |id: &str, source: &SourceText| -> Result<Vec<Picture>, Failed> {
         let puzzle = book.find(id)?;
         let report = RUNNER
@@ -741,9 +741,8 @@ fn check_draw_writes_the_diagram_beside_the_file() -> Result<(), Failed> {
 /// a renamed kernel file) move to today's names, their text kept, and their
 /// progress follows; every rename in the table names a puzzle of the book.
 fn former_names_keep_the_learners_work() -> Result<(), Failed> {
-    use runner::learner::former_names::{FILES, IDS};
-    use runner::learner::progress::ProgressFile;
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    use runner::learner::{FORMER_FILES as FILES, FORMER_IDS as IDS, ProgressFile};
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     for (old, new) in IDS {
         assert!(
             book.find(new).is_ok() && book.find(old).is_err(),

@@ -13,7 +13,7 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::judge::report::{HAZARDS_ONLY, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use runner::run::runner::Runner;
+use runner::run::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -61,7 +61,7 @@ fn table() -> Vec<Litmus> {
 }
 
 fn load() -> Result<Book, Failed> {
-    runner::book::load::load(&book_root()).map_err(|e| format!("{e:?}").into())
+    runner::book::load(&book_root()).map_err(|e| format!("{e:?}").into())
 }
 
 pub fn trials() -> Vec<Trial> {

@@ -35,7 +35,7 @@ use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
 use races::races;
-use runner::run::runner::Runner;
+use runner::run::Runner;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use subgroups::SUBGROUP_SIZE_BOUND;
@@ -348,7 +348,7 @@ pub fn trials() -> Vec<Trial> {
     trials.extend(subgroups::trials());
     trials.extend(messages::trials());
     trials.push(Trial::test("malformed_spec::names_its_line", || {
-        let errors = runner::book::load::load(&fixtures().join("bad_spec_book"))
+        let errors = runner::book::load(&fixtures().join("bad_spec_book"))
             .expect_err("a spec with an unknown key must not load");
         let said: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         messages::check_text(
@@ -423,7 +423,7 @@ fn lang_of(path: &Path) -> Lang {
 
 /// A fixture book, or the book itself.
 fn load(root: &Path) -> Result<Book, Failed> {
-    runner::book::load::load(root).map_err(|e| format!("{e:?}").into())
+    runner::book::load(root).map_err(|e| format!("{e:?}").into())
 }
 
 /// Runs a fixture against a puzzle of `book` on `kind`, at the teaching

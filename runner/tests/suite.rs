@@ -27,7 +27,7 @@ mod negative;
 
 fn main() {
     // A job isolated in a child process (a wgpu or CUDA launch) re-enters here.
-    runner::worker::serve_if_child();
+    runner::serve_if_child();
     suite::run(&[
         ("chapters", chapters::trials),
         ("negative", |_| negative::trials()),

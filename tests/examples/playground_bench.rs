@@ -53,7 +53,7 @@ fn main() -> Result<(), String> {
 
     let port = serve(out.path().to_path_buf());
     let browser = drive::browser(chromium()?, false)?;
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let src = root().join("src");
     println!("\nfrom Check to the checker's verdict, {runs} checks of each solution (ms):");
     println!(

@@ -3,7 +3,7 @@
 //! every target's range of message sizes holds at least one size.
 //!
 //! It lives in the preprocessor, not in the engine beside
-//! `runner::perf::roofline_block`: nothing but the page reads it (`runner
+//! `runner::perf::RooflineBlock`: nothing but the page reads it (`runner
 //! bench --file` holds a kernel against its roofline targets only).
 
 use serde::Deserialize;

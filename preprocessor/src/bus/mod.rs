@@ -26,7 +26,7 @@
 //! same constants from `results/baselines/nccl-<n>-<gpu>.json`, the best
 //! kernel as a share of NCCL, the targets' verdicts, and the chart
 //! ([`chart`]). Benchmarks are found as the roofline's rows find theirs
-//! (`runner::perf::record::store::lookup_bench`: current spec and kernel
+//! (`runner::perf::record::lookup_bench`: current spec and kernel
 //! only), and a stale or missing one says so in its cell in the roofline's
 //! own words, which the book's CI build looks for.
 //!
@@ -53,11 +53,9 @@ use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::Located;
 use puzzle_core::spec::expr::Constants;
 use puzzle_core::spec::model::Spec;
-use runner::perf::baseline::{Baseline, BaselineCase};
-use runner::perf::bench::{BenchReport, Checked};
 use runner::perf::chart::Layout;
-use runner::perf::record::schema::Recording;
-use runner::perf::record::store;
+use runner::perf::record::{self, Recording};
+use runner::perf::{Baseline, BaselineCase, BenchReport, Checked};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use verdicts::verdict;
@@ -194,7 +192,7 @@ fn cell<'a>(
 ) -> Cell<'a> {
     let mut best: Option<Timed<'a>> = None;
     for &case in cases {
-        let report = match store::lookup_bench(recording, case.puzzle, Lang::Cuda, &case.case) {
+        let report = match record::lookup_bench(recording, case.puzzle, Lang::Cuda, &case.case) {
             None => return Cell::Unusable(Unplaced::NotBenchmarked),
             Some(Err(why)) => return Cell::Unusable(Unplaced::Bench(why)),
             Some(Ok(report)) => report,
@@ -204,7 +202,7 @@ fn cell<'a>(
             case,
             report,
             gb_s: gb_s(bus_bytes(&case.spec), median),
-            date: store::bench_date(recording, case.puzzle, Lang::Cuda, &case.case),
+            date: record::bench_date(recording, case.puzzle, Lang::Cuda, &case.case),
             percent: nccl_case(nccl, &case.spec)
                 .filter(|_| median > 0.0)
                 .map(|n| 100.0 * n.timing.median_ms / median),
@@ -363,7 +361,7 @@ fn figures(timing: &Timing, gb: f64) -> String {
 /// marks stale results on every page. Either may wrap in its nowrap cell.
 pub(crate) fn unusable_text(why: &Unplaced) -> String {
     let class = match why {
-        Unplaced::Bench(store::BenchUnusable::Stale(_)) => "puzzle-stale",
+        Unplaced::Bench(record::BenchUnusable::Stale(_)) => "puzzle-stale",
         why if why.awaiting().is_some() => "puzzle-awaiting",
         _ => "puzzle-unrecorded",
     };

@@ -6,8 +6,8 @@ use super::chart::size_label;
 use super::*;
 use crate::recorded_fixtures::{DAY, at, device, recording, timing};
 use puzzle_core::source::include::MemoryFiles;
-use runner::perf::bench::{BenchReport, Checked};
-use runner::perf::record::schema::{BenchEntry, hash, spec_hash};
+use runner::perf::record::{BenchEntry, hash, spec_hash};
+use runner::perf::{BenchReport, Checked};
 use std::path::{Path, PathBuf};
 
 const TWO: &str = "2 × NVIDIA Imaginary 9000";
@@ -303,7 +303,7 @@ fn stale_and_missing_benchmarks_are_reported_table() {
         )],
     );
     let mut awaiting = stale.clone();
-    awaiting.awaiting = vec![runner::perf::record::schema::Awaiting {
+    awaiting.awaiting = vec![runner::perf::record::Awaiting {
         puzzle: "p38_one".into(),
         changed: "2026-12-03".into(),
     }];

@@ -1,7 +1,7 @@
 //! The links between a recorded host's GPUs, shown under a ```bus block:
 //! what `nvidia-smi topo -m` printed on the host the runs were made on.
 
-use runner::perf::record::schema::{Recording, file_stem};
+use runner::perf::record::{Recording, file_stem};
 use std::path::Path;
 
 /// The links of the host a recording's runs were made on, as

@@ -4,7 +4,7 @@
 use super::block::BusTarget;
 use super::chart::size_label;
 use super::{Cell, Line};
-use runner::perf::baseline::Baseline;
+use runner::perf::Baseline;
 use std::fmt::Write;
 
 /// "at ≥ 256 MiB", "at ≤ 256 KiB", "from 64 KiB to 1 MiB", "at every size".

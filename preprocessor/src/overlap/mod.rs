@@ -24,7 +24,7 @@
 //! (`results/cuda-<n>-<gpu>.json`) that holds benchmarks of the four, one
 //! section: a table row per `bench` case that runs on that host's number of
 //! GPUs, and the target's verdict. Benchmarks are found as the ```bus
-//! block finds them (`runner::perf::record::store::lookup_bench`: current
+//! block finds them (`runner::perf::record::lookup_bench`: current
 //! spec and kernel only), and a stale or missing one says so in its cell in
 //! the same words, which the book's CI build looks for.
 //!
@@ -42,9 +42,8 @@ use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
 use puzzle_core::spec::expr::Constants;
-use runner::perf::bench::{BenchReport, Checked};
-use runner::perf::record::schema::Recording;
-use runner::perf::record::store;
+use runner::perf::record::{self, Recording};
+use runner::perf::{BenchReport, Checked};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -327,12 +326,12 @@ fn size_label(defaults: &Constants, case: &Constants, whole: bool) -> String {
 
 /// The cell of `puzzle` at `case`: its current benchmark, or why none.
 fn cell<'a>(recording: &'a Recording, puzzle: &Puzzle, case: &Constants) -> Cell<'a> {
-    match store::lookup_bench(recording, puzzle, Lang::Cuda, case) {
+    match record::lookup_bench(recording, puzzle, Lang::Cuda, case) {
         None => Cell::Unusable(Unplaced::NotBenchmarked),
         Some(Err(why)) => Cell::Unusable(Unplaced::Bench(why)),
         Some(Ok(report)) => Cell::Timed {
             report,
-            date: store::bench_date(recording, puzzle, Lang::Cuda, case),
+            date: record::bench_date(recording, puzzle, Lang::Cuda, case),
         },
     }
 }

@@ -7,8 +7,8 @@ use super::*;
 use crate::recorded_fixtures::{DAY, at, device, recording, timing};
 use Kept::{Missing, Ms, Stale, Wrong};
 use puzzle_core::source::include::MemoryFiles;
-use runner::perf::bench::{BenchReport, Checked};
-use runner::perf::record::schema::{BenchEntry, hash, spec_hash};
+use runner::perf::record::{BenchEntry, hash, spec_hash};
+use runner::perf::{BenchReport, Checked};
 use std::path::{Path, PathBuf};
 
 const TWO: &str = "2 × NVIDIA Imaginary 9000";

@@ -14,7 +14,7 @@ use puzzle_core::kernel::includes;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::display_path;
 use puzzle_core::spec::finding::Finding;
-use runner::perf::record::store;
+use runner::perf::record;
 use std::path::Path;
 
 /// Runs skeleton and solution and renders them with any recorded GPU results.
@@ -167,9 +167,9 @@ fn kernel_page(
         .unwrap_or_default();
     let copy = format!(
         "{}/{}/{}",
-        runner::learner::workspace::DIR,
+        runner::learner::WORKSPACE_DIR,
         puzzle.id(),
-        runner::learner::workspace::file_name(puzzle, lang)
+        runner::learner::file_name(puzzle, lang)
     );
     // Each kernel's own code: its headers' lines stay behind their
     // `#include` lines (the book shows the headers once, on their own).
@@ -178,15 +178,20 @@ fn kernel_page(
         includes::folded(&kernel.solution()),
     );
     let bug = puzzle.spec.raw.bug;
+    let launches = puzzle
+        .spec
+        .resolve(&Default::default())
+        .map_or(1, |spec| spec.launches_in_a_row());
     let shown = |code, local, variant| render::Shown {
         code,
         local,
-        recorded: store::lookup(&session.recordings, puzzle, lang, variant),
+        recorded: record::lookup(&session.recordings, puzzle, lang, variant),
         // A skeleton with a gap does next to nothing: only a kernel given
         // with a bug has a picture worth drawing.
         diagram: (variant == Variant::Solution || bug.is_some())
             .then(|| access_diagram(puzzle, lang, variant, session))
             .flatten(),
+        launches,
     };
     // Shown inside the section whenever the build goes on past it.
     let shown_problem = problem.as_deref().map(|p| match p.strip_prefix("the ") {

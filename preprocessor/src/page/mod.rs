@@ -142,7 +142,9 @@ pub fn process_chapter(
     for (range, text) in replacements.into_iter().rev() {
         out.replace_range(range, &text);
     }
-    let mut out = crate::prose::diagrams_once(&crate::prose::cuda_note_once(&out));
+    let mut out = crate::prose::launch_bound_once(&crate::prose::diagrams_once(
+        &crate::prose::cuda_note_once(&out),
+    ));
     if !problems.is_empty() {
         out = format!("{}{out}", render::page_banner(problems.len()));
     }

@@ -20,7 +20,7 @@ use puzzle_core::quantity::{si, thousands};
 use puzzle_core::spec::finding::Finding;
 use puzzle_core::spec::model::{Arg, Spec};
 use puzzle_core::spec::raw::AccessBound;
-use runner::perf::record::schema::Recorded;
+use runner::perf::record::Recorded;
 use std::fmt::Write;
 
 fn dims(d: [u32; 3]) -> String {
@@ -91,14 +91,20 @@ pub fn puzzle_block(spec: &Spec, hints: &[String], first_on_page: bool) -> Strin
     let mut md = String::new();
     let _ = writeln!(md, "<div class=\"puzzle-config\">\n");
     let _ = writeln!(md, "| {} | |\n| --- | --- |", spec.title);
-    let several = spec.launches.len() > 1;
+    // A spec run in rounds (`repeat:`) lists every round's launches; the
+    // table shows the setup steps and one round, and says how many.
+    let setup = spec.launches.iter().filter(|l| l.setup).count();
+    let rounds = spec.rounds.max(1) as usize;
+    let shown = setup + (spec.launches.len() - setup) / rounds;
+    let launches = &spec.launches[..shown];
+    let several = launches.len() > 1;
     // On several GPUs each step is launched once per rank, ranks in order.
     let ranks = spec.gpus.max(1) as usize;
-    for (index, launch) in spec.launches.iter().enumerate() {
+    for (index, launch) in launches.iter().enumerate() {
         let prefix = match (several, ranks) {
             (false, _) => String::new(),
             (true, 1) => format!("step {}: ", index + 1),
-            (true, _) if spec.launches.len() == ranks => format!("rank {}: ", launch.rank),
+            (true, _) if launches.len() == ranks => format!("rank {}: ", launch.rank),
             (true, _) => format!("step {}, rank {}: ", index / ranks + 1, launch.rank),
         };
         let _ = writeln!(md, "| {prefix}kernel | `{}` |", launch.kernel);
@@ -116,6 +122,12 @@ pub fn puzzle_block(spec: &Spec, hints: &[String], first_on_page: bool) -> Strin
                 .collect();
             let _ = writeln!(md, "| {prefix}args | {} |", names.join(", "));
         }
+    }
+    if rounds > 1 {
+        let _ = writeln!(
+            md,
+            "| rounds | {rounds}: the steps above, in order, {rounds} times in a row |"
+        );
     }
     for (i, arg) in spec.args.iter().enumerate() {
         let what = match arg {
@@ -208,6 +220,9 @@ pub struct Shown<'a> {
     /// Its access diagram (see [`diagram`]), or a sentence saying why there
     /// is none; WGSL solutions and kernels given with a bug have one.
     pub diagram: Option<String>,
+    /// Launches a timed run makes one after another
+    /// ([`puzzle_core::spec::model::Spec::launches_in_a_row`]).
+    pub launches: usize,
 }
 
 /// Where a kernel block's code lives, for its heading.
@@ -312,7 +327,11 @@ pub fn kernel_block(
             "<details class=\"puzzle-recorded-runs\">\n<summary>The same {name} on {}</summary>\n",
             recorded_devices(&unlike)
         );
-        md.push_str(&recorded::recorded_results(&unlike, Some(skeleton.local)));
+        md.push_str(&recorded::recorded_results(
+            &unlike,
+            Some(skeleton.local),
+            skeleton.launches,
+        ));
         let _ = writeln!(md, "</details>\n");
     }
     if let Some(diagram) = &skeleton.diagram {

@@ -8,7 +8,7 @@ use super::{Shown, notes, result, verdict};
 use puzzle_core::judge::format::escape_html as escape;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::judge::verify::BufferCheck;
-use runner::perf::record::schema::{Recorded, Recording};
+use runner::perf::record::{Recorded, Recording};
 use std::fmt::Write;
 
 /// A solution's runs at its teaching size. Where the page was built
@@ -41,13 +41,21 @@ pub(super) fn solution_runs(solution: &Shown) -> String {
                 "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution on {}</summary>\n",
                 recorded_devices(&solution.recorded)
             );
-            md.push_str(&recorded_results(&solution.recorded, Some(solution.local)));
+            md.push_str(&recorded_results(
+                &solution.recorded,
+                Some(solution.local),
+                solution.launches,
+            ));
             let _ = writeln!(md, "</details>\n");
         }
         return md;
     };
     let gpu = &solution.recorded[first];
-    md.push_str(&recorded_results(std::slice::from_ref(gpu), None));
+    md.push_str(&recorded_results(
+        std::slice::from_ref(gpu),
+        None,
+        solution.launches,
+    ));
     let others: Vec<Recorded> = solution
         .recorded
         .iter()
@@ -76,7 +84,7 @@ pub(super) fn solution_runs(solution: &Shown) -> String {
         md,
         "<details class=\"puzzle-recorded-runs\">\n<summary>The same solution {where_else}{here}</summary>\n"
     );
-    md.push_str(&recorded_results(&others, Some(report)));
+    md.push_str(&recorded_results(&others, Some(report), solution.launches));
     // The page's own run, said in a line where it reads like the GPU's.
     let _ = write!(md, "<p class=\"puzzle-recorded\">{}", capitalized(here));
     if outcome(solution.local) == outcome(report) {
@@ -156,7 +164,11 @@ pub(super) fn outcome(report: &RunReport) -> Outcome {
 /// exactly like a run shown before it (the local run, `local`, where it
 /// ran, or another GPU's) says so in a line instead of repeating them; its
 /// verdict, device and time stay.
-pub(super) fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>) -> String {
+pub(super) fn recorded_results(
+    recorded: &[Recorded],
+    local: Option<&RunReport>,
+    launches: usize,
+) -> String {
     let mut md = String::new();
     // What each run shown so far reads like, and where it is.
     let mut shown: Vec<(Outcome, String)> = Vec::new();
@@ -188,7 +200,7 @@ pub(super) fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>)
                         shown.push((this, format!("on {}", escape(&recording.device.name))));
                     }
                 }
-                if let Some(note) = launch_note(recording, report) {
+                if let Some(note) = launch_note(recording, report, launches) {
                     let _ = writeln!(md, "<p class=\"puzzle-roofline-note\">{note}</p>\n");
                 }
             }
@@ -225,15 +237,11 @@ pub(super) fn recorded_results(recorded: &[Recorded], local: Option<&RunReport>)
     md
 }
 
-/// Where "launch-bound" is explained, from a puzzle's chapter (every one
-/// sits in a part's folder, one level under `src/`).
-const LAUNCH_BOUND_PAGE: &str =
-    "../performance/roofline.html#why-the-teaching-sizes-are-launch-bound";
-
 /// Whether a recorded time says anything about the kernel: within a few
 /// empty-kernel launches (measured by `runner calibrate` on that GPU) it is
-/// the launch that was timed, and the page says so.
-fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
+/// the launch that was timed, and the page says so. A run of several
+/// launches in a row (`launches`) is held to as many empty kernels.
+fn launch_note(recording: &Recording, report: &RunReport, launches: usize) -> Option<String> {
     let (ceilings, timing) = (recording.ceilings.as_ref()?, report.timing.as_ref()?);
     let elements = report
         .checks
@@ -242,18 +250,24 @@ fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
         .max()?;
     let elements = puzzle_core::quantity::plural(elements, "element");
     let empty = ceilings.launch_us.value;
-    let ratio = runner::perf::roofline::launches(timing.median_ms, ceilings);
+    let launches = launches.max(1);
+    let ratio = runner::perf::roofline::launches(timing.median_ms, ceilings) / launches as f64;
+    let measure = match launches {
+        1 => format!("{ratio:.1}× the {empty:.1} µs of an empty kernel on this GPU"),
+        n => format!(
+            "{n} launches in a row, each {ratio:.1}× the {empty:.1} µs of an empty kernel on \
+             this GPU"
+        ),
+    };
     Some(if ratio < runner::perf::roofline::LAUNCH_BOUND_FACTOR {
-        // Said in a few words: the roofline chapter explains it once.
+        // Said in a few words: the page explains it once, after the first
+        // such note (`prose::launch_bound_once`).
         format!(
-            "<a href=\"{LAUNCH_BOUND_PAGE}\">Launch-bound</a>: {ratio:.1}× the {empty:.1} µs of an \
-             empty kernel on this GPU (an output of {elements})."
+            "{}: {measure} (an output of {elements}).",
+            crate::prose::launch_bound_mark(runner::perf::roofline::LAUNCH_BOUND_FACTOR)
         )
     } else {
-        format!(
-            "{:.1}× the {empty:.1} µs of an empty kernel on this GPU (an output of {elements}).",
-            ratio
-        )
+        format!("{} (an output of {elements}).", capitalized(&measure))
     })
 }
 
@@ -261,7 +275,65 @@ fn launch_note(recording: &Recording, report: &RunReport) -> Option<String> {
 mod tests {
     use super::*;
     use crate::recorded_fixtures::recording;
-    use runner::perf::record::schema::Awaiting;
+    use runner::perf::record::Awaiting;
+
+    /// A run of several launches in a row is held to as many empty kernels:
+    /// 100 launches taking 94 empty kernels' time are each launch-bound,
+    /// and one launch that long is not. (launches, median ms, launch-bound,
+    /// words the note holds)
+    #[test]
+    fn launch_note_counts_the_launches_in_a_row_table() {
+        let timing = |ms: f64| {
+            serde_json::json!({"clock": "device", "samples": 20, "median_ms": ms,
+                "min_ms": ms, "max_ms": ms, "wall_median_ms": ms})
+        };
+        let roof = |value: f64, ms: f64| serde_json::json!({"value": value, "timing": timing(ms)});
+        let mut gpu = recording("NVIDIA Imaginary 9000", vec![]);
+        gpu.ceilings = Some(
+            serde_json::from_value(serde_json::json!({
+                "bandwidth_gb_s": roof(4000.0, 0.25), "read_gb_s": roof(4000.0, 0.125),
+                "write_gb_s": roof(4000.0, 0.125), "fp32_gflop_s": roof(60000.0, 1.0),
+                "launch_us": roof(2.5, 0.0025), "stream_bytes": 1073741824,
+                "date": "2026-12-03"
+            }))
+            .unwrap(),
+        );
+        let cases = [
+            (
+                100,
+                0.235,
+                true,
+                "100 launches in a row, each 0.9× the 2.5 µs of an empty kernel",
+            ),
+            (
+                1,
+                0.235,
+                false,
+                "94.0× the 2.5 µs of an empty kernel on this GPU",
+            ),
+            (2, 0.004, true, "2 launches in a row, each 0.8× the 2.5 µs"),
+            (
+                1,
+                0.004,
+                true,
+                "1.6× the 2.5 µs of an empty kernel on this GPU",
+            ),
+        ];
+        for (launches, ms, bound, words) in cases {
+            let report: RunReport = serde_json::from_value(serde_json::json!({
+                "puzzle": "p1", "lang": "cuda", "variant": "solution", "backend": "cuda",
+                "status": "pass", "diagnostics": [], "message": null,
+                "checks": [{"name": "out", "shape": [20], "got": [], "expected": [],
+                    "wrong": [], "unwritten": [], "out_of_bounds": [], "judged": true}],
+                "timing": timing(ms)
+            }))
+            .unwrap();
+            let note = launch_note(&gpu, &report, launches).unwrap();
+            assert!(note.contains(words), "{launches} × {ms} ms: {note}");
+            assert_eq!(note.contains("aunch-bound"), bound, "{note}");
+            assert!(note.ends_with("(an output of 20 elements)."), "{note}");
+        }
+    }
 
     /// A stale result says so in the class CI's build refuses; one whose GPU
     /// could not run the new kernel says that instead, in a class it accepts.
@@ -295,6 +367,7 @@ mod tests {
                     awaiting,
                 }],
                 None,
+                1,
             );
             assert!(md.contains(wanted), "{case}: {md}");
             assert!(!md.contains(unwanted), "{case}: {md}");

@@ -6,8 +6,7 @@ use crate::roofline::rows::{Row, case_text};
 use crate::roofline::table::{self, Cells};
 use crate::roofline::verdicts::{Judged, and, awaiting, joint_verdict, wrong};
 use puzzle_core::backend_contract::timing::format_ms;
-use runner::perf::baseline::{Baseline, BaselineCase, NotComparable, comparable};
-use runner::perf::roofline_block::{BaselineRef, Target};
+use runner::perf::{Baseline, BaselineCase, BaselineRef, NotComparable, Target, comparable};
 use std::fmt::Write;
 
 /// One GPU's side of a block's comparison with a library: its name as the

@@ -7,8 +7,10 @@
 //! better on the light and the dark themes' backgrounds.
 
 use crate::bus::chart::COLOURS as BUS_COLOURS;
-use runner::perf::chart::{self, Layout, MemoryRoof, Point, Roofs, Series};
-use runner::perf::chart_labels::{Rect, Segment, inflate, overlaps, segment_meets, text_width};
+use runner::perf::chart::{
+    self, Layout, MemoryRoof, Point, Rect, Roofs, Segment, Series, inflate, overlaps,
+    segment_meets, text_width,
+};
 
 /// One chart of the book: its title, and each GPU's roofs and points.
 struct Case {

@@ -7,10 +7,8 @@ use crate::roofline::rows::{OnGpu, Row};
 use crate::roofline::table::rate;
 use crate::roofline::verdicts::and;
 use puzzle_core::spec::math::Math;
-use runner::perf::calibrate::Traffic;
 use runner::perf::chart::{self, ChartError, Layout, MemoryRoof, Point, Roofs, Series};
-use runner::perf::roofline;
-use runner::perf::roofline_block::RooflineBlock;
+use runner::perf::{RooflineBlock, Traffic, roofline};
 use std::fmt::Write;
 
 /// A row's point, where its GPU placed it and it does arithmetic.

@@ -21,7 +21,7 @@
 //! only), ceilings from the same file (`runner calibrate`), FLOPs and bytes
 //! from the specs, library times from `results/baselines/*.json`.
 //!
-//! - [`runner::perf::roofline_block`]: the block's YAML (in the engine, which
+//! - [`runner::perf::RooflineBlock`]: the block's YAML (in the engine, which
 //!   also reads a page's targets for `runner bench --file`);
 //! - [`rows`]: each puzzle's figures on a recorded GPU;
 //! - [`table`]: a row as the table shows it, the GPUs as column groups;
@@ -48,12 +48,10 @@ use puzzle_core::chapter::book::{Book, NoSuchPuzzle};
 use puzzle_core::quantity::thousands;
 use puzzle_core::spec::math::Math;
 use rows::{OnGpu, Row, ShownError, Unplaced, row, short_names, shown};
-use runner::perf::baseline::Baseline;
-use runner::perf::calibrate::Ceilings;
 use runner::perf::chart::ChartError;
-use runner::perf::record::schema::Recording;
+use runner::perf::record::Recording;
 use runner::perf::roofline::{self, DATASHEETS, Datasheet};
-use runner::perf::roofline_block::{BlockError, RooflineBlock, Sizes};
+use runner::perf::{Baseline, BlockError, Ceilings, RooflineBlock, Sizes};
 use std::fmt::Write;
 use table::{rate, table_row};
 use verdicts::{Judged, and, joint_verdict, judge_target, speedup_line};
@@ -410,9 +408,11 @@ fn launch_bound(on: &[OnGpu]) -> String {
             format!("at these sizes, {}", and(&parts))
         }
     };
+    // What that means is said once a page (`prose::launch_bound_once`).
     format!(
-        "\nLaunch-bound: {at}, each time is within {} empty-kernel launches, so the percentages \
-         measure the launch, not the kernel.\n\n",
+        "\n<p class=\"puzzle-roofline-note\">{}: {at}, each time is within {} empty-kernel \
+         launches.</p>\n\n",
+        crate::prose::launch_bound_mark(roofline::LAUNCH_BOUND_FACTOR),
         roofline::LAUNCH_BOUND_FACTOR
     )
 }

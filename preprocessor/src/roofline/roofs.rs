@@ -28,11 +28,8 @@
 
 use puzzle_core::chapter::book::Book;
 use puzzle_core::spec::math::Math;
-use runner::perf::baseline::Baseline;
-use runner::perf::calibrate::{Ceilings, Traffic};
-use runner::perf::record::schema::Recording;
-use runner::perf::record::store;
-use runner::perf::roofline;
+use runner::perf::record::{self, Recording};
+use runner::perf::{Baseline, Ceilings, Traffic, roofline};
 use std::sync::OnceLock;
 
 /// The fastest figure for one kind of traffic, and what gave it.
@@ -182,11 +179,11 @@ pub fn best_ceilings(
                 continue;
             };
             // Only a current benchmark whose output was right sets a roof.
-            let Some(Ok(report)) = store::lookup_bench(other, puzzle, entry.lang, &entry.case)
+            let Some(Ok(report)) = record::lookup_bench(other, puzzle, entry.lang, &entry.case)
             else {
                 continue;
             };
-            if matches!(report.checked, runner::perf::bench::Checked::Failed(_)) {
+            if matches!(report.checked, runner::perf::Checked::Failed(_)) {
                 continue;
             }
             let Ok(spec) = puzzle.spec.sized(&entry.case) else {
@@ -252,7 +249,7 @@ pub fn best_ceilings(
             Some(m) => m.value = b.gb_s,
             None => {
                 // An older recording without this stream: the best figure stands in.
-                let measured = runner::perf::calibrate::Measured {
+                let measured = runner::perf::Measured {
                     value: b.gb_s,
                     timing: ceilings.bandwidth_gb_s.timing.clone(),
                 };
@@ -270,7 +267,7 @@ pub fn best_ceilings(
         Traffic::Write => 2,
     });
     ceilings.fp32_gflop_s.value = compute.gflop_s;
-    let measured = |t: &BestCompute| runner::perf::calibrate::Measured {
+    let measured = |t: &BestCompute| runner::perf::Measured {
         value: t.gflop_s,
         timing: ceilings.fp32_gflop_s.timing.clone(),
     };

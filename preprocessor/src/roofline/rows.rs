@@ -6,12 +6,9 @@ use puzzle_core::kernel::cut::Variant;
 use puzzle_core::source::diag::Located;
 use puzzle_core::spec::expr::Constants;
 use puzzle_core::spec::model::Spec;
-use runner::perf::bench::BenchReport;
-use runner::perf::calibrate::Ceilings;
-use runner::perf::record::schema::{Recorded, Recording};
-use runner::perf::record::store::{self, BenchUnusable};
+use runner::perf::record::{self, BenchUnusable, Recorded, Recording};
 use runner::perf::roofline::{self, Placement};
-use runner::perf::roofline_block::{RooflineBlock, Sizes};
+use runner::perf::{BenchReport, Ceilings, RooflineBlock, Sizes};
 
 /// Why a row has no placement under a GPU's ceilings; its table cell says so.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -150,7 +147,7 @@ pub fn row(
     let (puzzle, spec) = (shown.puzzle, &shown.spec);
     let (placement, bench) = match &shown.case {
         None => {
-            let found = store::lookup(
+            let found = record::lookup(
                 std::slice::from_ref(recording),
                 puzzle,
                 block.lang,
@@ -170,7 +167,7 @@ pub fn row(
             };
             (placement, None)
         }
-        Some(case) => match store::lookup_bench(recording, puzzle, block.lang, case) {
+        Some(case) => match record::lookup_bench(recording, puzzle, block.lang, case) {
             None => (Err(Unplaced::NotBenchmarked), None),
             Some(Err(why)) => (Err(Unplaced::Bench(why)), None),
             Some(Ok(report)) => (
@@ -186,7 +183,7 @@ pub fn row(
     let recorded_on = shown
         .case
         .as_ref()
-        .and_then(|case| store::bench_date(recording, puzzle, block.lang, case))
+        .and_then(|case| record::bench_date(recording, puzzle, block.lang, case))
         .map(str::to_string);
     Row {
         id: puzzle.id().to_string(),

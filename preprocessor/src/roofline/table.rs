@@ -9,7 +9,7 @@
 use crate::roofline::rows::{OnGpu, Row};
 use puzzle_core::backend_contract::timing::format_ms;
 use puzzle_core::quantity::si;
-use runner::perf::bench::Checked;
+use runner::perf::Checked;
 use runner::perf::roofline::{self, Roof};
 use std::fmt::Write;
 
@@ -386,7 +386,7 @@ mod tests {
     #[test]
     fn compact_cells_table() {
         use crate::roofline::rows::Unplaced;
-        use runner::perf::calibrate::Traffic;
+        use runner::perf::Traffic;
         use runner::perf::roofline::{Binding, Placement};
         let placed = |roof, traffic, launch_bound| Placement {
             median_ms: 0.25,

@@ -6,9 +6,8 @@ use crate::roofline::rows::{Row, case_text};
 use puzzle_core::backend_contract::timing::format_ms;
 use puzzle_core::spec::expr::Constants;
 use puzzle_core::spec::math::Math;
-use runner::perf::bench::Checked;
 use runner::perf::roofline::Roof;
-use runner::perf::roofline_block::{Speedup, Target};
+use runner::perf::{Checked, Speedup, Target};
 
 /// What one GPU says of a target: the share it achieved (of which roof,
 /// and whether its output was wrong), or why it has none.

@@ -8,12 +8,8 @@ use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::lang::Lang;
-use runner::perf::baseline;
-use runner::perf::bench::{self, BenchReport, Checked, Options};
-use runner::perf::record::{self, store};
-use runner::perf::standing::Standing;
-use runner::perf::targets;
-use runner::run::runner::Runner;
+use runner::perf::{self, BenchReport, Checked, Options, Standing, record};
+use runner::run::Runner;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,8 +90,8 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
     };
     let runner = Runner::new(Default::default());
     let backend = runner.backend(kind).map_err(|e| anyhow!("{e}"))?;
-    let (recordings, _) = store::load_all(&book.root.join(record::RESULTS_DIR));
-    let ceilings = store::find(&recordings, backend.device()).and_then(|r| r.ceilings.clone());
+    let (recordings, _) = record::load_all(&book.root.join(record::RESULTS_DIR));
+    let ceilings = record::find(&recordings, backend.device()).and_then(|r| r.ceilings.clone());
     let options = Options {
         overrides: sizes,
         samples: args.samples,
@@ -105,7 +101,7 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
         file: None,
     };
     let time = |options: &Options| -> Result<BenchReport> {
-        bench::bench(puzzle, backend, options, ceilings.as_ref())?.map_err(|e| anyhow!("{e}"))
+        perf::bench(puzzle, backend, options, ceilings.as_ref())?.map_err(|e| anyhow!("{e}"))
     };
     let Some(file) = file else {
         let report = time(&options)?;
@@ -121,8 +117,8 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
         ..options.clone()
     })?;
     let solution = time(&options)?;
-    let pages = targets::targets(book, puzzle.id(), kind.lang())?;
-    let (baselines, _) = baseline::load_all(&baseline::dir(&book.root));
+    let pages = perf::targets(book, puzzle.id(), kind.lang())?;
+    let (baselines, _) = perf::load_baselines(&perf::baselines_dir(&book.root));
     let standing = Standing::new(&yours, &solution, &pages, &baselines);
     if args.json {
         let both = FileBench {
@@ -143,7 +139,7 @@ pub fn execute(book: &Book, args: BenchArgs) -> Result<ExitCode> {
 
 /// The report fitted to the terminal's width; piped, each line stays whole.
 fn fitted(text: &str) -> String {
-    runner::learner::fit::fit_report(text, runner::learner::fit::width())
+    runner::learner::fit_report(text, runner::learner::width())
 }
 
 /// 1 where the timed output was checked and wrong.

@@ -8,9 +8,8 @@ use clap::Args;
 use puzzle_core::assess::execute::Settings;
 use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
-use runner::perf::record::{self, store};
-use runner::perf::{calibrate, roofline};
-use runner::run::runner::Runner;
+use runner::perf::{self, record, roofline};
+use runner::run::Runner;
 use std::process::ExitCode;
 
 /// Measure this machine's ceilings: streaming bandwidth, FP32 rate, launch overhead.
@@ -62,7 +61,7 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        let ceilings = calibrate::calibrate(backend, samples)?;
+        let ceilings = perf::calibrate(backend, samples)?;
         measured_any = true;
         let device = backend.device();
         if json {
@@ -74,7 +73,7 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
                     "  note: a CPU adapter (lavapipe): these are the CPU's figures, not a GPU's"
                 );
             }
-            let spread = |m: &calibrate::Measured| {
+            let spread = |m: &perf::Measured| {
                 format!(
                     "median of {}, spread {:.1}%",
                     m.timing.samples,
@@ -114,7 +113,7 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
             );
             println!(
                 "  ridge point:         {:>10.2} FLOP/byte (under the copy's roof)",
-                ceilings.ridge_point(calibrate::Traffic::ReadWrite)
+                ceilings.ridge_point(perf::Traffic::ReadWrite)
             );
         }
         if save {
@@ -123,7 +122,7 @@ pub fn execute(book: &Book, args: CalibrateArgs) -> Result<ExitCode> {
                 continue;
             }
             let path =
-                store::save_ceilings(&book.root.join(record::RESULTS_DIR), device, ceilings)?;
+                record::save_ceilings(&book.root.join(record::RESULTS_DIR), device, ceilings)?;
             eprintln!("saved in {}", path.display());
         }
     }

@@ -13,9 +13,8 @@ use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
-use runner::learner::order::learning_order;
-use runner::learner::render::render;
-use runner::run::runner::Runner;
+use runner::learner::{learning_order, render};
+use runner::run::Runner;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -93,7 +92,7 @@ fn one(
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        term::print(&render(&report, runner::learner::fit::width()));
+        term::print(&render(&report, runner::learner::width()));
     }
     Ok(ExitCode::from(report.verdict.exit_code()))
 }
@@ -106,8 +105,8 @@ pub fn draw(learner: &Learner, runner: &Runner, puzzle: &Puzzle, lang: Option<La
         None => crate::learner::default_lang(learner, runner, Some(puzzle))?,
     };
     let file = learner.workspace.file(puzzle, lang);
-    let files = runner::book::load::BookFiles::new(&learner.book.root);
-    match runner::learner::draw::draw(runner, puzzle, lang, &file, &files) {
+    let files = runner::book::BookFiles::new(&learner.book.root);
+    match runner::learner::draw(runner, puzzle, lang, &file, &files) {
         Ok(path) => eprintln!(
             "Drawn: {} (who read and wrote which element, at the teaching size; open it in a browser)",
             puzzle_core::source::diag::display_path(&path)

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::source::diag::display_path;
-use runner::learner::fit::{fit, width};
+use runner::learner::{fit, width};
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

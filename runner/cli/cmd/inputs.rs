@@ -10,8 +10,8 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::kernel::constants;
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use runner::backend::cuda::backend::CudaBackend;
-use runner::perf::inputs;
+use runner::backend::CudaBackend;
+use runner::perf;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -68,7 +68,7 @@ pub fn execute(book: &Book, args: InputsArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let manifest = inputs::write(&spec, &args.out, ptx.as_deref())
+    let manifest = perf::write_inputs(&spec, &args.out, ptx.as_deref())
         .with_context(|| format!("writing the inputs of `{}`", puzzle.id()))?;
     println!(
         "{}: {} argument(s) in {}, digest {}",

@@ -4,12 +4,12 @@
 
 use anyhow::Result;
 use puzzle_core::chapter::book::Book;
-use runner::learner::order::learning_order;
+use runner::learner::learning_order;
 use std::fmt::Write;
 use std::process::ExitCode;
 
 pub fn execute(book: &Book) -> Result<ExitCode> {
-    crate::term::print(&listing(book, runner::learner::fit::width()));
+    crate::term::print(&listing(book, runner::learner::width()));
     Ok(ExitCode::SUCCESS)
 }
 

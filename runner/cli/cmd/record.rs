@@ -8,9 +8,9 @@ use clap::Args;
 use puzzle_core::assess::execute::Settings;
 use puzzle_core::backend_contract::backend::BackendKind;
 use puzzle_core::chapter::book::Book;
-use runner::perf::record::workflow::{self, Progress};
-use runner::perf::record::{self};
-use runner::run::runner::Runner;
+use runner::backend::{RANKS_ON_ONE_GPU, ranks_on_one_gpu_from_env};
+use runner::perf::record::{self, Progress};
+use runner::run::Runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,6 +37,14 @@ pub struct RecordArgs {
 }
 
 pub fn execute(book: &Book, args: RecordArgs) -> Result<ExitCode> {
+    // A recording stands for a machine's GPUs: ranks sharing one GPU would
+    // write a file that reads as a host of several.
+    if ranks_on_one_gpu_from_env() {
+        bail!(
+            "{RANKS_ON_ONE_GPU} is set: times taken with every rank on one GPU are not recorded; \
+             unset it to record this machine's GPUs"
+        );
+    }
     let backends = args
         .backend
         .iter()
@@ -50,7 +58,7 @@ pub fn execute(book: &Book, args: RecordArgs) -> Result<ExitCode> {
         .out
         .unwrap_or_else(|| book.root.join(record::RESULTS_DIR));
     let mut say = |event: Progress| eprintln!("record: {event}");
-    let written = workflow::record(book, &runner, &dir, &args.only, &backends, &mut say)?;
+    let written = record::record(book, &runner, &dir, &args.only, &backends, &mut say)?;
     if written.is_empty() {
         bail!("no GPU here runs kernels: nothing recorded");
     }
@@ -58,7 +66,7 @@ pub fn execute(book: &Book, args: RecordArgs) -> Result<ExitCode> {
     // each alone on the GPU (see record_benches).
     drop(runner);
     if !args.runs_only {
-        workflow::record_benches(book, &written, &args.only, &mut say)?;
+        record::record_benches(book, &written, &args.only, &mut say)?;
     }
     for path in written {
         println!("wrote {}", path.display());

@@ -11,7 +11,7 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use runner::run::runner::Runner;
+use runner::run::Runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

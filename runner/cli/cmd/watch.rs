@@ -21,11 +21,10 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::lang::Lang;
 use puzzle_core::source::diag::display_path;
-use runner::backend::cuda::sanitize::Sanitizer;
-use runner::book::load::BookFiles;
-use runner::learner::order::{learning_order, next_unsolved};
-use runner::learner::render::render;
-use runner::run::runner::Runner;
+use runner::backend::Sanitizer;
+use runner::book::BookFiles;
+use runner::learner::{learning_order, next_unsolved, render};
+use runner::run::Runner;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -298,11 +297,11 @@ fn run_check<'b>(
     } else {
         text.push_str(&format!("── check {count}: {} ──\n", display_path(&file)));
     }
-    text.push_str(&render(&report, runner::learner::fit::width()));
+    text.push_str(&render(&report, runner::learner::width()));
     // Drawn before moving on: the picture is of the file just checked.
     if draw {
         let files = BookFiles::new(&learner.book.root);
-        match runner::learner::draw::draw(runner, current.puzzle, current.lang, &file, &files) {
+        match runner::learner::draw(runner, current.puzzle, current.lang, &file, &files) {
             Ok(path) => text.push_str(&format!("Drawn: {}\n", display_path(&path))),
             Err(e) => text.push_str(&format!("--draw: {e}\n")),
         }

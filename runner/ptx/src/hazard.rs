@@ -28,7 +28,7 @@
 //!   racecheck reports such hazards too), so `shfl.sync` and `vote.sync`
 //!   exchange registers but order no memory;
 //! - a release pattern that an acquire pattern observed, when the two are
-//!   morally strong (see `order`): `st.release`, an atomic with `.release`
+//!   morally strong (see `order::release`): `st.release`, an atomic with `.release`
 //!   or `.acq_rel`, or a fence (`fence.sc`, `fence.acq_rel`, `membar`)
 //!   followed by any strong write releases what its thread knows, which is
 //!   its own accesses so far, its block's accesses before its last barrier,

@@ -2,8 +2,8 @@
 //! the settings) and what it returns (the buffers after, the hazards, the
 //! access counts), or why it could not run.
 
-use crate::access::AccessReport;
 use crate::hazard::Hazard;
+use crate::memory::access::AccessReport;
 pub use gpu_hazard::{Clock, Limits, MEMORY_BUDGET, system_clock};
 
 /// One launch of an entry point.
@@ -120,7 +120,7 @@ pub struct Run {
     /// for other buffers).
     pub written: Vec<Vec<bool>>,
     /// Who touched which element, where [`Config::trace`] asked for it.
-    pub trace: Option<crate::trace::AccessTrace>,
+    pub trace: Option<crate::memory::trace::AccessTrace>,
     /// PTX instructions interpreted (guarded-off ones included), for the
     /// checker's benchmark.
     pub instructions: u64,
@@ -178,7 +178,7 @@ impl std::fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Why one PTX statement does not decode into an instruction
-/// (`parse_inst::decode`, `parse_call::call`); its words are an
+/// (`parse::inst::decode`, `parse::call::call`); its words are an
 /// [`Error::Parse`]'s message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {

@@ -8,7 +8,7 @@
 
 use crate::hazard::{Hazard, Kind, SameLines};
 use crate::launch::{Buffer, Config, Launch, Param, Run};
-use crate::parse::Module;
+use crate::parse::module::Module;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -138,10 +138,10 @@ fn a_one_shot_all_reduce_sums_at_2_4_and_8_ranks() {
             }
             // Each block met every rank twice a run, and the checker made
             // the run twice (RUNS): its count says so.
-            let met = 2 * crate::ranks::RUNS as u8;
+            let met = 2 * crate::run::ranks::RUNS as u8;
             let count = &r.buffers[4 * ranks as usize - 1][16..16 + 4 * BLOCKS as usize];
             assert_eq!(count, [met, 0, 0, 0, met, 0, 0, 0], "{ranks} ranks");
-            let threads = 2 * u64::from(ranks * BLOCKS * TPB) * crate::ranks::RUNS as u64;
+            let threads = 2 * u64::from(ranks * BLOCKS * TPB) * crate::run::ranks::RUNS as u64;
             assert_eq!(r.access.threads, threads);
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::hazard::{Kind, SameLines};
 use crate::launch::{Buffer, Config, Launch, Param};
-use crate::parse::Module;
+use crate::parse::module::Module;
 
 fn floats(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()

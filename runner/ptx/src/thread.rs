@@ -3,9 +3,9 @@
 //! accesses, its last poll of a flag) and why it stopped running; its words
 //! in messages.
 
-use crate::access::Thread;
 use crate::hazard::Knowledge;
-use crate::parse_inst::Scope;
+use crate::memory::access::Thread;
+use crate::parse::inst::Scope;
 use std::sync::Arc;
 
 /// Why a thread stopped.
@@ -61,7 +61,7 @@ pub struct ThreadState {
     pub released: u32,
     pub knows: Arc<Knowledge>,
     /// The widest releasing fence it has passed: every strong write after
-    /// it releases (the ISA's release pattern; see `order`).
+    /// it releases (the ISA's release pattern; see `order::release`).
     pub fenced: Option<Scope>,
     /// Strong reads (address, scope) since its last acquiring fence, which
     /// that fence turns into acquires, and the line of the last of them.
@@ -74,9 +74,9 @@ pub struct ThreadState {
     /// The shared memory its warpgroup's `wgmma`s read, held by the
     /// warpgroup's first thread (see `matrix::retire`).
     pub wgmma_reads: WgmmaReads,
-    /// Its `cp.async` copies not yet landed (see `exec_async::cp_async`).
+    /// Its `cp.async` copies not yet landed (see `exec::asynchronous::cp_async`).
     pub copies: AsyncCopies,
-    /// The `fence.proxy.async`s it has made (see [`crate::proxy`]).
+    /// The `fence.proxy.async`s it has made (see [`crate::order::proxy`]).
     pub proxy_fences: u32,
 }
 

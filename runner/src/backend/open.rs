@@ -1,9 +1,10 @@
 //! Opening a backend by kind: the device probed, the library loaded, or a
 //! sentence saying what is missing. The CPU checkers take their schedule
 //! seed (and WGSL's its subgroup size) from the environment here, so the
-//! core never reads it.
+//! core never reads it; so does CUDA the choice to run every rank of a
+//! puzzle of several GPUs on one.
 
-use crate::backend::cuda::backend::CudaBackend;
+use crate::backend::cuda::backend::{CudaBackend, RANKS_ON_ONE_GPU};
 use crate::backend::cuda::checker::CudaCheckerBackend;
 use crate::backend::cuda::sanitize::Sanitizer;
 use crate::backend::wgpu::backend::WgpuBackend;
@@ -19,7 +20,10 @@ pub fn open(
     match kind {
         BackendKind::Wgpu => Ok(Box::new(WgpuBackend::open()?)),
         BackendKind::Cuda => {
-            let cuda = CudaBackend::open()?;
+            let cuda = match ranks_on_one_gpu_from_env() {
+                true => CudaBackend::open()?.ranks_on_one_gpu(),
+                false => CudaBackend::open()?,
+            };
             Ok(Box::new(match sanitizer {
                 Some(s) => cuda.with_sanitizer(s.clone()),
                 None => cuda,
@@ -28,6 +32,11 @@ pub fn open(
         BackendKind::Sim => Ok(Box::new(checker_from_env())),
         BackendKind::PtxSim => Ok(Box::new(cuda_checker_from_env()?)),
     }
+}
+
+/// Whether [`RANKS_ON_ONE_GPU`] is set to anything but empty or `0`.
+pub fn ranks_on_one_gpu_from_env() -> bool {
+    std::env::var(RANKS_ON_ONE_GPU).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The schedule seed of both CPU checkers: `GPU_PUZZLES_SIM_SEED`, 0 when unset.

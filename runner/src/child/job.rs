@@ -43,6 +43,10 @@ pub struct CudaLaunch {
     pub spec: Spec,
     pub ptx: String,
     pub runs: Runs,
+    /// Every rank of a spec on several GPUs runs on GPU 0, each on its own
+    /// stream ([`crate::backend::ranks_on_one_gpu`]).
+    #[serde(default)]
+    pub ranks_on_one_gpu: bool,
 }
 
 /// A WGSL kernel and the spec it runs against.

@@ -8,6 +8,6 @@
 //!
 //! What a child does with its job is `crate::worker`'s.
 
-pub mod job;
-pub mod process;
-pub mod wire;
+pub(crate) mod job;
+pub(crate) mod process;
+pub(crate) mod wire;

@@ -8,7 +8,7 @@
 //! child announces its launches before making them), and a child past one
 //! is killed; the next job gets a fresh child. A child is kept for the next
 //! job otherwise, so a device is opened once, not once a run. Every binary
-//! that may start children calls `runner::worker::serve_if_child` first
+//! that may start children calls `runner::serve_if_child` first
 //! thing in `main`.
 
 use crate::child::job::{ChildJob, ChildReply};

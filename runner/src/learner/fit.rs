@@ -45,19 +45,6 @@ pub fn fit(line: &str, width: usize) -> String {
     out
 }
 
-/// Every line of `text` fitted with [`fit`]; empty lines stay.
-pub fn fit_all(text: &str, width: usize) -> String {
-    text.lines()
-        .map(|l| {
-            if l.trim().is_empty() {
-                "\n".to_string()
-            } else {
-                fit(l, width)
-            }
-        })
-        .collect()
-}
-
 /// A report of indented lines (`runner bench`) fitted to `width`: a long
 /// line goes on two spaces further in than it began, so its lines read as
 /// one item.
@@ -147,10 +134,5 @@ mod tests {
         for (text, width, want) in cases {
             assert_eq!(fit_report(text, *width), *want, "{text:?} at {width}");
         }
-    }
-
-    #[test]
-    fn fit_all_keeps_blank_lines() {
-        assert_eq!(fit_all("a b\n\nc d\n", 3), "a b\n\nc d\n");
     }
 }

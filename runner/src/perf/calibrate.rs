@@ -198,6 +198,7 @@ fn spec(kernel: &str, grid: u32, block: u32, args: Vec<Arg>, launch_args: Vec<us
         gpus: 1,
         bus_bytes: None,
         hazards_only: false,
+        rounds: 1,
     }
 }
 

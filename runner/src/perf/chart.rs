@@ -20,7 +20,10 @@
 //! GPU's dash ([`dash`]), a kernel keeps its number and takes the GPU's
 //! marker ([`marker`]), so that the GPUs read apart without a second chart.
 
-use crate::perf::chart_labels::{self, Segment};
+use crate::perf::chart_labels;
+/// The labels' geometry, for the charts' tests (the preprocessor's
+/// `roofline/chart_tests.rs` holds a drawn chart to it).
+pub use crate::perf::chart_labels::{Rect, Segment, inflate, overlaps, segment_meets, text_width};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

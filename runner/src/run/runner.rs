@@ -221,7 +221,7 @@ impl Runner {
     ///   verdict: lavapipe stops every loop after 65,535 rounds and runs no
     ///   two invocations at once, so an endless loop or a race can pass
     ///   there. Where the checker does not pass the kernel, its report is
-    ///   the one returned, saying why ([`vouched`]).
+    ///   the one returned, saying why (`vouched`).
     ///
     /// CUDA runs on a GPU are not counted: the WGSL version's counts stand
     /// for the puzzle. A run on a checker (either language) is judged on its

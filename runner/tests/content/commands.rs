@@ -32,7 +32,7 @@ use super::book;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::lang::Lang;
 use puzzle_core::spec::expr;
-use runner::learner::workspace;
+use runner::learner;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -157,7 +157,7 @@ impl Checkout {
             [".learner", id, file] => self.book.find(id).is_ok_and(|p| {
                 Lang::ALL
                     .iter()
-                    .any(|&l| p.kernel(l).is_some() && workspace::file_name(p, l) == file)
+                    .any(|&l| p.kernel(l).is_some() && learner::file_name(p, l) == file)
             }),
             _ => false,
         }

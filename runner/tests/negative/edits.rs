@@ -242,7 +242,7 @@ impl Fixture {
 /// (fixture, text) on one line of its kernel. Every failure is listed. With
 /// [`WRITE_TO`] set, writes each edited kernel there.
 pub fn apply_every_edit(used: &[String], lines: &[(String, String)]) -> Result<(), Failed> {
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let out = std::env::var_os(WRITE_TO).map(PathBuf::from);
     if let Some(out) = &out {
         std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -300,7 +300,7 @@ pub fn apply_every_edit(used: &[String], lines: &[(String, String)]) -> Result<(
 /// first edit applies as written; with its anchor gone, repeated, or
 /// overlapping another change, it fails, naming the fixture and the text.
 pub fn stale_anchor_is_reported() -> Result<(), Failed> {
-    let book = runner::book::load::load(&root()).map_err(|e| format!("{e:?}"))?;
+    let book = runner::book::load(&root()).map_err(|e| format!("{e:?}"))?;
     let edit = all()?.into_iter().next().ok_or("edits.toml has no edit")?;
     edit.apply(&book)?;
     let with_find = |find: &str| {

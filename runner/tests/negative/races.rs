@@ -13,8 +13,8 @@ use puzzle_core::chapter::book::Book;
 use puzzle_core::judge::report::{RunReport, Status};
 use puzzle_core::kernel::cut::Variant;
 use puzzle_core::lang::Lang;
-use runner::backend::cuda::sanitize::Sanitizer;
-use runner::run::runner::Runner;
+use runner::backend::Sanitizer;
+use runner::run::Runner;
 use std::path::Path;
 use std::sync::LazyLock;
 

@@ -555,6 +555,7 @@ mod tests {
             gpus: 1,
             bus_bytes: None,
             hazards_only: false,
+            rounds: 1,
         }
     }
 

@@ -97,7 +97,14 @@ impl Kernel {
         let mut end = None;
         let mut given = None;
         let mut whole = None;
-        for (i, (line, _)) in source.iter().enumerate() {
+        // A header this kernel includes may be another puzzle's solution
+        // (a training step calls Puzzle 43's loss): its markers are that
+        // puzzle's, and here it is given whole.
+        let own_file = source.lines.first().map(|o| o.file.clone());
+        for (i, (line, origin)) in source.iter().enumerate() {
+            if own_file.as_ref().is_some_and(|f| *f != origin.file) {
+                continue;
+            }
             let at = |m: &str| source.locate(i + 1, m.to_string());
             let markers = [BEGIN, END, GIVEN, WHOLE].map(|m| line.matches(m).count());
             if markers.iter().sum::<usize>() > 1 {
@@ -371,6 +378,38 @@ void k(float* out, unsigned n) {
         let k = kernel(text).unwrap();
         assert_eq!(k.solution().text, "a\nb\nc\n");
         assert_eq!(k.skeleton().text, "a\nc\n");
+    }
+
+    #[test]
+    fn markers_in_an_included_header_belong_to_its_own_puzzle() {
+        let own = |line| LineOrigin {
+            file: "step.cu".into(),
+            line,
+        };
+        let header = |line| LineOrigin {
+            file: "loss.cu".into(),
+            line,
+        };
+        // The kernel's own file is the one its text starts in.
+        let lines = [
+            ("#include \"loss.cu\"", own(1)),
+            ("// BEGIN PUZZLE (roughly 1 line)", header(1)),
+            ("float loss() { return 1.0f; }", header(2)),
+            ("// END PUZZLE", header(3)),
+            ("void k(float* out) {", own(2)),
+            ("    // BEGIN PUZZLE (roughly 1 line)", own(3)),
+            ("    out[0] = loss();", own(4)),
+            ("    // END PUZZLE", own(5)),
+            ("}", own(6)),
+        ];
+        let source = SourceText::from_lines(lines.map(|(text, origin)| (text.to_string(), origin)));
+        let k = Kernel::new(Lang::Cuda, source).unwrap();
+        let skeleton = k.skeleton().text;
+        assert!(
+            skeleton.contains("float loss() { return 1.0f; }"),
+            "{skeleton}"
+        );
+        assert!(!skeleton.contains("out[0] = loss();"), "{skeleton}");
     }
 
     #[test]

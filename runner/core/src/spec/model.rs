@@ -242,7 +242,7 @@ pub struct Spec {
     #[serde(default)]
     pub math: Math,
     /// How many GPUs the run takes (`gpus:`): 1 unless the spec says more.
-    #[serde(default = "one_gpu", skip_serializing_if = "is_one_gpu")]
+    #[serde(default = "one", skip_serializing_if = "is_one")]
     pub gpus: u32,
     /// Bytes a collective moves by the bus-bandwidth convention of
     /// nccl-tests (`bus_bytes:`), so its GB/s compare with NCCL's.
@@ -253,17 +253,26 @@ pub struct Spec {
     /// hazards (races, bounds, barriers, deadlocks) alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hazards_only: bool,
+    /// How many times the timed launches run in a row (`repeat:`); 1 unless
+    /// the spec says more. [`Spec::launches`] holds every round's launches.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub rounds: u32,
 }
 
 /// The most GPUs a spec may run on: the size of a peer table ([`Arg::Peers`]).
 pub const MAX_GPUS: u32 = 8;
 
-fn one_gpu() -> u32 {
+/// The most rounds a spec's `repeat` may ask for: a training loop long
+/// enough to watch a loss fall, short enough that the CPU checker runs it
+/// in seconds.
+pub const MAX_REPEAT: i64 = 1000;
+
+fn one() -> u32 {
     1
 }
 
-fn is_one_gpu(gpus: &u32) -> bool {
-    *gpus == 1
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Rank r's copy of a per-GPU buffer `name`: `out@1`.
@@ -275,6 +284,15 @@ impl Spec {
     /// The arguments one launch passes, in parameter order.
     pub fn launch_args<'a>(&'a self, launch: &'a Launch) -> impl Iterator<Item = &'a Arg> + 'a {
         launch.args.iter().map(|&i| &self.args[i])
+    }
+
+    /// How many launches a timed run makes one after another: its steps
+    /// other than setup, every round of them, counted once however many
+    /// GPUs run each at the same time. A timed run lasts at least that many
+    /// empty kernels.
+    pub fn launches_in_a_row(&self) -> usize {
+        let timed = self.launches.iter().filter(|l| !l.setup).count();
+        (timed / self.gpus.max(1) as usize).max(1)
     }
 
     /// The fewest bytes a run must move: each input read once, each output

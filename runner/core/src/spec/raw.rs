@@ -209,6 +209,12 @@ pub struct RawSpec {
     /// Several launches in order, sharing the buffers (instead of `kernel`, `grid`, `block`).
     #[serde(default)]
     pub steps: Option<Spanned<Vec<Spanned<RawStep>>>>,
+    /// How many times the timed launches run in a row, as a training loop
+    /// runs its step: an expression over the constants, 1 to
+    /// [`MAX_REPEAT`](crate::spec::model::MAX_REPEAT); once when absent.
+    /// Setup steps still run once, before the first round.
+    #[serde(default)]
+    pub repeat: Option<Spanned<Size>>,
     /// Which CPU reference ([`crate::spec::reference`]) computes the outputs; the id when absent.
     #[serde(default)]
     pub reference: Option<String>,

@@ -383,6 +383,7 @@ impl PuzzleSpec {
                 ));
             }
         };
+        let (launches, rounds) = self.repeated(launches, &raw.repeat, &eval)?;
         let launches = ranks::per_rank(launches, &layout.slots, gpus);
         Ok(Spec {
             id: raw.id.clone(),
@@ -396,6 +397,7 @@ impl PuzzleSpec {
             gpus,
             bus_bytes,
             hazards_only: self.hazards_only(),
+            rounds,
         })
     }
 

@@ -1,8 +1,8 @@
 //! A multi-kernel puzzle's `steps:`: each launch's kernel, sizes and
-//! arguments, and where its setup steps may stand.
+//! arguments, where its setup steps may stand, and a spec's `repeat`.
 
 use crate::source::diag::Located;
-use crate::spec::model::Launch;
+use crate::spec::model::{Launch, MAX_REPEAT};
 use crate::spec::raw::{RawStep, Size};
 use crate::spec::resolve::PuzzleSpec;
 use serde_saphyr::Spanned;
@@ -96,5 +96,36 @@ impl PuzzleSpec {
             ));
         }
         Ok(launches)
+    }
+
+    /// The launches with the timed ones run `repeat` times in a row (a
+    /// training loop's rounds), the setup steps once before them, and the
+    /// number of rounds. Each
+    /// round is a kernel boundary like any other, so a round sees every
+    /// write of the one before.
+    pub(super) fn repeated(
+        &self,
+        launches: Vec<Launch>,
+        repeat: &Option<Spanned<Size>>,
+        eval: &dyn Fn(&Size, u64, &str) -> Result<i64, Located>,
+    ) -> Result<(Vec<Launch>, u32), Located> {
+        let Some(repeat) = repeat else {
+            return Ok((launches, 1));
+        };
+        let line = repeat.referenced.line();
+        let rounds = eval(&repeat.value, line, "repeat")?;
+        if !(1..=MAX_REPEAT).contains(&rounds) {
+            return Err(self.origin.at(
+                line,
+                format!("`repeat` is {rounds}; it must be 1 to {MAX_REPEAT}"),
+            ));
+        }
+        let (setup, timed): (Vec<Launch>, Vec<Launch>) =
+            launches.into_iter().partition(|l| l.setup);
+        let mut out = setup;
+        for _ in 0..rounds {
+            out.extend(timed.iter().cloned());
+        }
+        Ok((out, rounds as u32))
     }
 }

@@ -293,6 +293,54 @@ fn steps_share_buffers_and_reference_fills_expect() {
     );
 }
 
+/// `repeat:` runs the timed steps that many times in a row, after the setup
+/// steps once; a count out of range names its line.
+#[test]
+fn repeat_runs_the_timed_steps_in_rounds_table() {
+    let with_setup = TWO_STEPS.replacen(
+        "    block: [TPB]\n",
+        "    block: [TPB]\n    setup: true\n",
+        1,
+    );
+    let cases: &[(&str, &str, Result<(&[&str], u32), &str>)] = &[
+        (TWO_STEPS, "", Ok((&["local_scan", "add_block_sums"], 1))),
+        (
+            TWO_STEPS,
+            "repeat: 3\n",
+            Ok((&["local_scan", "add_block_sums"].repeat(3), 3)),
+        ),
+        (
+            &with_setup,
+            "repeat: \"TPB / 4\"\n",
+            Ok((&["local_scan", "add_block_sums", "add_block_sums"], 2)),
+        ),
+        (
+            TWO_STEPS,
+            "repeat: 0\n",
+            Err("`repeat` is 0; it must be 1 to 1000"),
+        ),
+        (TWO_STEPS, "repeat: 1001\n", Err("it must be 1 to 1000")),
+        (TWO_STEPS, "repeat: ROUNDS\n", Err("repeat: ")),
+    ];
+    for (base, tail, want) in cases {
+        let text = base.to_string() + tail;
+        match (
+            parse(&text).and_then(|p| p.resolve(&Constants::new())),
+            want,
+        ) {
+            (Ok(spec), Ok((kernels, rounds))) => {
+                let got: Vec<&str> = spec.launches.iter().map(|l| l.kernel.as_str()).collect();
+                assert_eq!((&got[..], spec.rounds), (*kernels, *rounds), "{tail}");
+            }
+            (Err(err), Err(message)) => {
+                assert_eq!(err.line, 31, "{tail}: {err}");
+                assert!(err.message.contains(message), "{tail}: {err}");
+            }
+            (got, _) => panic!("{tail}: {got:?}"),
+        }
+    }
+}
+
 /// Multi-kernel specs whose buffers do not line up name the line at fault.
 #[test]
 fn steps_that_do_not_line_up() {

@@ -346,6 +346,7 @@ mod tests {
             gpus: 1,
             bus_bytes: None,
             hazards_only: false,
+            rounds: 1,
         }
     }
 

@@ -19,7 +19,7 @@ use puzzle_core::backend_contract::backend::{
 use puzzle_core::backend_contract::outcome::{Outcome, device_bytes};
 use puzzle_core::source::diag::Located;
 use puzzle_core::source::text::SourceText;
-use puzzle_core::spec::model::Arg;
+use puzzle_core::spec::model::{Arg, MAX_GPUS};
 
 /// The virtual architecture used when no GPU says which one to target
 /// (Hopper: H100, H200), with its architecture-specific features ([`arch_for`]).
@@ -50,6 +50,11 @@ pub fn compile_only_arch() -> &'static str {
     }
 }
 
+/// The variable a reader with one GPU sets to run a puzzle of several GPUs
+/// with every rank on it ([`CudaBackend::ranks_on_one_gpu`]; read where
+/// backends are opened).
+pub const RANKS_ON_ONE_GPU: &str = "GPU_PUZZLES_RANKS_ON_ONE_GPU";
+
 pub struct CudaBackend {
     info: DeviceInfo,
     arch: &'static str,
@@ -64,6 +69,8 @@ pub struct CudaBackend {
     workers: Pool,
     /// compute-sanitizer, run over every launch that finished (`--sanitize`).
     sanitizer: Option<Sanitizer>,
+    /// Every rank of a spec on several GPUs on GPU 0 ([`CudaBackend::ranks_on_one_gpu`]).
+    ranks_on_one_gpu: bool,
 }
 
 impl CudaBackend {
@@ -99,6 +106,7 @@ impl CudaBackend {
                     // One child: a GPU runs one kernel at a time anyway.
                     workers: Pool::new(1),
                     sanitizer: None,
+                    ranks_on_one_gpu: false,
                 })
             }
             Err(reason) => {
@@ -118,9 +126,26 @@ impl CudaBackend {
                     peer_gpus: 0,
                     workers: Pool::new(1),
                     sanitizer: None,
+                    ranks_on_one_gpu: false,
                 })
             }
         }
+    }
+
+    /// A spec on several GPUs runs all its ranks on GPU 0, each rank's
+    /// launches on a stream of its own, for a reader with one GPU: the
+    /// protocol between ranks runs for real, through one GPU's memory
+    /// instead of a link between two. Ranks that wait for each other need
+    /// all their blocks on the GPU at once; a grid too large for that
+    /// hangs, and is stopped as any hang is. The device's name says so,
+    /// so no time taken this way passes for one on several GPUs.
+    pub fn ranks_on_one_gpu(mut self) -> CudaBackend {
+        if self.no_device.is_none() {
+            self.ranks_on_one_gpu = true;
+            self.peer_gpus = MAX_GPUS as usize;
+            self.info.name = format!("{} (every rank on this one GPU)", self.info.name);
+        }
+        self
     }
 
     /// Every run that finishes is run again under compute-sanitizer's tools,
@@ -232,6 +257,7 @@ impl Backend for CudaBackend {
                     buffer_sets: job.buffer_sets.max(1),
                 },
             },
+            ranks_on_one_gpu: self.ranks_on_one_gpu,
         };
         // Bands on both sides: CUDA gets a pointer past the first.
         let inputs: Vec<Vec<u8>> = job
@@ -284,7 +310,10 @@ impl Backend for CudaBackend {
 pub fn too_few_gpus(wanted: usize, reachable: usize) -> Option<String> {
     (wanted > reachable.max(1)).then(|| {
         let have = match reachable {
-            0 | 1 => "this machine has 1".to_string(),
+            0 | 1 => format!(
+                "this machine has 1 (with {RANKS_ON_ONE_GPU}=1 every rank runs on it, \
+                 through its own memory instead of a link)"
+            ),
             n => format!("only {n} here do"),
         };
         format!("this run takes {wanted} GPUs that reach each other's memory, and {have}")
@@ -306,7 +335,9 @@ mod tests {
                 2,
                 1,
                 Some(
-                    "this run takes 2 GPUs that reach each other's memory, and this machine has 1",
+                    "this run takes 2 GPUs that reach each other's memory, and this machine \
+                     has 1 (with GPU_PUZZLES_RANKS_ON_ONE_GPU=1 every rank runs on it, through \
+                     its own memory instead of a link)",
                 ),
             ),
             (

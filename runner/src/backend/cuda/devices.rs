@@ -4,7 +4,8 @@
 //! through the addresses the spec's peer tables pass.
 //!
 //! One GPU is the same path with nothing to enable: its primary context and
-//! default stream, as a single-GPU run has always had.
+//! default stream, as a single-GPU run has always had. A reader with one GPU
+//! may run every rank on it ([`Devices::shared`]).
 //!
 //! Two switches make a GPU's memory another's to use: peer access between
 //! the contexts (for memory from `cuMemAlloc`), and access to the device's
@@ -20,10 +21,11 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use puzzle_core::backend_contract::backend::BackendError;
 use std::sync::Arc;
 
-/// GPUs 0..n, each able to reach the others' memory.
+/// GPUs 0..n, each able to reach the others' memory (or GPU 0, n times).
 pub struct Devices {
+    /// Rank r's context.
     pub contexts: Vec<Arc<CudaContext>>,
-    /// Rank r's stream: GPU r's default stream.
+    /// Rank r's stream: GPU r's default stream, or one of GPU 0's own.
     pub streams: Vec<Arc<CudaStream>>,
 }
 
@@ -73,7 +75,23 @@ impl Devices {
         Ok(Devices { contexts, streams })
     }
 
-    /// How many GPUs this run has.
+    /// GPU 0 alone for `n` ranks, each with a stream of its own so that
+    /// ranks that wait for each other can run at once: one context, so
+    /// every rank's memory is already every other's, with nothing to enable.
+    pub fn shared(n: usize) -> Result<Devices, DevicesError> {
+        let open = |error| DevicesError::Open { ordinal: 0, error };
+        let context = CudaContext::new(0).map_err(open)?;
+        let streams = (0..n.max(1))
+            .map(|_| context.new_stream())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(open)?;
+        Ok(Devices {
+            contexts: vec![context; n.max(1)],
+            streams,
+        })
+    }
+
+    /// How many GPUs (or ranks sharing one) this run has.
     pub fn count(&self) -> usize {
         self.contexts.len()
     }

@@ -39,7 +39,11 @@ pub fn execute(
     let runs = job.runs;
     let device = |e: cudarc::driver::DriverError| BackendError::Device(describe_driver_error(&e));
     let spec = &job.spec;
-    let devices = Devices::open(spec.gpus.max(1) as usize)?;
+    let ranks = spec.gpus.max(1) as usize;
+    let devices = match job.ranks_on_one_gpu && ranks > 1 {
+        true => Devices::shared(ranks)?,
+        false => Devices::open(ranks)?,
+    };
     let streams = &devices.streams;
     let stream_of = |rank: Option<u32>| -> Result<_, BackendError> {
         let rank = rank.unwrap_or(0) as usize;

@@ -12,12 +12,12 @@
 //! - [`sanitize`]: compute-sanitizer over a run, its reports in the checker's words;
 //! - [`tensor_map`]: TMA tensor maps, encoded for the kernels that take them.
 
-pub mod backend;
-pub mod checker;
-pub mod devices;
-pub mod gpu;
-pub mod launch;
-pub mod nvrtc;
-pub mod ptx;
-pub mod sanitize;
-pub mod tensor_map;
+pub(crate) mod backend;
+pub(crate) mod checker;
+pub(crate) mod devices;
+pub(crate) mod gpu;
+pub(crate) mod launch;
+pub(crate) mod nvrtc;
+pub(crate) mod ptx;
+pub(crate) mod sanitize;
+pub(crate) mod tensor_map;

@@ -25,7 +25,7 @@ pub struct NvrtcUnavailable(pub String);
 /// What a compile gave: PTX, or errors at the kernel file's lines.
 pub type Compiled = Result<String, Vec<Located>>;
 
-/// [`compile`], with results kept for the process by source and target, for
+/// `compile`, with results kept for the process by source and target, for
 /// every backend that compiles (the GPU's and the CPU checker's): a
 /// chapter's solution is compiled once for its teaching run and its stress
 /// runs, and headers such as `cuda/std/mdspan` make each compile take a

@@ -12,6 +12,6 @@
 //! ([`puzzle_core::backend_contract::outcome::device_bytes`]), and runs are timed with
 //! timestamp queries when the adapter has them.
 
-pub mod adapter;
-pub mod backend;
-pub mod device;
+pub(crate) mod adapter;
+pub(crate) mod backend;
+pub(crate) mod device;

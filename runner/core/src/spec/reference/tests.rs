@@ -35,6 +35,7 @@ fn spec(reference: &str, args: Vec<Arg>) -> Spec {
         gpus: 1,
         bus_bytes: None,
         hazards_only: false,
+        rounds: 1,
     }
 }
 

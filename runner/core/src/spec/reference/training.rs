@@ -1,6 +1,6 @@
 //! Part VIII's references, training: the gradients of a softmax, of
-//! LayerNorm, of a cross-entropy loss and of attention, and one AdamW
-//! step, in f64.
+//! LayerNorm, of a cross-entropy loss and of attention, one AdamW step,
+//! and rounds of training a linear classifier with the last two, in f64.
 //!
 //! A wrong gradient reference would let a wrong kernel pass, so each one is
 //! checked against central finite differences of the forward function it
@@ -24,6 +24,7 @@ pub(super) fn named(name: &str) -> Option<Reference> {
         "layernorm_backward" => layernorm_backward_outputs,
         "cross_entropy" => cross_entropy_outputs,
         "adamw" => adamw_outputs,
+        "training_step" => training_step_outputs,
         "attention_backward" => attention_backward_outputs,
         _ => return None,
     };
@@ -149,6 +150,7 @@ fn cross_entropy(
 }
 
 /// AdamW's settings, the spec's scalars.
+#[derive(Clone, Copy)]
 struct AdamW {
     lr: f64,
     beta1: f64,
@@ -215,6 +217,103 @@ fn adamw(s: &AdamW, param: &[f64], grad: &[f64], m: &[f64], v: &[f64]) -> Option
         out.v.push(v1);
     }
     Some(out)
+}
+
+fn training_step_outputs(i: &Inputs<'_>) -> Option<Outputs> {
+    let x = i.buffer("x")?;
+    let (rows, features) = dims2(x)?;
+    let (_, classes) = dims2(i.buffer("w")?)?;
+    let settings = AdamW {
+        lr: i.scalar("lr")?,
+        beta1: i.scalar("beta1")?,
+        beta2: i.scalar("beta2")?,
+        eps: i.scalar("eps")?,
+        weight_decay: i.scalar("weight_decay")?,
+        step: 1.0,
+    };
+    let start = Stepped {
+        param: i.input("w")?,
+        m: i.input("m")?,
+        v: i.input("v")?,
+    };
+    let losses = train_classifier(
+        &Classifier {
+            x: &x.init.clone()?,
+            targets: &i.input("targets")?,
+            rows,
+            features,
+            classes,
+        },
+        &settings,
+        start,
+        i.buffer("losses")?.len(),
+    )?;
+    outputs([("losses", losses)])
+}
+
+/// A linear classifier's data: `x` (rows × features) and each row's class.
+struct Classifier<'a> {
+    x: &'a [f64],
+    targets: &'a [f64],
+    rows: usize,
+    features: usize,
+    classes: usize,
+}
+
+impl Classifier<'_> {
+    /// The mean cross-entropy loss over the rows of logits = x · w, and its
+    /// gradient with respect to w (features × classes): the product's
+    /// backward, xᵀ · dlogits, over the rows' count.
+    fn loss_and_gradient(&self, w: &[f64]) -> Option<(f64, Vec<f64>)> {
+        let Classifier {
+            x,
+            rows,
+            features,
+            classes,
+            ..
+        } = *self;
+        let logits: Vec<f64> = (0..rows * classes)
+            .map(|k| {
+                let (r, c) = (k / classes, k % classes);
+                (0..features)
+                    .map(|f| x[r * features + f] * w[f * classes + c])
+                    .sum()
+            })
+            .collect();
+        let (loss, dlogits) = cross_entropy(&logits, self.targets, (rows, classes))?;
+        let dw = (0..features * classes)
+            .map(|k| {
+                let (f, c) = (k / classes, k % classes);
+                let sum: f64 = (0..rows)
+                    .map(|r| x[r * features + f] * dlogits[r * classes + c])
+                    .sum();
+                sum / rows as f64
+            })
+            .collect();
+        Some((loss.iter().sum::<f64>() / rows as f64, dw))
+    }
+}
+
+/// `rounds` rounds of training from `start`: each round's mean loss, taken
+/// before that round's AdamW step (step numbers 1, 2, …) moves the weights.
+fn train_classifier(
+    data: &Classifier<'_>,
+    settings: &AdamW,
+    start: Stepped,
+    rounds: usize,
+) -> Option<Vec<f64>> {
+    let mut state = start;
+    let mut losses = Vec::with_capacity(rounds);
+    for round in 1..=rounds {
+        let (loss, dw) = data.loss_and_gradient(&state.param)?;
+        losses.push(loss);
+        let settings = AdamW {
+            step: round as f64,
+            ..*settings
+        };
+        state = adamw(&settings, &state.param, &dw, &state.m, &state.v)?;
+    }
+    Some(losses)
 }
 
 fn attention_backward_outputs(i: &Inputs<'_>) -> Option<Outputs> {
@@ -553,6 +652,50 @@ mod tests {
             adamw(&s, &[1.0], &[], &[1.0], &[1.0]).is_none(),
             "lengths differ"
         );
+    }
+
+    #[test]
+    fn a_training_step_follows_its_gradient_and_its_loss_falls() {
+        let (rows, features, classes) = (12, 5, 4);
+        let x = values(1, rows * features);
+        let targets: Vec<f64> = (0..rows).map(|r| (r * 7 % classes) as f64).collect();
+        let data = Classifier {
+            x: &x,
+            targets: &targets,
+            rows,
+            features,
+            classes,
+        };
+        let w = values(3, features * classes);
+        let (_, dw) = data.loss_and_gradient(&w).unwrap();
+        let numeric = numeric_gradient(|w| data.loss_and_gradient(w).unwrap().0, &w);
+        assert_close("dw", &dw, &numeric);
+
+        let settings = AdamW {
+            lr: 0.02,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            step: 1.0,
+        };
+        let zeros = vec![0.0; features * classes];
+        let start = Stepped {
+            param: zeros.clone(),
+            m: zeros.clone(),
+            v: zeros,
+        };
+        let losses = train_classifier(&data, &settings, start, 20).unwrap();
+        // From w = 0 every class is equally likely: the loss is ln(classes).
+        assert!(
+            (losses[0] - (classes as f64).ln()).abs() < 1e-12,
+            "{losses:?}"
+        );
+        assert!(
+            losses.windows(2).all(|p| p[1] < p[0]),
+            "each round's loss below the last: {losses:?}"
+        );
+        assert!(losses[19] < 0.8 * losses[0], "{losses:?}");
     }
 
     /// Attention's output, as Puzzle 36 computes it, in the form the

@@ -7,15 +7,15 @@
 //! bands, its bytes against the race rule, a read of shared memory or of a
 //! poisoned output against what was written, and global accesses counted.
 
-use crate::access::Counter;
+use crate::exec::value;
 use crate::hazard::{Access as Seen, Hazards, Kind, LineMap, Now, Strength};
-use crate::mbarrier::{BulkLanding, Mbarrier};
-use crate::memory::{self, Place, Region};
-use crate::order::Publications;
-use crate::parse_inst::{Operand, Space, Sreg, Ty};
+use crate::memory::access::Counter;
+use crate::memory::address::{self, Place, Region};
+use crate::memory::mbarrier::{BulkLanding, Mbarrier};
+use crate::memory::trace::{Touch, Tracer};
+use crate::order::release::Publications;
+use crate::parse::inst::{Operand, Space, Sreg, Ty};
 use crate::thread::{Origin, ThreadState, describe, numbered};
-use crate::trace::{Touch, Tracer};
-use crate::value;
 use std::collections::{BTreeMap, HashMap};
 
 /// Bytes of `printf` output a run keeps; the rest is counted, not kept.
@@ -47,15 +47,15 @@ pub struct BlockMemory {
     /// How often an mbarrier or a named barrier changed (a wait that keeps
     /// failing while none does is a deadlock).
     pub barrier_changes: u64,
-    /// Named barriers' current phases by id (see `named`).
-    pub named: BTreeMap<u32, crate::named::NamedBarrier>,
+    /// Named barriers' current phases by id (see `order::named`).
+    pub named: BTreeMap<u32, crate::order::named::NamedBarrier>,
     /// Shared words that a `cp.async` in flight will write, with the
     /// issuing thread and the copy's line: any access to one before the
     /// copy lands is a race with the copy.
-    pub in_flight: crate::in_flight::InFlight,
+    pub in_flight: crate::memory::in_flight::InFlight,
     /// Generic writes that wgmma's async reads must not see unfenced
     /// (kept where the kernel issues wgmma).
-    pub proxy: Option<crate::proxy::ProxyWrites>,
+    pub proxy: Option<crate::order::proxy::ProxyWrites>,
 }
 
 /// The shared memories of the blocks running together: one block's, or a
@@ -117,7 +117,7 @@ pub struct World<'l> {
     pub cluster: [u32; 3],
     pub dynamic_shared: u32,
     pub launch: usize,
-    /// A run of several ranks ([`crate::ranks`]): its step (0 otherwise),
+    /// A run of several ranks ([`crate::run::ranks`]): its step (0 otherwise),
     /// and where its launches' threads start (empty otherwise); and how
     /// often a store changed memory (for polls that spin).
     pub ranked: bool,
@@ -158,14 +158,16 @@ impl World<'_> {
     /// parameter memory), read without a check or a trace: printf's format
     /// and arguments, which are the checker's to read, not the kernel's.
     pub fn peek(&self, t: &ThreadState, addr: u64, width: usize) -> Option<u64> {
-        let (bytes, off) = match memory::place(addr) {
+        let (bytes, off) = match address::place(addr) {
             Place::Global(n, off) => (&self.globals.get(n)?.bytes[..], off),
             Place::Local(off) => (&t.local[..], off),
             Place::Param(off) => (&self.params.get(t.rank as usize)?[..], off),
             _ => return None,
         };
         let off = off as usize;
-        bytes.get(off..off.checked_add(width)?).map(memory::load_le)
+        bytes
+            .get(off..off.checked_add(width)?)
+            .map(address::load_le)
     }
 
     /// Keeps one printf's text, up to the cap.
@@ -200,9 +202,9 @@ impl World<'_> {
         // their window; global ones are generic addresses already.
         Some(match space {
             Space::Generic | Space::Global | Space::Const => a,
-            Space::Shared | Space::SharedCluster => memory::SHARED + (a & 0xFFFF_FFFF),
-            Space::Local => memory::LOCAL.wrapping_add(a),
-            Space::Param => memory::PARAM.wrapping_add(a),
+            Space::Shared | Space::SharedCluster => address::SHARED + (a & 0xFFFF_FFFF),
+            Space::Local => address::LOCAL.wrapping_add(a),
+            Space::Param => address::PARAM.wrapping_add(a),
         })
     }
 
@@ -222,7 +224,7 @@ impl World<'_> {
 
     /// Checks and performs one access; returns what a load read.
     fn touch(&mut self, t: &mut ThreadState, b: &mut Cluster<'_>, a: Access, op: Op) -> u64 {
-        let place = memory::place(a.addr);
+        let place = address::place(a.addr);
         let width = a.width as usize;
         match place {
             Place::Local(off) => {
@@ -236,7 +238,7 @@ impl World<'_> {
                         t.local[off..off + width].copy_from_slice(&v.to_le_bytes()[..width]);
                         0
                     }
-                    Op::Load => memory::load_le(&t.local[off..off + width]),
+                    Op::Load => address::load_le(&t.local[off..off + width]),
                 };
             }
             Place::Param(off) => {
@@ -245,7 +247,7 @@ impl World<'_> {
                 if !matches!(op, Op::Load) || off + width > params.len() {
                     return 0;
                 }
-                return memory::load_le(&params[off..off + width]);
+                return address::load_le(&params[off..off + width]);
             }
             Place::Nowhere => {
                 self.out_of_bounds(
@@ -400,7 +402,7 @@ impl World<'_> {
                 region.bytes[off..off + width].copy_from_slice(new);
                 0
             }
-            Op::Load => memory::load_le(&region.bytes[off..off + width]),
+            Op::Load => address::load_le(&region.bytes[off..off + width]),
         };
         if which.is_none()
             && matches!(op, Op::Store(_))
@@ -460,8 +462,8 @@ impl World<'_> {
                 let missed_block = self.published.missed_block(block_linear, other.block);
                 let why = if u32::from(other.rank) != t.rank {
                     let missed = self.published.missed(t.rank, u32::from(other.rank));
-                    crate::order::across_ranks(missed).to_string()
-                } else if let Some(why) = crate::order::unordered(
+                    crate::order::release::across_ranks(missed).to_string()
+                } else if let Some(why) = crate::order::release::unordered(
                     &now,
                     &other,
                     t.unfenced_read,

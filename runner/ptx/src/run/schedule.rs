@@ -1,19 +1,19 @@
 //! A run: memory laid out from the buffers and the module's variables,
 //! then each launch's blocks one cluster (or one block) after another in a
 //! seeded order, each run to its end by [`cohort::run_cluster`]; or, where
-//! launches run on several ranks, step by step ([`crate::ranks`]).
+//! launches run on several ranks, step by step ([`crate::run::ranks`]).
 
-use crate::cohort::{self, Rng};
-use crate::exec_mem::World;
-use crate::exec_mem::{BlockMemory, report};
+use crate::exec::world::World;
+use crate::exec::world::{BlockMemory, report};
 use crate::hazard::Kind;
 use crate::hazard::{Hazards, LineMap, Shadow};
 use crate::launch::{Buffer, Config, Error, Launch, Run};
-use crate::memory::{self, Region};
-use crate::parse::{Kernel, Module, VarSpace};
-use crate::resident;
+use crate::memory::address::{self, Region};
+use crate::memory::trace::{Tracer, VariableTrace};
+use crate::parse::module::{Kernel, Module, VarSpace};
+use crate::run::cohort::{self, Rng};
+use crate::run::resident;
 use crate::thread::{Stop, ThreadState, describe};
-use crate::trace::{Tracer, VariableTrace};
 use std::collections::HashMap;
 
 /// Runs `launches` in order over `buffers`.
@@ -40,7 +40,7 @@ pub fn run(
         .iter()
         .filter(|v| v.space != VarSpace::Shared)
     {
-        symbols.insert(v.name.clone(), memory::global_address(globals.len(), 0));
+        symbols.insert(v.name.clone(), address::global_address(globals.len(), 0));
         let mut r = Region::new(&v.name, v.init.clone(), 0, v.init.len(), true);
         // A `__device__` variable holds its initial value: never poison.
         r.starts_unwritten = false;
@@ -93,7 +93,7 @@ pub fn run(
         }
     }
     if launches.iter().any(|l| l.rank > 0) {
-        crate::ranks::run_steps(module, launches, &mut world, config, deadline, &mut rng)?;
+        crate::run::ranks::run_steps(module, launches, &mut world, config, deadline, &mut rng)?;
     } else {
         for (index, launch) in launches.iter().enumerate() {
             let kernel = module

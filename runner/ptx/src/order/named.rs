@@ -4,7 +4,7 @@
 //! some warps of a block synchronise without the rest: FlashAttention 3's
 //! consumer warpgroups take turns on them while the producer runs on.
 //! A `bar.sync` without a count (`__syncthreads()`) is the whole block's,
-//! and `cohort::block_barrier`'s.
+//! and `run::cohort::block_barrier`'s.
 //!
 //! Threads are counted one by one, as a warp whose lanes all take part
 //! counts on a GPU (the hardware counts a warp's whole width).

@@ -7,17 +7,17 @@
 //! thread has; a cluster barrier when every thread of the cluster has. What
 //! cannot complete is reported as a deadlock, not left to the clock.
 
-use crate::exec::run_thread;
-use crate::exec_mem::report;
-use crate::exec_mem::{BlockMemory, Cluster, World};
+use crate::exec::interpreter::run_thread;
+use crate::exec::warp;
+use crate::exec::world::report;
+use crate::exec::world::{BlockMemory, Cluster, World};
 use crate::hazard::{Kind, Knowledge};
 use crate::launch::{Config, Error, Launch, Param};
-use crate::mbarrier::Mbarrier;
-use crate::memory::{self, Region};
-use crate::parse::{Kernel, Module, VarSpace};
+use crate::memory::address::{self, Region};
+use crate::memory::mbarrier::Mbarrier;
+use crate::memory::trace::VariableTrace;
+use crate::parse::module::{Kernel, Module, VarSpace};
 use crate::thread::{Origin, Stop, ThreadState, describe};
-use crate::trace::VariableTrace;
-use crate::warp;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -57,7 +57,7 @@ pub fn lay_out_params(
         let value: Vec<u8> = match arg {
             Param::Buffer(n) => {
                 let lead = buffers.get(*n).map_or(0, |r| r.lead);
-                memory::global_address(*n, lead as u64)
+                address::global_address(*n, lead as u64)
                     .to_le_bytes()
                     .to_vec()
             }
@@ -74,7 +74,7 @@ pub fn lay_out_params(
                 let lead = |n: usize| buffers.get(n).map_or(0, |r| r.lead as u64);
                 table
                     .iter()
-                    .flat_map(|&n| memory::global_address(n, lead(n)).to_le_bytes())
+                    .flat_map(|&n| address::global_address(n, lead(n)).to_le_bytes())
                     .collect()
             }
             Param::TensorMap(map) => {
@@ -96,7 +96,7 @@ pub struct SharedLayout {
     pub size: u64,
     pub names: Vec<(u64, String)>,
     /// The kernel issues wgmma, whose reads of shared memory need the
-    /// writes they read fenced for the async proxy (see [`crate::proxy`]).
+    /// writes they read fenced for the async proxy (see [`crate::order::proxy`]).
     pub async_reads: bool,
 }
 
@@ -174,7 +174,7 @@ pub fn prepare(
     let async_reads = kernel
         .body
         .iter()
-        .any(|i| i.op == crate::parse_inst::Op::Wgmma);
+        .any(|i| i.op == crate::parse::inst::Op::Wgmma);
     Ok(SharedLayout {
         size,
         names,
@@ -228,7 +228,7 @@ pub fn block_threads(
                 block_id: origin.map_or(0, |o| o.block) + b,
                 // Each block its own cluster; a launch with clusters renumbers them.
                 cluster_id: origin.map_or(0, |o| o.block) + b,
-                thread: crate::access::Thread {
+                thread: crate::memory::access::Thread {
                     global: [0, 1, 2].map(|a| block[a] * launch.block[a] + tid[a]),
                     local: tid,
                     block,
@@ -303,7 +303,7 @@ pub fn run_cluster(
     let place = |k: usize| if whole { (0, k) } else { (k / n * n, k % n) };
     loop {
         if deadline.passed() {
-            return Err(crate::timeout::timed_out(kernel, blocks, w.lines));
+            return Err(crate::run::timeout::timed_out(kernel, blocks, w.lines));
         }
         let mut ready: Vec<(usize, usize)> = Vec::new();
         for (k, threads) in blocks.iter().enumerate() {
@@ -331,7 +331,7 @@ pub fn run_cluster(
             blocks[k][i].stop = Some(stop);
             // The clock is read now and then: a run is thousands of these.
             if deadline.tick(6) {
-                return Err(crate::timeout::timed_out(kernel, blocks, w.lines));
+                return Err(crate::run::timeout::timed_out(kernel, blocks, w.lines));
             }
         }
         let mut resolved = false;
@@ -345,7 +345,7 @@ pub fn run_cluster(
             }
         }
         for (threads, mem) in blocks.iter_mut().zip(mems.iter_mut()) {
-            resolved |= crate::named::resolve(threads, &mut mem.named);
+            resolved |= crate::order::named::resolve(threads, &mut mem.named);
         }
         if resolved {
             continue;

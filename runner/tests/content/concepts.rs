@@ -15,8 +15,8 @@
 //! first use there must be in a paragraph that links the teaching page,
 //! and from that page on the idea counts as known.
 
-use crate::book::load::read_summary;
 use puzzle_core::source::diag::Located;
+use runner::book::read_summary;
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -47,7 +47,7 @@ pub struct Concept {
 }
 
 /// Reads `concepts.toml` from the book's root.
-pub fn load(root: &Path) -> Result<Vec<Concept>, Located> {
+pub(super) fn load(root: &Path) -> Result<Vec<Concept>, Located> {
     let file = root.join(FILE);
     let text = std::fs::read_to_string(&file)
         .map_err(|e| Located::new(&file, 0, format!("cannot read the concepts: {e}")))?;
@@ -57,7 +57,7 @@ pub fn load(root: &Path) -> Result<Vec<Concept>, Located> {
 }
 
 /// Every use of a concept before the page that teaches it, in reading order.
-pub fn early_uses(root: &Path, src: &Path, concepts: &[Concept]) -> Vec<Located> {
+pub(super) fn early_uses(root: &Path, src: &Path, concepts: &[Concept]) -> Vec<Located> {
     let entries = match read_summary(src) {
         Ok(entries) => entries,
         Err(e) => return vec![e],
@@ -312,96 +312,97 @@ fn mentions(line: &str, term: &str) -> bool {
     false
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// This module's trials, joined to the `content` group's.
+pub(super) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::panicking_trials!("content":
+        mentions_table,
+        uses_table,
+        headings_and_introductions,
+    )
+}
 
-    /// (line, term, whether it is a use)
-    #[test]
-    fn mentions_table() {
-        let cases = [
-            ("a warp of 32 threads", "warp", true),
-            ("Warps run together", "warps", true),
-            ("the warped image", "warp", false),
-            ("__shfl_down_sync(mask, v, 1)", "__shfl*", true),
-            ("call shuffle()", "shuffle", true),
-            ("reshuffle", "shuffle", false),
-            ("an atomicAdd", "atomic*", true),
-            ("fence posts", "memory fence", false),
-            ("a memory fence orders", "memory fence", true),
-            ("last = __ffs(prefixes) - 1", "__ffs", true),
-            ("asm(\"red.global.add.v4.f32 [%0]\")", "red.global*", true),
-            ("a `red` returns nothing", "`red`", true),
-            ("the red line", "`red`", false),
-            ("wgmma_fence();", "wgmma*", true),
-        ];
-        for (line, term, want) in cases {
-            assert_eq!(mentions(line, term), want, "{line:?} {term:?}");
-        }
+/// (line, term, whether it is a use)
+fn mentions_table() {
+    let cases = [
+        ("a warp of 32 threads", "warp", true),
+        ("Warps run together", "warps", true),
+        ("the warped image", "warp", false),
+        ("__shfl_down_sync(mask, v, 1)", "__shfl*", true),
+        ("call shuffle()", "shuffle", true),
+        ("reshuffle", "shuffle", false),
+        ("an atomicAdd", "atomic*", true),
+        ("fence posts", "memory fence", false),
+        ("a memory fence orders", "memory fence", true),
+        ("last = __ffs(prefixes) - 1", "__ffs", true),
+        ("asm(\"red.global.add.v4.f32 [%0]\")", "red.global*", true),
+        ("a `red` returns nothing", "`red`", true),
+        ("the red line", "`red`", false),
+        ("wgmma_fence();", "wgmma*", true),
+    ];
+    for (line, term, want) in cases {
+        assert_eq!(mentions(line, term), want, "{line:?} {term:?}");
     }
+}
 
-    /// (case, the page's lines, the uses found as (line, term))
-    #[test]
-    fn uses_table() {
-        let concept = Concept {
-            name: "warps".into(),
-            taught: "performance/warps.md".into(),
-            introduced: None,
-            terms: vec!["warp".into(), "warps".into()],
-        };
-        let lines = |text: &str| -> Vec<(usize, String)> {
-            text.lines()
-                .enumerate()
-                .map(|(n, l)| (n + 1, l.to_string()))
-                .collect()
-        };
-        let cases: [(&str, &str, Vec<(usize, &str)>); 5] = [
-            ("a use", "Intro.\n\nA warp runs.\n", vec![(3, "warp")]),
-            (
-                "a forward link in the paragraph",
-                "A warp runs; see\n[warps](../performance/warps.md).\n",
-                vec![],
-            ),
-            (
-                "looking ahead",
-                "Text.\n\n## Looking ahead\n\nWarps come next.\n",
-                vec![],
-            ),
-            (
-                "a later section is not looking ahead",
-                "## Looking ahead\n\nWarps.\n\n## Other\n\nA warp.\n",
-                vec![(7, "warp")],
-            ),
-            ("a comment", "<!-- a warp -->\n\nText.\n", vec![]),
-        ];
-        for (name, text, want) in cases {
-            let got = uses(&lines(text), &concept);
-            let want: Vec<(usize, String)> = want.into_iter().map(|(n, t)| (n, t.into())).collect();
-            assert_eq!(got, want, "{name}");
-        }
-    }
-
-    /// A heading's id, and the line of the short introduction on an earlier
-    /// page (the first paragraph that uses the idea and links its teacher).
-    #[test]
-    fn headings_and_introductions() {
-        assert_eq!(
-            heading_id(" `red`: an atomic that returns nothing"),
-            "red-an-atomic-that-returns-nothing"
-        );
-        let text: Vec<(usize, String)> = "# Title\n\nA ballot here.\n\nA ballot, taught in\n[Puzzle 23](../warps/p23_compact.md).\n\n## `ballot` votes\n"
-            .lines()
+/// (case, the page's lines, the uses found as (line, term))
+fn uses_table() {
+    let concept = Concept {
+        name: "warps".into(),
+        taught: "performance/warps.md".into(),
+        introduced: None,
+        terms: vec!["warp".into(), "warps".into()],
+    };
+    let lines = |text: &str| -> Vec<(usize, String)> {
+        text.lines()
             .enumerate()
             .map(|(n, l)| (n + 1, l.to_string()))
-            .collect();
-        let concept = Concept {
-            name: "ballots".into(),
-            taught: "warps/p23_compact.md#ballot-votes".into(),
-            introduced: None,
-            terms: vec!["ballot".into()],
-        };
-        assert_eq!(introduction_line(&text, &concept), Some(5));
-        assert_eq!(heading_line(&text, "ballot-votes"), Some(8));
-        assert_eq!(heading_line(&text, "ballot"), None);
+            .collect()
+    };
+    let cases: [(&str, &str, Vec<(usize, &str)>); 5] = [
+        ("a use", "Intro.\n\nA warp runs.\n", vec![(3, "warp")]),
+        (
+            "a forward link in the paragraph",
+            "A warp runs; see\n[warps](../performance/warps.md).\n",
+            vec![],
+        ),
+        (
+            "looking ahead",
+            "Text.\n\n## Looking ahead\n\nWarps come next.\n",
+            vec![],
+        ),
+        (
+            "a later section is not looking ahead",
+            "## Looking ahead\n\nWarps.\n\n## Other\n\nA warp.\n",
+            vec![(7, "warp")],
+        ),
+        ("a comment", "<!-- a warp -->\n\nText.\n", vec![]),
+    ];
+    for (name, text, want) in cases {
+        let got = uses(&lines(text), &concept);
+        let want: Vec<(usize, String)> = want.into_iter().map(|(n, t)| (n, t.into())).collect();
+        assert_eq!(got, want, "{name}");
     }
+}
+
+/// A heading's id, and the line of the short introduction on an earlier
+/// page (the first paragraph that uses the idea and links its teacher).
+fn headings_and_introductions() {
+    assert_eq!(
+        heading_id(" `red`: an atomic that returns nothing"),
+        "red-an-atomic-that-returns-nothing"
+    );
+    let text: Vec<(usize, String)> = "# Title\n\nA ballot here.\n\nA ballot, taught in\n[Puzzle 23](../warps/p23_compact.md).\n\n## `ballot` votes\n"
+        .lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, l.to_string()))
+        .collect();
+    let concept = Concept {
+        name: "ballots".into(),
+        taught: "warps/p23_compact.md#ballot-votes".into(),
+        introduced: None,
+        terms: vec!["ballot".into()],
+    };
+    assert_eq!(introduction_line(&text, &concept), Some(5));
+    assert_eq!(heading_line(&text, "ballot-votes"), Some(8));
+    assert_eq!(heading_line(&text, "ballot"), None);
 }

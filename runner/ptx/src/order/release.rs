@@ -28,7 +28,7 @@
 //! nothing, and the pair is kept, so that the race that follows can say why.
 
 use crate::hazard::{Access, Knowledge, Strength};
-use crate::parse_inst::Scope;
+use crate::parse::inst::Scope;
 use crate::thread::ThreadState;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

@@ -6,13 +6,13 @@
 //! `.release` it publishes what its thread knows, and so does any atomic
 //! after a releasing fence; with `.acquire` it takes over what was
 //! released there, and an `atom` whose read a fence follows does too (see
-//! `order`). A `red` returns nothing, so it never acquires.
+//! `order::release`). A `red` returns nothing, so it never acquires.
 
-use crate::exec_mem::{Access, Cluster, World, read, write};
+use crate::exec::value;
+use crate::exec::world::{Access, Cluster, World, read, write};
 use crate::hazard::Strength;
-use crate::parse_inst::{Inst, Op, Operand, Ty, flag};
+use crate::parse::inst::{Inst, Op, Operand, Ty, flag};
 use crate::thread::ThreadState;
-use crate::value;
 
 /// `atom` and `red`: a read-modify-write, strong at its scope, counted as
 /// one read and one write; releases and acquires as the module says.
@@ -29,14 +29,14 @@ pub fn atomic(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster<'_>)
     };
     let ty = i.ty;
     let width = ty.bytes();
-    if let Some(at) = crate::order::release_scope(t, i.scope, i.flag(flag::RELEASE)) {
+    if let Some(at) = crate::order::release::release_scope(t, i.scope, i.flag(flag::RELEASE)) {
         w.published.release(t, addr, at);
     }
     let acquire = |t: &mut ThreadState, w: &mut World| {
         if i.flag(flag::ACQUIRE) {
             w.published.acquire(t, addr, i.scope);
         } else if !red {
-            crate::order::strong_read(t, addr, i.scope, i.line);
+            crate::order::release::strong_read(t, addr, i.scope, i.line);
         }
     };
     // `red.add.v2.f32` and `.v4.f32` (sm_90): an atomic addition an
@@ -106,7 +106,7 @@ fn update(
     } else if has("cas") {
         if old == x { y } else { old }
     } else if has("min") || has("max") {
-        let less = value::compare(crate::parse_inst::Cmp::Lt, old, x, ty);
+        let less = value::compare(crate::parse::inst::Cmp::Lt, old, x, ty);
         if has("min") == less { old } else { x }
     } else if has("and") {
         old & x

@@ -5,11 +5,11 @@
 //! at different warp operations, or a lane missing from its own mask, are
 //! a subgroup operation in non-uniform control flow.
 
-use crate::exec_mem::{Cluster, World};
-use crate::exec_mem::{read, report, write};
+use crate::exec::world::{Cluster, World};
+use crate::exec::world::{read, report, write};
 use crate::hazard::Kind;
-use crate::parse::Kernel;
-use crate::parse_inst::{Op, Ty};
+use crate::parse::inst::{Op, Ty};
+use crate::parse::module::Kernel;
 use crate::thread::{Stop, ThreadState, describe};
 
 /// What a pass over the warps did.
@@ -28,7 +28,7 @@ pub fn resolve(
     w: &mut World,
     mem: &mut Cluster<'_>,
 ) -> Resolved {
-    let mut any = crate::matrix::resolve_warpgroups(kernel, threads, w, mem);
+    let mut any = crate::exec::matrix::resolve_warpgroups(kernel, threads, w, mem);
     any |= active_masks(kernel, threads);
     let is_group_op = |t: &ThreadState| {
         kernel
@@ -209,7 +209,7 @@ fn execute(
     let member = |j: usize| group.contains(&j);
     match inst.op {
         Op::Ldmatrix | Op::Mma | Op::Wmma => {
-            crate::matrix::execute(inst, threads, group, lo, w, mem)
+            crate::exec::matrix::execute(inst, threads, group, lo, w, mem)
         }
         Op::Shfl => {
             let mode = inst.mods.get(1).map(String::as_str).unwrap_or("idx");

@@ -3,7 +3,7 @@
 
 use crate::hazard::LineMap;
 use crate::launch::Error;
-use crate::parse::Kernel;
+use crate::parse::module::Kernel;
 use crate::thread::{Stop, ThreadState, describe};
 use std::collections::BTreeMap;
 

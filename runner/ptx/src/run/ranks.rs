@@ -15,11 +15,11 @@
 //! run is made twice ([`RUNS`]), so that what orders one run before the
 //! next is checked as well.
 
-use crate::cohort::{self, Rng};
-use crate::exec_mem::World;
+use crate::exec::world::World;
 use crate::hazard::Shadow;
 use crate::launch::{Config, Error, Launch, Param};
-use crate::parse::Module;
+use crate::parse::module::Module;
+use crate::run::cohort::{self, Rng};
 use crate::thread::Origin;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;

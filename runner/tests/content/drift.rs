@@ -1,19 +1,20 @@
-//! Content checks: the book's parts agree with one another.
+//! Drift checks: the book's parts agree with one another. Part of the
+//! `content` group; the engine runs none of this, so it lives with the tests.
 //!
 //! The chapter tests run every kernel; these look at what surrounds them:
 //! the table of contents and the chapter files, the tips a learner asks
 //! for, and the skeletons the learner's workspace is made of.
 
-use crate::book::load::read_summary;
 use puzzle_core::chapter::book::Book;
 use puzzle_core::chapter::puzzle::Puzzle;
 use puzzle_core::kernel::constants as kernel_constants;
 use puzzle_core::source::diag::Located;
+use runner::book::read_summary;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Every disagreement found, each at the line to fix.
-pub fn problems(book: &Book) -> Vec<Located> {
+pub(super) fn problems(book: &Book) -> Vec<Located> {
     let mut found = Vec::new();
     let entries = match read_summary(&book.src) {
         Ok(entries) => entries,
@@ -76,8 +77,15 @@ pub fn problems(book: &Book) -> Vec<Located> {
                 ));
             }
             // The page shows the file, so the file must hold the values the teaching run uses.
+            // A header it includes (another puzzle's kernel) keeps its own
+            // page's values; the run rewrites them all the same.
             let teaching = &puzzle.spec.raw.constants;
-            for d in kernel_constants::definitions(&kernel.source, *lang, teaching) {
+            let own_file = kernel.source.lines.first().map(|o| &o.file);
+            let own = |line: usize| kernel.source.lines.get(line).map(|o| &o.file) == own_file;
+            for d in kernel_constants::definitions(&kernel.source, *lang, teaching)
+                .into_iter()
+                .filter(|d| own(d.line))
+            {
                 let spec_value = teaching[&d.name];
                 if d.value != spec_value {
                     found.push(kernel.source.locate(
@@ -167,114 +175,133 @@ fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::learner::workspace::tests::book;
+/// This module's trials, joined to the `content` group's.
+pub(super) fn trials() -> Vec<libtest_mimic::Trial> {
+    crate::panicking_trials!("content":
+        ids_without_their_number_table,
+        each_kind_of_drift_is_found,
+    )
+}
 
-    /// (what is broken, how, phrase of the problem it must cause)
-    type Case = (&'static str, fn(&Path), &'static str);
+/// (what is broken, how, phrase of the problem it must cause)
+type Case = (&'static str, fn(&Path), &'static str);
 
-    #[test]
-    fn ids_without_their_number_table() {
-        for (id, want) in [
-            ("p30_chain_unfused", "chain_unfused"),
-            ("d04_halo_off_by_one", "halo_off_by_one"),
-            ("p1", "p1"),
-            ("fx", "fx"),
-        ] {
-            assert_eq!(without_number(id), want, "{id}");
+fn ids_without_their_number_table() {
+    for (id, want) in [
+        ("p30_chain_unfused", "chain_unfused"),
+        ("d04_halo_off_by_one", "halo_off_by_one"),
+        ("p1", "p1"),
+        ("fx", "fx"),
+    ] {
+        assert_eq!(without_number(id), want, "{id}");
+    }
+}
+
+fn each_kind_of_drift_is_found() {
+    let cases: &[Case] = &[
+        ("nothing", |_| {}, ""),
+        (
+            "a listed chapter is missing",
+            |d| {
+                let s = d.join("src/SUMMARY.md");
+                let text = std::fs::read_to_string(&s).unwrap() + "- [Gone](gone.md)\n";
+                std::fs::write(s, text).unwrap();
+            },
+            "links ",
+        ),
+        (
+            "a chapter with puzzles is not listed",
+            |d| {
+                let s = d.join("src/SUMMARY.md");
+                let text = std::fs::read_to_string(&s)
+                    .unwrap()
+                    .replace("- [One](one.md)\n", "");
+                std::fs::write(s, text).unwrap();
+            },
+            "does not list it",
+        ),
+        (
+            "a puzzle without tips",
+            |d| {
+                let c = d.join("src/one.md");
+                let text = std::fs::read_to_string(&c)
+                    .unwrap()
+                    .replace("hints:\n  - first\n  - second\n", "");
+                std::fs::write(c, text).unwrap();
+            },
+            "has no `hints`",
+        ),
+        (
+            "a kernel file not named after its kernel",
+            |d| {
+                let c = d.join("src/one.md");
+                let text = std::fs::read_to_string(&c)
+                    .unwrap()
+                    .replace("/k.cu", "/other.cu");
+                std::fs::write(c, text).unwrap();
+                std::fs::rename(d.join("kernels/p1/k.cu"), d.join("kernels/p1/other.cu")).unwrap();
+            },
+            "is `other.cu`, not named `k.cu`",
+        ),
+        (
+            "a kernel in another puzzle's folder",
+            |d| {
+                let c = d.join("src/one.md");
+                let text = std::fs::read_to_string(&c)
+                    .unwrap()
+                    .replace("p1/k.cu", "p2/k.cu");
+                std::fs::write(c, text).unwrap();
+                std::fs::create_dir(d.join("kernels/p2")).unwrap();
+                std::fs::rename(d.join("kernels/p1/k.cu"), d.join("kernels/p2/k.cu")).unwrap();
+            },
+            "lives outside kernels/p1/",
+        ),
+        (
+            "a kernel's tile size disagrees with the spec's",
+            |d| {
+                let c = d.join("src/one.md");
+                let text = std::fs::read_to_string(&c)
+                    .unwrap()
+                    .replace("kernel: k\n", "kernel: k\nconst:\n  TILE: 4\n");
+                std::fs::write(c, text).unwrap();
+                let k = d.join("kernels/p1/k.cu");
+                let text = std::fs::read_to_string(&k).unwrap();
+                std::fs::write(k, format!("#define TILE 8\n{text}")).unwrap();
+            },
+            "defines TILE as 8, but the spec's `const` says 4",
+        ),
+    ];
+    for (name, breakage, phrase) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        copy(&fixture(), dir.path());
+        breakage(dir.path());
+        let loaded = runner::book::load(dir.path()).unwrap();
+        let found = problems(&loaded);
+        if phrase.is_empty() {
+            assert!(found.is_empty(), "{name}: {found:?}");
+        } else {
+            assert_eq!(found.len(), 1, "{name}: {found:?}");
+            assert!(found[0].message.contains(phrase), "{name}: {found:?}");
         }
     }
+}
 
-    #[test]
-    fn each_kind_of_drift_is_found() {
-        let cases: &[Case] = &[
-            ("nothing", |_| {}, ""),
-            (
-                "a listed chapter is missing",
-                |d| {
-                    let s = d.join("src/SUMMARY.md");
-                    let text = std::fs::read_to_string(&s).unwrap() + "- [Gone](gone.md)\n";
-                    std::fs::write(s, text).unwrap();
-                },
-                "links ",
-            ),
-            (
-                "a chapter with puzzles is not listed",
-                |d| {
-                    let s = d.join("src/SUMMARY.md");
-                    let text = std::fs::read_to_string(&s)
-                        .unwrap()
-                        .replace("- [One](one.md)\n", "");
-                    std::fs::write(s, text).unwrap();
-                },
-                "does not list it",
-            ),
-            (
-                "a puzzle without tips",
-                |d| {
-                    let c = d.join("src/one.md");
-                    let text = std::fs::read_to_string(&c)
-                        .unwrap()
-                        .replace("hints:\n  - first\n  - second\n", "");
-                    std::fs::write(c, text).unwrap();
-                },
-                "has no `hints`",
-            ),
-            (
-                "a kernel file not named after its kernel",
-                |d| {
-                    let c = d.join("src/one.md");
-                    let text = std::fs::read_to_string(&c)
-                        .unwrap()
-                        .replace("/k.cu", "/other.cu");
-                    std::fs::write(c, text).unwrap();
-                    std::fs::rename(d.join("kernels/p1/k.cu"), d.join("kernels/p1/other.cu"))
-                        .unwrap();
-                },
-                "is `other.cu`, not named `k.cu`",
-            ),
-            (
-                "a kernel in another puzzle's folder",
-                |d| {
-                    let c = d.join("src/one.md");
-                    let text = std::fs::read_to_string(&c)
-                        .unwrap()
-                        .replace("p1/k.cu", "p2/k.cu");
-                    std::fs::write(c, text).unwrap();
-                    std::fs::create_dir(d.join("kernels/p2")).unwrap();
-                    std::fs::rename(d.join("kernels/p1/k.cu"), d.join("kernels/p2/k.cu")).unwrap();
-                },
-                "lives outside kernels/p1/",
-            ),
-            (
-                "a kernel's tile size disagrees with the spec's",
-                |d| {
-                    let c = d.join("src/one.md");
-                    let text = std::fs::read_to_string(&c)
-                        .unwrap()
-                        .replace("kernel: k\n", "kernel: k\nconst:\n  TILE: 4\n");
-                    std::fs::write(c, text).unwrap();
-                    let k = d.join("kernels/p1/k.cu");
-                    let text = std::fs::read_to_string(&k).unwrap();
-                    std::fs::write(k, format!("#define TILE 8\n{text}")).unwrap();
-                },
-                "defines TILE as 8, but the spec's `const` says 4",
-            ),
-        ];
-        for (name, breakage, phrase) in cases {
-            let dir = tempfile::tempdir().unwrap();
-            book(dir.path());
-            breakage(dir.path());
-            let loaded = crate::book::load::load(dir.path()).unwrap();
-            let found = problems(&loaded);
-            if phrase.is_empty() {
-                assert!(found.is_empty(), "{name}: {found:?}");
-            } else {
-                assert_eq!(found.len(), 1, "{name}: {found:?}");
-                assert!(found[0].message.contains(phrase), "{name}: {found:?}");
-            }
+/// A book of two puzzles, p1 (WGSL and CUDA, from kernel files) and p2
+/// (WGSL written inline in its chapter), with nothing adrift.
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/drift_book")
+}
+
+/// The folder `from`, copied into `to`.
+fn copy(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
         }
     }
 }

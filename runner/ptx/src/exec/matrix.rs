@@ -15,12 +15,12 @@
 //! differ in the last bits of the f32 accumulator, far inside the puzzles'
 //! BF16 tolerance.
 
-use crate::exec_mem::{Access, BlockMemory, Cluster, World, shared_name};
-use crate::exec_mem::{read, write};
+use crate::exec::world::{Access, BlockMemory, Cluster, World, shared_name};
+use crate::exec::world::{read, write};
 use crate::hazard::{Kind, Strength};
-use crate::parse::Kernel;
-use crate::parse_inst::Op;
-use crate::parse_inst::{Inst, Operand, Space, Ty};
+use crate::parse::inst::Op;
+use crate::parse::inst::{Inst, Operand, Space, Ty};
+use crate::parse::module::Kernel;
 use crate::thread::{Stop, ThreadState, describe};
 
 fn regs(o: &Operand) -> Vec<&Operand> {
@@ -344,7 +344,7 @@ fn wgmma_address(desc: u64, i: u64, k: u64, eb: u64, mn_major: bool) -> Option<u
     } else {
         start + (i / 8) * sbo + (i % 8) * width + k * eb
     };
-    Some(crate::exec_async::swizzled(l, width as u32))
+    Some(crate::exec::asynchronous::swizzled(l, width as u32))
 }
 
 /// The element types a `wgmma` reads: 16-bit ones take k = 16 a product
@@ -473,7 +473,7 @@ fn wgmma(i: &Inst, group: &mut [ThreadState], w: &mut World, mem: &mut Cluster<'
             return 0.0;
         };
         let a = Access {
-            addr: crate::memory::SHARED + off,
+            addr: crate::memory::address::SHARED + off,
             width: eb as u32,
             write: false,
             atomic: false,

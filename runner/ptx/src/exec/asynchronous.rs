@@ -11,20 +11,20 @@
 //! until then its words are in flight, and any access to them races with
 //! the copy.
 
-use crate::exec_mem::{Access, Cluster, World};
-use crate::exec_mem::{read, write};
+use crate::exec::world::{Access, Cluster, World};
+use crate::exec::world::{read, write};
 use crate::hazard::Kind;
 use crate::hazard::Strength;
-use crate::mbarrier::{BulkLanding, Inbound, Mbarrier};
-use crate::memory::{self, Place};
-use crate::parse_inst::{Inst, Operand, Space, Ty};
+use crate::memory::address::{self, Place};
+use crate::memory::mbarrier::{BulkLanding, Inbound, Mbarrier};
+use crate::parse::inst::{Inst, Operand, Space, Ty};
 use crate::thread::{AsyncCopy, Stop, ThreadState};
 use std::sync::Arc;
 
 /// The block (by cluster rank, or `own`) and shared offset an mbarrier operand names.
 fn offset(w: &World, t: &ThreadState, i: &Inst, o: &Operand, b: &Cluster) -> Option<(usize, u64)> {
     let a = w.address(t, o, i.space)?;
-    match memory::place(a) {
+    match address::place(a) {
         Place::Shared(off, rank) => {
             let target = rank.map_or(b.own, |r| r as usize);
             (target < b.mems.len()).then_some((target, off))
@@ -202,8 +202,9 @@ fn uninitialized(t: &mut ThreadState, w: &mut World, line: usize) -> Option<Stop
 /// lands in shared memory only when its group is waited on, or at the
 /// thread's `cp.async.mbarrier.arrive`: until then its destination words
 /// are in flight, and any access to them races with the copy
-/// (`World::copy_in_flight`, [`crate::in_flight`]). Its bytes land as the issuing thread's
-/// writes at the wait, where the block's next barrier orders them.
+/// (`World::copy_in_flight`, [`crate::memory::in_flight`]). Its bytes land
+/// as the issuing thread's writes at the wait, where the block's next
+/// barrier orders them.
 pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
     let o = &i.operands;
     if i.has("commit_group") {
@@ -248,8 +249,8 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         return true;
     }
     let (Some(dst), Some(src)) = (
-        w.address(t, &o[0], crate::parse_inst::Space::Shared),
-        w.address(t, &o[1], crate::parse_inst::Space::Global),
+        w.address(t, &o[0], crate::parse::inst::Space::Shared),
+        w.address(t, &o[1], crate::parse::inst::Space::Global),
     ) else {
         return true;
     };
@@ -281,14 +282,14 @@ pub fn cp_async(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -
         len += width as usize;
         k += u64::from(width);
     }
-    if let Place::Shared(off, None) = memory::place(dst)
+    if let Place::Shared(off, None) = address::place(dst)
         && len > 0
     {
         let mem = &mut b.mems[b.own];
         let first = off as usize / 4;
         let last = (off as usize + len - 1) / 4;
         for word in first..=last {
-            let copy = crate::in_flight::Copy {
+            let copy = crate::memory::in_flight::Copy {
                 issuer: t.index,
                 line: line as u32,
                 bulk: false,
@@ -313,7 +314,7 @@ fn land(t: &mut ThreadState, w: &mut World, b: &mut Cluster, keep: usize) {
             break;
         };
         for copy in group {
-            if let Place::Shared(off, None) = memory::place(copy.dst) {
+            if let Place::Shared(off, None) = address::place(copy.dst) {
                 let mem = &mut b.mems[b.own];
                 let first = off as usize / 4;
                 let last = (off as usize + copy.bytes().len()).saturating_sub(1) / 4;
@@ -366,7 +367,7 @@ fn send(
     bytes: u64,
     landing: BulkLanding,
 ) {
-    let Place::Shared(off, rank) = memory::place(mbar) else {
+    let Place::Shared(off, rank) = address::place(mbar) else {
         return;
     };
     let target = rank.map_or(b.own, |r| r as usize);
@@ -421,8 +422,8 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         if rank == u64::MAX {
             return addr;
         }
-        let off = addr.wrapping_sub(memory::SHARED) & 0xFF_FFFF;
-        memory::SHARED + (memory::CLUSTER_BIT | (rank << 24) | off)
+        let off = addr.wrapping_sub(address::SHARED) & 0xFF_FFFF;
+        address::SHARED + (address::CLUSTER_BIT | (rank << 24) | off)
     };
     let _ = own_rank;
     let mbar_op = if i.has("tensor") { &o[2] } else { &o[3] };
@@ -449,7 +450,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
             Some(x) => vec![read(t, w, x, Ty::U32) as u32 as i32 as i64],
             None => vec![],
         };
-        let Place::Param(at) = memory::place(map_addr) else {
+        let Place::Param(at) = address::place(map_addr) else {
             return false;
         };
         let Some(map) = w.tensor_maps.get(&at).cloned() else {
@@ -457,7 +458,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
         };
         let eb = u64::from(map.element_bytes);
         let base = match w.globals.get(map.buffer) {
-            Some(r) => memory::global_address(map.buffer, r.lead as u64),
+            Some(r) => address::global_address(map.buffer, r.lead as u64),
             None => return false,
         };
         // The box, innermost dimension first, walked in the order it lands
@@ -486,7 +487,7 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
             let src = inside.then(|| base.wrapping_add(offset.wrapping_mul(eb)));
             copies.push((src, l * eb, eb as u32));
         }
-        let dst_off = dst.wrapping_sub(memory::SHARED);
+        let dst_off = dst.wrapping_sub(address::SHARED);
         for c in &mut copies {
             c.1 = swizzled((dst_off & 0xFF_FFFF) + c.1, map.swizzle) - (dst_off & 0xFF_FFFF);
         }
@@ -538,14 +539,14 @@ fn bulk(t: &mut ThreadState, i: &Inst, w: &mut World, b: &mut Cluster) -> bool {
                 line,
             };
             w.claim(t, b, a);
-            if let Place::Shared(off, r) = memory::place(addr) {
+            if let Place::Shared(off, r) = address::place(addr) {
                 landing.pieces.push((off as u32, v, width as u8));
                 target_of.get_or_insert(r.map_or(b.own, |r| r as usize));
             }
         }
         // The copy's words go in flight once all are claimed: two pieces of
         // one word (2-byte elements) are one copy, not a race.
-        let copy = crate::in_flight::Copy {
+        let copy = crate::memory::in_flight::Copy {
             issuer: t.index,
             line: line as u32,
             bulk: true,

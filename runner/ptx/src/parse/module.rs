@@ -9,7 +9,7 @@
 //! a panic; the fuzz target feeds it arbitrary text.
 
 use crate::launch::Error;
-use crate::parse_inst::{Inst, Op, Operand, Space, decode};
+use crate::parse::inst::{Inst, Op, Operand, Space, decode};
 
 use std::collections::HashMap;
 
@@ -80,7 +80,7 @@ impl Kernel {
     pub fn unsupported(&self) -> impl Iterator<Item = (&str, usize)> {
         self.body
             .iter()
-            .filter(|i| !crate::support::supports(i))
+            .filter(|i| !crate::parse::support::supports(i))
             .map(|i| (i.text.as_str(), i.line as usize))
     }
 }
@@ -367,7 +367,7 @@ fn variable(text: &str, n: usize) -> Result<Option<Variable>, Error> {
             .filter(|v| !v.is_empty())
             .collect();
         for (i, v) in values.iter().enumerate() {
-            let Some(bits) = crate::parse_inst::immediate(v) else {
+            let Some(bits) = crate::parse::inst::immediate(v) else {
                 continue;
             };
             let at = i * width as usize;
@@ -595,7 +595,7 @@ fn kernel(
                 }
                 if t.starts_with("call") {
                     insts.push(
-                        crate::parse_call::call(t, loc, &call_params)
+                        crate::parse::call::call(t, loc, &call_params)
                             .map_err(|m| err(*n, m.to_string()))?,
                     );
                     last_call = Some(insts.len() - 1);

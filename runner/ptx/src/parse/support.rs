@@ -2,7 +2,7 @@
 //! reads: the static scan that names an instruction the checker lacks
 //! before anything runs.
 
-use crate::parse_inst::{Inst, Op};
+use crate::parse::inst::{Inst, Op};
 
 /// Whether the interpreter implements this instruction, with at least the
 /// operands it reads (text that is not NVRTC's can have fewer).

@@ -3,7 +3,7 @@
 //! through the `.param` variables of a `{ // callseq }` block.
 
 use crate::launch::DecodeError;
-use crate::parse_inst::{Inst, Op, Operand, Round, Scope, Space, Ty};
+use crate::parse::inst::{Inst, Op, Operand, Round, Scope, Space, Ty};
 use std::collections::HashMap;
 
 /// `call.uni (retval0), vprintf, (param0, param1)`: the one function a

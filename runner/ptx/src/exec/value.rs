@@ -10,7 +10,7 @@
 //! ulp; rcp/rsqrt.approx: 1 ulp; div.full: 2 ulp), which the puzzles'
 //! tolerance absorbs.
 
-use crate::parse_inst::{Cmp, Inst, Op, Round, Ty, flag};
+use crate::parse::inst::{Cmp, Inst, Op, Round, Ty, flag};
 
 /// `n` low bits set.
 #[inline]

@@ -1,7 +1,7 @@
 //! An mbarrier object in shared memory: arrivals, transaction bytes and
 //! phases, what its arrivals released, and the bulk copies that count their
 //! bytes on it (sent when issued, counted when a thread next waits on it,
-//! landed when the phase completes; see `exec_async`).
+//! landed when the phase completes; see `exec::asynchronous`).
 
 use crate::hazard::Knowledge;
 
@@ -17,7 +17,7 @@ pub struct Mbarrier {
     pub completed: Knowledge,
     /// Bulk copies counted on this phase, to land when it completes.
     pub landing: Vec<BulkLanding>,
-    /// Bulk copies issued but not yet counted (see `exec_async::bulk`).
+    /// Bulk copies issued but not yet counted (see `exec::asynchronous::bulk`).
     pub inbound: Vec<Inbound>,
 }
 

@@ -1,5 +1,5 @@
 //! The shared words of a block that asynchronous copies in flight will
-//! write (see `exec_async`): set when a copy is issued, cleared when it
+//! write (see `exec::asynchronous`): set when a copy is issued, cleared when it
 //! lands (a `cp.async` at its wait, a bulk copy when its mbarrier's phase
 //! completes), and checked by every shared access.
 

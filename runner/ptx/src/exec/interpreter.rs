@@ -5,13 +5,13 @@
 //! through [`World::load`] or [`World::store`], which check the address and
 //! the race rule.
 
-use crate::exec_mem::{Access, World, read, write};
+use crate::exec::value;
+use crate::exec::world::{Access, World, read, write};
 use crate::hazard::Strength;
-use crate::memory;
-use crate::parse::Kernel;
-use crate::parse_inst::{Cmp, Inst, Op, Operand, Round, Ty, flag};
+use crate::memory::address;
+use crate::parse::inst::{Cmp, Inst, Op, Operand, Round, Ty, flag};
+use crate::parse::module::Kernel;
 use crate::thread::{Stop, ThreadState};
-use crate::value;
 
 /// Instructions a thread runs before it lets others run (spin loops go on).
 pub const SLICE: u32 = 20_000;
@@ -40,7 +40,7 @@ pub fn run_thread(
     t: &mut ThreadState,
     k: &Kernel,
     w: &mut World,
-    shared: &mut crate::exec_mem::Cluster<'_>,
+    shared: &mut crate::exec::world::Cluster<'_>,
 ) -> Result<Stop, (String, usize)> {
     let mut budget = SLICE;
     loop {
@@ -89,7 +89,7 @@ pub fn run_thread(
                     // An arrival at a named barrier: it counts, and does not wait.
                     let id = o.first().map_or(0, |x| read(t, w, x, Ty::U32) as u32);
                     let mem = &mut shared.mems[shared.own];
-                    crate::named::arrive(t, mem.named.entry(id).or_default());
+                    crate::order::named::arrive(t, mem.named.entry(id).or_default());
                     mem.barrier_changes += 1;
                     t.pc += 1;
                     continue;
@@ -106,7 +106,7 @@ pub fn run_thread(
             Op::Wgmma if i.has("mma_async") || i.has("wait_group") => {
                 return Ok(Stop::Warp { mask: u32::MAX });
             }
-            Op::Wgmma if i.has("commit_group") => crate::matrix::commit(t),
+            Op::Wgmma if i.has("commit_group") => crate::exec::matrix::commit(t),
             Op::Wgmma => {}
             // The lanes that reach it together: see `warp::resolve`.
             Op::Activemask => return Ok(Stop::Warp { mask: 0 }),
@@ -116,7 +116,7 @@ pub fn run_thread(
             }
             Op::Mbarrier => {
                 // It moves the pc itself: a failed wait resumes after it.
-                if let Some(stop) = crate::exec_async::mbarrier(t, i, w, shared) {
+                if let Some(stop) = crate::exec::asynchronous::mbarrier(t, i, w, shared) {
                     return Ok(stop);
                 }
                 continue;
@@ -167,7 +167,7 @@ fn poll_address(t: &ThreadState, i: &Inst, w: &World) -> Option<u64> {
         return None;
     }
     let a = w.address(t, &i.operands[1], i.space)?;
-    matches!(memory::place(a), memory::Place::Global(..)).then_some(a)
+    matches!(address::place(a), address::Place::Global(..)).then_some(a)
 }
 
 /// How a load or store stands in the memory model: `.relaxed`,
@@ -305,7 +305,7 @@ fn step(
     t: &mut ThreadState,
     i: &Inst,
     w: &mut World,
-    shared: &mut crate::exec_mem::Cluster<'_>,
+    shared: &mut crate::exec::world::Cluster<'_>,
 ) -> bool {
     let o = &i.operands;
     let ty = i.ty;
@@ -366,7 +366,7 @@ fn step(
             let strength = strength_of(i);
             if store && let Some(scope) = strength.scope() {
                 let explicit = i.flag(flag::RELEASE);
-                if let Some(at) = crate::order::release_scope(t, scope, explicit) {
+                if let Some(at) = crate::order::release::release_scope(t, scope, explicit) {
                     w.published.release(t, addr, at);
                 }
             }
@@ -403,20 +403,20 @@ fn step(
                 if i.flag(flag::ACQUIRE) {
                     w.published.acquire(t, addr, i.scope);
                 } else if let Some(scope) = strength.scope() {
-                    crate::order::strong_read(t, addr, scope, i.line);
+                    crate::order::release::strong_read(t, addr, scope, i.line);
                 }
             }
         }
-        Op::Atom | Op::Red => return crate::exec_atomic::atomic(t, i, w, shared),
+        Op::Atom | Op::Red => return crate::exec::atomic::atomic(t, i, w, shared),
         Op::Cvta => {
             let v = read(t, w, &o[1], Ty::U64);
             let to = i.has("to");
             let base = match i.space {
-                crate::parse_inst::Space::Shared | crate::parse_inst::Space::SharedCluster => {
-                    memory::SHARED
+                crate::parse::inst::Space::Shared | crate::parse::inst::Space::SharedCluster => {
+                    address::SHARED
                 }
-                crate::parse_inst::Space::Local => memory::LOCAL,
-                crate::parse_inst::Space::Param => memory::PARAM,
+                crate::parse::inst::Space::Local => address::LOCAL,
+                crate::parse::inst::Space::Param => address::PARAM,
                 _ => 0,
             };
             let out = if to {
@@ -432,16 +432,16 @@ fn step(
             write(t, &o[0], out);
         }
         Op::Isspacep => {
-            use crate::parse_inst::Space;
+            use crate::parse::inst::Space;
             let a = read(t, w, &o[1], Ty::U64);
-            let inside = match memory::place(a) {
-                memory::Place::Global(..) => matches!(i.space, Space::Global | Space::Const),
-                memory::Place::Shared(..) => {
+            let inside = match address::place(a) {
+                address::Place::Global(..) => matches!(i.space, Space::Global | Space::Const),
+                address::Place::Shared(..) => {
                     matches!(i.space, Space::Shared | Space::SharedCluster)
                 }
-                memory::Place::Local(_) => i.space == Space::Local,
-                memory::Place::Param(_) => i.space == Space::Param,
-                memory::Place::Nowhere => false,
+                address::Place::Local(_) => i.space == Space::Local,
+                address::Place::Param(_) => i.space == Space::Param,
+                address::Place::Nowhere => false,
             };
             write(t, &o[0], u64::from(inside));
         }
@@ -452,17 +452,17 @@ fn step(
             let only_acquire = i.flag(flag::ACQUIRE) && !i.flag(flag::RELEASE);
             let only_release = i.flag(flag::RELEASE) && !i.flag(flag::ACQUIRE);
             let sc = i.op == Op::Membar || i.has("sc");
-            let fence = crate::order::Fence {
+            let fence = crate::order::release::Fence {
                 scope: i.scope,
                 acquires: !only_release,
                 releases: !only_acquire,
                 sc,
             };
-            crate::order::fence(t, &mut w.published, fence);
+            crate::order::release::fence(t, &mut w.published, fence);
         }
         // `fence.proxy.async` (any state space: shared memory is what the
         // checker's async reader, wgmma, reads) orders this thread's generic
-        // writes before the async proxy's later reads (see `proxy`).
+        // writes before the async proxy's later reads (see `order::proxy`).
         Op::Fence if i.has("proxy") && i.mods.iter().any(|m| m.starts_with("async")) => {
             t.proxy_fences += 1;
             if let Some(proxy) = shared.mems[shared.own].proxy.as_mut() {
@@ -474,7 +474,7 @@ fn step(
         Op::Printf => {
             let format = read(t, w, &o[0], Ty::U64);
             let args = read(t, w, &o[1], Ty::U64);
-            let text = crate::printf::print(format, args, &|a, n| w.peek(t, a, n));
+            let text = crate::exec::printf::print(format, args, &|a, n| w.peek(t, a, n));
             w.print(&text);
             // printf returns the number of arguments; nothing reads it here.
             write(t, &o[2], 0);
@@ -483,24 +483,24 @@ fn step(
             // The same shared variable in block `rank` of the cluster.
             let a = read(t, w, &o[1], Ty::U64);
             let rank = read(t, w, &o[2], Ty::U32) & 0x7F;
-            let generic = i.space == crate::parse_inst::Space::Generic;
+            let generic = i.space == crate::parse::inst::Space::Generic;
             let off = if generic {
-                a.wrapping_sub(memory::SHARED)
+                a.wrapping_sub(address::SHARED)
             } else {
                 a
             } & 0xFF_FFFF;
-            let cluster = memory::CLUSTER_BIT | (rank << 24) | off;
+            let cluster = address::CLUSTER_BIT | (rank << 24) | off;
             write(
                 t,
                 &o[0],
                 if generic {
-                    memory::SHARED + cluster
+                    address::SHARED + cluster
                 } else {
                     cluster
                 },
             );
         }
-        Op::CpAsync => return crate::exec_async::cp_async(t, i, w, shared),
+        Op::CpAsync => return crate::exec::asynchronous::cp_async(t, i, w, shared),
         Op::Setp => {
             // Forms: d, a, b | d, a, b, c | d, e, a, b | d, e, a, b, c.
             let two =
@@ -568,7 +568,7 @@ fn step(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse_inst::decode;
+    use crate::parse::inst::decode;
     use std::collections::HashMap;
 
     /// The fast path gives what the general path (operands masked to the
