@@ -375,50 +375,8 @@ fn roofline_blocks_chart_recorded_runs() {
         "{page}"
     );
 
-    let puzzle = puzzle_core::chapter::puzzle::chapter_puzzles(
-        &content,
-        &file,
-        &BookFiles::new(file.parent().unwrap()),
-    )
-    .unwrap()
-    .remove(0);
-    let lang = Lang::Wgsl;
-    let report = session
-        .runner
-        .run(&puzzle, lang, Variant::Solution)
-        .unwrap();
-    let mut device = report.device.clone().unwrap();
-    device.name = "NVIDIA Imaginary 9000".into();
-    let measured = |value: f64| perf::Measured {
-        value,
-        timing: report.timing.clone().unwrap(),
-    };
-    session.set_recordings(vec![Recording {
-        awaiting: vec![],
-        device,
-        date: "2026-11-22".into(),
-        runner_version: "0.1.0".into(),
-        ceilings: Some(perf::Ceilings {
-            bandwidth_gb_s: measured(1000.0),
-            read_gb_s: Some(measured(1100.0)),
-            write_gb_s: Some(measured(900.0)),
-            fp32_gflop_s: measured(20_000.0),
-            bf16_tensor_gflop_s: None,
-            fp8_tensor_gflop_s: None,
-            launch_us: measured(2.0),
-            stream_bytes: 1 << 30,
-            date: "2026-11-22".into(),
-        }),
-        entries: vec![Entry {
-            puzzle: "fx".into(),
-            lang,
-            variant: Variant::Solution,
-            spec_hash: spec_hash(&puzzle.spec.text),
-            source_hash: hash(&puzzle.kernel(lang).unwrap().solution().text),
-            report,
-        }],
-        benches: vec![],
-    }]);
+    // A recording from an imaginary GPU whose empty kernel takes 2 µs.
+    record_on_an_imaginary_gpu(&mut session, &content, &file, true, 2.0);
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     for text in [
         "**Fixture kernels**, recorded on the Imaginary 9000 (NVIDIA Imaginary 9000) on 2026-11-22",
@@ -445,21 +403,19 @@ fn roofline_blocks_chart_recorded_runs() {
     assert!(err.contains("nope"), "{err}");
 }
 
-/// "Launch-bound" explained once a page, in words: a page whose two
-/// roofline blocks and recorded run all ran within a few empty-kernel
-/// launches says what that means at the first of them, and the others
-/// point to it.
-fn launch_bound_is_explained_once_a_page() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline");
-    let file = root.join("src/chapter.md");
-    let content = std::fs::read_to_string(&file).unwrap()
-        + "\nThe same kernel, charted again.\n\n```roofline\ntitle: Fixture kernels again\nlang: \
-           wgsl\npuzzles: [fx]\n```\n";
-    let mut session = Session::new(runner(), OnFailure::Bail, vec![], root);
-    require_wgpu(&session.runner);
+/// The fixture's WGSL solution run here and kept as a recording of the
+/// "NVIDIA Imaginary 9000" (on 2026-11-22), with its read and write roofs
+/// or without, and an empty kernel of `launch_us`.
+fn record_on_an_imaginary_gpu(
+    session: &mut Session,
+    content: &str,
+    file: &Path,
+    read_and_write: bool,
+    launch_us: f64,
+) {
     let puzzle = puzzle_core::chapter::puzzle::chapter_puzzles(
-        &content,
-        &file,
+        content,
+        file,
         &BookFiles::new(file.parent().unwrap()),
     )
     .unwrap()
@@ -482,14 +438,12 @@ fn launch_bound_is_explained_once_a_page() {
         runner_version: "0.1.0".into(),
         ceilings: Some(perf::Ceilings {
             bandwidth_gb_s: measured(1000.0),
-            read_gb_s: None,
-            write_gb_s: None,
+            read_gb_s: read_and_write.then(|| measured(1100.0)),
+            write_gb_s: read_and_write.then(|| measured(900.0)),
             fp32_gflop_s: measured(20_000.0),
             bf16_tensor_gflop_s: None,
             fp8_tensor_gflop_s: None,
-            // An empty kernel slower than any run of the fixture: every
-            // time on the page is launch-bound.
-            launch_us: measured(1_000_000.0),
+            launch_us: measured(launch_us),
             stream_bytes: 1 << 30,
             date: "2026-11-22".into(),
         }),
@@ -503,6 +457,23 @@ fn launch_bound_is_explained_once_a_page() {
         }],
         benches: vec![],
     }]);
+}
+
+/// "Launch-bound" explained once a page, in words: a page whose two
+/// roofline blocks and recorded run all ran within a few empty-kernel
+/// launches says what that means at the first of them, and the others
+/// point to it.
+fn launch_bound_is_explained_once_a_page() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/roofline");
+    let file = root.join("src/chapter.md");
+    let content = std::fs::read_to_string(&file).unwrap()
+        + "\nThe same kernel, charted again.\n\n```roofline\ntitle: Fixture kernels again\nlang: \
+           wgsl\npuzzles: [fx]\n```\n";
+    let mut session = Session::new(runner(), OnFailure::Bail, vec![], root);
+    require_wgpu(&session.runner);
+    // An empty kernel slower than any run of the fixture: every time on
+    // the page is launch-bound.
+    record_on_an_imaginary_gpu(&mut session, &content, &file, false, 1_000_000.0);
     let (page, _) = process_chapter(&content, &file, &session).unwrap();
     // Both blocks and the recorded run are launch-bound...
     assert!(page.contains("**Fixture kernels again**"), "{page}");

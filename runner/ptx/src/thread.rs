@@ -33,8 +33,10 @@ pub enum Stop {
     Done,
 }
 
-/// One thread.
-#[derive(Debug, Clone)]
+/// One thread. Its default is a thread before its first instruction, with
+/// no registers, no accesses and nothing known of any other thread: what
+/// a launch starts from, with its place in the grid filled in.
+#[derive(Debug, Clone, Default)]
 pub struct ThreadState {
     pub regs: Vec<u64>,
     pub pc: usize,

@@ -578,29 +578,7 @@ mod tests {
     fn thread_with(regs: Vec<u64>) -> ThreadState {
         ThreadState {
             regs,
-            pc: 0,
-            local: vec![],
-            tid: [0; 3],
-            linear: 0,
-            index: 0,
-            thread: Default::default(),
-            reads: 0,
-            writes: 0,
-            epoch: 0,
-            warp_epoch: 0,
-            released: 0,
-            knows: Default::default(),
-            fenced: None,
-            strong_reads: Vec::new(),
-            unfenced_read: None,
-            last_poll: None,
-            rank: 0,
-            block_id: 0,
-            cluster_id: 0,
-            stop: None,
-            wgmma_reads: Default::default(),
-            copies: Default::default(),
-            proxy_fences: 0,
+            ..ThreadState::default()
         }
     }
 

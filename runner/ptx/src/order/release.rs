@@ -351,30 +351,11 @@ mod tests {
 
     fn thread(rank: u32, index: u32) -> ThreadState {
         ThreadState {
-            regs: vec![],
-            pc: 0,
-            local: vec![],
-            tid: [0; 3],
-            linear: 0,
             index,
             rank,
             block_id: index,
             cluster_id: index,
-            thread: Default::default(),
-            reads: 0,
-            writes: 0,
-            epoch: 0,
-            warp_epoch: 0,
-            released: 0,
-            knows: Default::default(),
-            fenced: None,
-            strong_reads: Vec::new(),
-            unfenced_read: None,
-            last_poll: None,
-            stop: None,
-            wgmma_reads: Default::default(),
-            copies: Default::default(),
-            proxy_fences: 0,
+            ..ThreadState::default()
         }
     }
 

@@ -219,7 +219,6 @@ pub fn block_threads(
             ];
             ThreadState {
                 regs: vec![0; kernel.registers],
-                pc: 0,
                 local: vec![0; kernel.local_bytes as usize],
                 tid,
                 linear: l,
@@ -235,20 +234,7 @@ pub fn block_threads(
                     launch: launch_index,
                     rank: origin.map(|o| o.rank),
                 },
-                reads: 0,
-                writes: 0,
-                epoch: 0,
-                warp_epoch: 0,
-                released: 0,
-                knows: Arc::new(Knowledge::default()),
-                fenced: None,
-                strong_reads: Vec::new(),
-                unfenced_read: None,
-                last_poll: None,
-                stop: None,
-                wgmma_reads: Default::default(),
-                copies: Default::default(),
-                proxy_fences: 0,
+                ..ThreadState::default()
             }
         })
         .collect()

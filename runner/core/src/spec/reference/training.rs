@@ -160,15 +160,22 @@ struct AdamW {
     step: f64,
 }
 
+impl AdamW {
+    /// The settings the spec's scalars give, at step `step`.
+    fn of(i: &Inputs<'_>, step: f64) -> Option<AdamW> {
+        Some(AdamW {
+            lr: i.scalar("lr")?,
+            beta1: i.scalar("beta1")?,
+            beta2: i.scalar("beta2")?,
+            eps: i.scalar("eps")?,
+            weight_decay: i.scalar("weight_decay")?,
+            step,
+        })
+    }
+}
+
 fn adamw_outputs(i: &Inputs<'_>) -> Option<Outputs> {
-    let settings = AdamW {
-        lr: i.scalar("lr")?,
-        beta1: i.scalar("beta1")?,
-        beta2: i.scalar("beta2")?,
-        eps: i.scalar("eps")?,
-        weight_decay: i.scalar("weight_decay")?,
-        step: i.scalar("step")?,
-    };
+    let settings = AdamW::of(i, i.scalar("step")?)?;
     let stepped = adamw(
         &settings,
         &i.input("param")?,
@@ -223,14 +230,7 @@ fn training_step_outputs(i: &Inputs<'_>) -> Option<Outputs> {
     let x = i.buffer("x")?;
     let (rows, features) = dims2(x)?;
     let (_, classes) = dims2(i.buffer("w")?)?;
-    let settings = AdamW {
-        lr: i.scalar("lr")?,
-        beta1: i.scalar("beta1")?,
-        beta2: i.scalar("beta2")?,
-        eps: i.scalar("eps")?,
-        weight_decay: i.scalar("weight_decay")?,
-        step: 1.0,
-    };
+    let settings = AdamW::of(i, 1.0)?;
     let start = Stepped {
         param: i.input("w")?,
         m: i.input("m")?,
