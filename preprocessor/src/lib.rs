@@ -41,6 +41,7 @@ use config::{Config, OnFailure};
 use mdbook_preprocessor::PreprocessorContext;
 use mdbook_preprocessor::book::{Book, BookItem};
 use puzzle_core::assess::execute::Settings;
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use runner::perf::{baselines_dir, load_baselines, record};
 use runner::run::{ResultCache, Runner};
 use std::path::{Path, PathBuf};
@@ -142,40 +143,19 @@ fn build(ctx: &PreprocessorContext, config: &Config, mut book: Book) -> Result<B
     let mut chapters = Vec::new();
     collect_chapters(&mut book.items, &src, &mut chapters);
 
-    // Round-robin over the workers: each owns its chapters, so no locking of pages.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut shares: Vec<Vec<(&mut String, PathBuf)>> = (0..workers).map(|_| Vec::new()).collect();
-    for (i, chapter) in chapters.into_iter().enumerate() {
-        shares[i % workers].push(chapter);
-    }
+    // Each chapter to whichever worker is free: each owns its page, so no
+    // locking of pages, and the first failure stops the rest.
     let failures = Mutex::new(failures);
-    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for share in shares {
-            let (session, failures, first_error) = (&session, &failures, &first_error);
-            scope.spawn(move || {
-                for (content, file) in share {
-                    let result = mathml::render(content)
-                        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))
-                        .and_then(|with_math| process_chapter(&with_math, &file, session))
-                        .map(|(page, problems)| (prose::highlightable_fences(&page), problems));
-                    match result {
-                        Ok((new, mut problems)) => {
-                            *content = new;
-                            lock(failures).append(&mut problems);
-                        }
-                        Err(e) => {
-                            lock(first_error).get_or_insert(e);
-                            return;
-                        }
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = lock(&first_error).take() {
-        return Err(e);
-    }
+    chapters
+        .into_par_iter()
+        .try_for_each(|(content, file)| -> Result<()> {
+            let with_math =
+                mathml::render(content).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let (page, mut problems) = process_chapter(&with_math, &file, &session)?;
+            *content = prose::highlightable_fences(&page);
+            lock(&failures).append(&mut problems);
+            Ok(())
+        })?;
     let warnings = std::mem::take(&mut *lock(&failures));
     let mut made_from = Vec::new();
     memo::stamps_under(&src, &mut made_from);
