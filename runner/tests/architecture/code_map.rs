@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The code map of `docs/ARCHITECTURE.md`: each root (`runner/src/`) with
-/// its entries (`perf/`, `parse.rs, parse_inst.rs`), each entry's text
+/// its entries (`perf/`, `inst.rs, call.rs`), each entry's text
 /// (its line and the lines that continue it).
 fn code_map(doc: &str) -> Vec<(String, String, Vec<(Vec<String>, String)>)> {
     let block = doc
