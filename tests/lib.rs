@@ -181,31 +181,31 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Serves the files under `dir` over HTTP on 127.0.0.1 from background
-/// threads (as any static host would serve the built book); returns the port.
+/// Serves the files under `dir` over HTTP on 127.0.0.1 from a background
+/// thread (as any static host would serve the built book); returns the port.
 pub fn serve(dir: PathBuf) -> u16 {
-    let server = std::sync::Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let port = server.server_addr().to_ip().unwrap().port();
-    // A browser asks for a page's scripts, styles and fonts at once.
-    for _ in 0..4 {
-        let (server, dir) = (server.clone(), dir.clone());
-        std::thread::spawn(move || {
-            for request in server.incoming_requests() {
-                let (status, kind, body) = answer(request.url(), &dir);
-                let kind = tiny_http::Header::from_bytes("Content-Type", kind).unwrap();
-                let response = tiny_http::Response::from_data(body)
-                    .with_status_code(status)
-                    .with_header(kind);
-                let _ = request.respond(response);
-            }
-        });
-    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let dir = dir.clone();
+            std::thread::spawn(move || answer(stream, &dir));
+        }
+    });
     port
 }
 
-/// The status, content type and body that answer a request for `url`.
-fn answer(url: &str, dir: &Path) -> (u16, &'static str, Vec<u8>) {
-    let path = url.split(['?', '#']).next().unwrap_or("/");
+fn answer(mut stream: TcpStream, dir: &Path) {
+    let mut request = [0u8; 4096];
+    let n = stream.read(&mut request).unwrap_or(0);
+    let request = String::from_utf8_lossy(&request[..n]);
+    let path = request
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("/");
     let mut file = dir.join(path.trim_start_matches('/'));
     if file.is_dir() {
         file = file.join("index.html");
@@ -213,8 +213,8 @@ fn answer(url: &str, dir: &Path) -> (u16, &'static str, Vec<u8>) {
     // Never outside the served folder.
     let inside = !path.split('/').any(|part| part == "..");
     let (status, body) = match std::fs::read(&file) {
-        Ok(body) if inside => (200, body),
-        _ => (404, b"not found".to_vec()),
+        Ok(body) if inside => ("200 OK", body),
+        _ => ("404 Not Found", b"not found".to_vec()),
     };
     let kind = match file
         .extension()
@@ -234,7 +234,12 @@ fn answer(url: &str, dir: &Path) -> (u16, &'static str, Vec<u8>) {
         "ttf" => "font/ttf",
         _ => "application/octet-stream",
     };
-    (status, kind, body)
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(&body);
 }
 
 /// Chromium: GPU_PUZZLES_CHROMIUM, else the usual names on PATH.
