@@ -271,7 +271,7 @@ fn the_project_talk_check_finds_what_it_is_for() {
 <table><tr><td>H200, the session in the tables</td></tr></table>
 </details>
 <p>The reference (<code>training.rs</code>) is checked by <code>runner/core/src/spec</code>.</p>
-<p>Measured where that ends (<code>runner/tests/fixtures/races.toml</code>).</p>
+<p>Measured where that ends (<code>runner/engine/tests/fixtures/races.toml</code>).</p>
 <p>When this was written, the machines lent to this book had one GPU.</p>
 <p>Why, those runs do not say; the machine went back before a profile could be taken.</p>
 <p>Their files were not kept.</p>
@@ -292,7 +292,7 @@ fn the_project_talk_check_finds_what_it_is_for() {
         ".ci/gpu",
         "the session in the tables",
         "training.rs",
-        "runner/tests/fixtures",
+        "runner/engine/tests/fixtures",
         "machines lent",
         "machine went back",
         "were not kept",

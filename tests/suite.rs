@@ -5,7 +5,7 @@
 //! - `browser`: every page in a headless Chromium, in the light and navy themes;
 //! - `playground`: the published site's in-page checker, driven as a reader would.
 
-#[path = "../runner/tests/support/suite.rs"]
+#[path = "../runner/engine/tests/support/suite.rs"]
 #[macro_use]
 mod suite;
 

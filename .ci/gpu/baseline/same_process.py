@@ -65,7 +65,7 @@ torch.backends.cudnn.allow_tf32 = False
 torch.set_float32_matmul_precision("highest")
 
 WARMUP, FLAG_PERCENT, AGREE = 5, 2.0, 3e-2
-# The runner's own limits on rotation (runner/src/perf/bench.rs).
+# The runner's own limits on rotation (runner/engine/src/perf/bench.rs).
 ROTATION_MEMORY, MAX_SETS = 4 << 30, 64
 
 
@@ -129,7 +129,7 @@ PAIRS = [
 ]
 
 
-# --- the kernel side, launched as runner/src/backend/cuda/launch.rs does.
+# --- the kernel side, launched as runner/engine/src/backend/cuda/launch.rs does.
 
 def ok(answer):
     """A cuda-python call's answer less its status, which must be success."""

@@ -21,7 +21,7 @@ if case == "matmul_tiled":
     blocks = (n + 2) // 3
     launch = lambda: kernel((blocks, blocks), (3, 3), (out, a, b, cp.uint32(n)))
 elif case == "stream_copy":
-    source = open("runner/src/calibrate/ceilings.cu").read()
+    source = open("runner/engine/src/calibrate/ceilings.cu").read()
     kernel = cp.RawKernel(source, "stream_copy", options=options)
     out = cp.zeros(n, dtype=cp.float32)
     src = cp.ones(n, dtype=cp.float32)

@@ -2,7 +2,7 @@
 // nvcc instead of NVRTC, launched with the CUDA runtime instead of cudarc, and
 // timed with the runtime's events. Prints the median of 50 samples in ms.
 //   matmul_tiled SIZE    kernels/algorithms/p14_matmul_tiled/matmul_tiled.cu (TPB 3 tiles)
-//   stream_copy FLOATS   runner/src/calibrate/ceilings.cu
+//   stream_copy FLOATS   runner/engine/src/calibrate/ceilings.cu
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

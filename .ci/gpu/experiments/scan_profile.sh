@@ -22,7 +22,7 @@ work=$(mktemp -d)
 "$ncu" --clock-control none --kernel-name regex:"^scan$" --launch-skip 5 --launch-count 1 --metrics "$metrics" "$work/scan"
 "$ncu" --clock-control none --kernel-name stream_copy --launch-skip 2 --launch-count 1 --metrics "$metrics" python3 -c "
 import cupy as cp
-source = open('runner/src/perf/ceilings/ceilings.cu').read()
+source = open('runner/engine/src/perf/ceilings/ceilings.cu').read()
 copy = cp.RawModule(code=source, backend='nvrtc').get_function('stream_copy')
 x = cp.random.rand(1 << 28, dtype=cp.float32)
 y = cp.empty_like(x)

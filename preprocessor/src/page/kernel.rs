@@ -178,9 +178,10 @@ fn kernel_page(
         includes::folded(&kernel.solution()),
     );
     let bug = puzzle.spec.raw.bug;
+    // The launches alone: sized, with no buffer filled and no reference run.
     let launches = puzzle
         .spec
-        .resolve(&Default::default())
+        .sized(&Default::default())
         .map_or(1, |spec| spec.launches_in_a_row());
     let shown = |code, local, variant| render::Shown {
         code,

@@ -66,7 +66,7 @@ pub struct PlanBinding {
 
 /// Why the page should not hand WebGPU a kernel at some size (the checker's
 /// report already says why, in its own words); these are the page's.
-// Display by hand: no thiserror in this crate (runner/tests/architecture.rs).
+// Display by hand: no thiserror in this crate (runner/engine/tests/architecture.rs).
 #[derive(Debug)]
 pub enum PlanError {
     /// A size number past the sizes a check runs at.

@@ -36,7 +36,7 @@ pub struct Playground {
 
 /// Why the page's bundle gives no playground; the page shows the words.
 // Display by hand: this crate's dependencies are the core, serde and
-// serde_json only (runner/tests/architecture.rs), so no thiserror.
+// serde_json only (runner/engine/tests/architecture.rs), so no thiserror.
 #[derive(Debug)]
 pub enum OpenError {
     Unreadable(serde_json::Error),
