@@ -459,7 +459,7 @@ fn serve_shows_results_and_rebuilds_on_edit() {
 
 fn the_runner_cli_prints_out_and_expected() {
     let output = Command::new("cargo")
-        .args(["run", "--quiet", "-p", "runner", "--", "run", "p01_map"])
+        .args(["run", "--quiet", "-p", "runner-cli", "--", "run", "p01_map"])
         .current_dir(root())
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
         .output()
@@ -481,7 +481,7 @@ fn the_runner_cli_prints_out_and_expected() {
 fn runner_cli(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     let mut command = Command::new("cargo");
     command
-        .args(["run", "--quiet", "-p", "runner", "--"])
+        .args(["run", "--quiet", "-p", "runner-cli", "--"])
         .args(args)
         .current_dir(root());
     command.env("XDG_RUNTIME_DIR", std::env::temp_dir());
