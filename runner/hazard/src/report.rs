@@ -50,11 +50,26 @@ impl<P> Hazards<P> {
         if !self.seen.insert((kind, line)) {
             return;
         }
-        if self.found.len() < REPORTED {
-            self.found.push(Hazard { kind, at, message });
-        } else {
+        // A read of memory nothing wrote is most often what a race or a
+        // missed barrier leaves behind: the cause is listed first, the
+        // symptom after it, so a reader fixes the cause.
+        let place = match kind {
+            Kind::Uninitialized => self.found.len(),
+            _ => self
+                .found
+                .iter()
+                .position(|h| h.kind == Kind::Uninitialized)
+                .unwrap_or(self.found.len()),
+        };
+        if self.found.len() == REPORTED {
+            if place == REPORTED {
+                self.dropped += 1;
+                return;
+            }
+            self.found.pop();
             self.dropped += 1;
         }
+        self.found.insert(place, Hazard { kind, at, message });
     }
 
     pub fn list(&self) -> &[Hazard<P>] {
@@ -92,5 +107,39 @@ mod tests {
             hazards.add(Kind::Race, 0, line, String::new());
         }
         assert_eq!((hazards.list().len(), hazards.dropped), (REPORTED, 5));
+    }
+
+    /// Causes before symptoms: an uninitialized read found first is listed
+    /// after the race found later, and past the cap a cause still displaces
+    /// a symptom: (kinds in the order found, the order listed).
+    #[test]
+    fn causes_come_before_uninitialized_reads_table() {
+        use Kind::*;
+        let cases: [(&[Kind], &[Kind]); 3] = [
+            (&[Uninitialized, Race], &[Race, Uninitialized]),
+            (
+                &[Uninitialized, DivergentBarrier, Race],
+                &[DivergentBarrier, Race, Uninitialized],
+            ),
+            (
+                &[Race, Uninitialized, OutOfBounds],
+                &[Race, OutOfBounds, Uninitialized],
+            ),
+        ];
+        for (found, listed) in cases {
+            let mut hazards: Hazards<u32> = Hazards::default();
+            for (line, &kind) in found.iter().enumerate() {
+                hazards.add(kind, 0, line, String::new());
+            }
+            let kinds: Vec<Kind> = hazards.list().iter().map(|h| h.kind).collect();
+            assert_eq!(kinds, listed, "{found:?}");
+        }
+        let mut full: Hazards<u32> = Hazards::default();
+        for line in 0..REPORTED {
+            full.add(Uninitialized, 0, line, String::new());
+        }
+        full.add(Race, 0, 99, String::new());
+        assert_eq!(full.list()[0].kind, Race);
+        assert_eq!((full.list().len(), full.dropped), (REPORTED, 1));
     }
 }

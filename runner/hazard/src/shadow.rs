@@ -104,6 +104,11 @@ impl<A: Copy> Shadow<A> {
         conflict
     }
 
+    /// The accesses it remembers: the last write and the reads since.
+    pub fn accesses(&self) -> impl Iterator<Item = &A> {
+        self.write.iter().chain(&self.reads)
+    }
+
     /// Which bytes were ever written.
     pub fn written(&self) -> u8 {
         self.written

@@ -199,8 +199,9 @@ impl BufferCheck {
         // the poison arrives as a plain NaN: say where NaNs come from here.
         let why = if got.is_nan() {
             ". A NaN is computed from a NaN: an element never written (outputs start as NaN; \
-             `out[i] += …` reads out[i] before anything set it), or a read past the end of an \
-             input (guard bands hold NaN)"
+             `out[i] += …` reads out[i] before anything set it), a read past the end of an \
+             input (guard bands hold NaN), or in CUDA a variable read before it is set (the \
+             CPU checker starts registers as NaN, where a GPU's hold whatever was there)"
         } else {
             ""
         };

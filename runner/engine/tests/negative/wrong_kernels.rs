@@ -507,6 +507,23 @@ pub(super) const WRONG_KERNELS: &[(&str, &str, Status, &str, Option<At>)] = &[
         "elements of `out` are wrong",
         None,
     ),
+    // A cluster's sum without its last barrier: blocks exit while block 0
+    // still reads their shared memory.
+    (
+        "p34_cluster_sum_no_exit_sync.cu",
+        "p34_cluster_sum",
+        Status::Fail,
+        "shared memory goes when its last thread exits",
+        Some(At::Holding("value = theirs[0];")),
+    ),
+    // A row sum whose accumulator is never set: registers start as NaN.
+    (
+        "p13_row_sum_unset_partial.cu",
+        "p13_row_sum",
+        Status::Fail,
+        "a variable read before it is set",
+        None,
+    ),
     // Part VII: the ring's phases split one step late (on the CUDA checker
     // where fewer GPUs than the puzzle's are here).
     (

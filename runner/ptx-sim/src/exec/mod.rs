@@ -6,6 +6,7 @@
 //! - `world`: what a launch and a block share (memory, mbarriers, the
 //!   checks and reports) and every load and store, checked;
 //! - `atomic`: `atom` and `red`, read-modify-writes with their order;
+//! - `exit`: a block of a cluster that exits, and its shared memory with it;
 //! - `asynchronous`: mbarrier instructions, `cp.async` and the TMA's bulk
 //!   and tensor copies;
 //! - `warp`: shuffles, votes and warp syncs; `matrix`: ldmatrix, mma, WMMA
@@ -15,6 +16,7 @@
 
 pub(crate) mod asynchronous;
 pub(crate) mod atomic;
+pub(crate) mod exit;
 pub(crate) mod interpreter;
 pub(crate) mod matrix;
 pub(crate) mod printf;

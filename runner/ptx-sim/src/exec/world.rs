@@ -56,6 +56,9 @@ pub struct BlockMemory {
     /// Generic writes that wgmma's async reads must not see unfenced
     /// (kept where the kernel issues wgmma).
     pub proxy: Option<crate::order::proxy::ProxyWrites>,
+    /// Every thread of the block has finished, and its shared memory is
+    /// gone: another block of its cluster may no longer reach it.
+    pub exited: bool,
 }
 
 /// The shared memories of the blocks running together: one block's, or a
@@ -331,6 +334,9 @@ impl World<'_> {
                 len / elem
             );
             self.out_of_bounds(t, a, what);
+        }
+        if which.is_none() && target != b.own && b.mems[target].exited {
+            self.after_exit(t, a.line, a.write, &b.mems[target], off as u64, width);
         }
         if which.is_none()
             && b.mems[target]

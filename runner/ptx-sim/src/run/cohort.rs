@@ -196,9 +196,14 @@ pub fn block_memory(layout: &SharedLayout, b: u32) -> BlockMemory {
         barrier_changes: 0,
         named: Default::default(),
         in_flight: Default::default(),
+        exited: false,
         proxy: layout.async_reads.then(Default::default),
     }
 }
+
+/// What a register or a byte of local memory holds before anything is
+/// written to it.
+pub const UNSET: u64 = u64::MAX;
 
 /// The threads of block `block` (linear index `b`), at their start; in a
 /// run of several ranks, numbered from their launch's `origin`.
@@ -218,8 +223,13 @@ pub fn block_threads(
                 l / (launch.block[0] * launch.block[1]),
             ];
             ThreadState {
-                regs: vec![0; kernel.registers],
-                local: vec![0; kernel.local_bytes as usize],
+                // A GPU's registers and local memory start as whatever
+                // they held: all ones here (a NaN as any float, -1 as an
+                // integer), so that a variable read before it is set (an
+                // accumulator never zeroed) spoils what it reaches instead
+                // of passing as the 0 it would be by luck.
+                regs: vec![UNSET; kernel.registers],
+                local: vec![UNSET as u8; kernel.local_bytes as usize],
                 tid,
                 linear: l,
                 index: origin.map_or(0, |o| o.thread) + b * per_block + l,
@@ -318,6 +328,15 @@ pub fn run_cluster(
             // The clock is read now and then: a run is thousands of these.
             if deadline.tick(6) {
                 return Err(crate::run::timeout::timed_out(kernel, blocks, w.lines));
+            }
+        }
+        // A block of a cluster whose threads have all finished takes its
+        // shared memory with it.
+        if n > 1 {
+            for (threads, mem) in blocks.iter().zip(mems.iter_mut()) {
+                if !mem.exited && threads.iter().all(|t| t.stop == Some(Stop::Done)) {
+                    w.block_exits(threads, mem);
+                }
             }
         }
         let mut resolved = false;
