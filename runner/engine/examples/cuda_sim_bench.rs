@@ -174,7 +174,11 @@ fn rate(book: &Book, cases: &[(&str, &str)]) {
             let run = ptx_sim::run(&module, &launches, &buffers, &ptx_sim::SameLines, &config)
                 .expect("runs");
             let took = started.elapsed().as_secs_f64();
-            assert!(run.hazards.is_empty(), "{id}: {:?}", run.hazards);
+            assert!(
+                run.findings.hazards.is_empty(),
+                "{id}: {:?}",
+                run.findings.hazards
+            );
             instructions = run.instructions;
             rates.push(run.instructions as f64 / took / 1e6);
             seconds.push(took);

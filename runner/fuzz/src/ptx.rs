@@ -133,7 +133,7 @@ pub fn ptx_run(data: &[u8]) {
     assert!(took < TIMEOUT + SLACK, "the checker took {took:?}:\n{text}");
     if let Ok(run) = result {
         let most = max_loc(&text);
-        for h in &run.hazards {
+        for h in &run.findings.hazards {
             assert!(
                 h.at <= most,
                 "a hazard at line {} of {most}: {}",

@@ -8,7 +8,8 @@
 //! - [`Kind`]: the kinds of finding, one typed enum, carried on every
 //!   diagnostic as a field, so that nothing recognises a finding from its
 //!   message's words;
-//! - [`Hazards`]: a run's findings, one per kind and line, capped;
+//! - [`Hazards`]: a run's findings, one per kind and line, capped; and
+//!   [`Findings`], what a run that ended found, as both checkers return it;
 //! - [`Shadow`]: the race rule's memory of each element, generic over what
 //!   orders two accesses in each language ([`Order`]; WGSL's is [`Epochs`]);
 //! - [`AccessReport`], [`Counter`]: each thread's global loads and stores,
@@ -20,6 +21,7 @@
 //!   schedules and the specs' `random SEED` inputs.
 
 mod counts;
+mod findings;
 mod kind;
 mod limits;
 mod report;
@@ -28,6 +30,7 @@ mod shadow;
 mod trace;
 
 pub use counts::{AccessReport, Counter, Site, Tally};
+pub use findings::Findings;
 pub use kind::Kind;
 pub use limits::{Clock, Deadline, Limits, MEMORY_BUDGET, system_clock};
 pub use report::{Hazard, Hazards};

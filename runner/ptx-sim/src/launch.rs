@@ -2,8 +2,6 @@
 //! the settings) and what it returns (the buffers after, the hazards, the
 //! access counts), or why it could not run.
 
-use crate::hazard::Hazard;
-use crate::memory::access::AccessReport;
 pub use gpu_hazard::{Clock, Limits, MEMORY_BUDGET, system_clock};
 
 /// One launch of an entry point.
@@ -111,16 +109,8 @@ impl Default for Config {
 pub struct Run {
     /// Each buffer's bytes after the run (guard bands included), in the order given.
     pub buffers: Vec<Vec<u8>>,
-    /// The hazards, one per kind and line, in the order found.
-    pub hazards: Vec<Hazard>,
-    /// Hazards beyond the reporting cap, not kept.
-    pub dropped: usize,
-    pub access: AccessReport,
-    /// For each poisoned buffer, whether each element was stored to (empty
-    /// for other buffers).
-    pub written: Vec<Vec<bool>>,
-    /// Who touched which element, where [`Config::trace`] asked for it.
-    pub trace: Option<crate::memory::trace::AccessTrace>,
+    /// Its findings, counts and trace.
+    pub findings: Findings,
     /// PTX instructions interpreted (guarded-off ones included), for the
     /// checker's benchmark.
     pub instructions: u64,
@@ -130,6 +120,10 @@ pub struct Run {
     /// Bytes printed past that, left out.
     pub printed_left_out: usize,
 }
+
+/// A run's findings, threads named by their place in the grid and places
+/// as `.loc` lines.
+pub type Findings = gpu_hazard::Findings<crate::memory::access::Thread, usize>;
 
 /// Why there is no [`Run`].
 #[derive(Debug, Clone, PartialEq)]

@@ -125,7 +125,11 @@ fn a_one_shot_all_reduce_sums_at_2_4_and_8_ranks() {
     for ranks in [2, 4, 8] {
         for seed in [0, 1] {
             let r = run(&all_reduce("all_reduce", ranks), &buffers(ranks), seed);
-            assert!(r.hazards.is_empty(), "{ranks} ranks: {:#?}", r.hazards);
+            assert!(
+                r.findings.hazards.is_empty(),
+                "{ranks} ranks: {:#?}",
+                r.findings.hazards
+            );
             let want: Vec<f32> = (0..SIZE)
                 .map(|i| ((i + 1) as u32 * ranks * (ranks + 1) / 2) as f32)
                 .collect();
@@ -142,7 +146,7 @@ fn a_one_shot_all_reduce_sums_at_2_4_and_8_ranks() {
             let count = &r.buffers[4 * ranks as usize - 1][16..16 + 4 * BLOCKS as usize];
             assert_eq!(count, [met, 0, 0, 0, met, 0, 0, 0], "{ranks} ranks");
             let threads = 2 * u64::from(ranks * BLOCKS * TPB) * crate::run::ranks::RUNS as u64;
-            assert_eq!(r.access.threads, threads);
+            assert_eq!(r.findings.access.threads, threads);
         }
     }
 }
@@ -195,11 +199,16 @@ fn mistakes_across_ranks_are_found_at_their_lines() {
     for (entry, ranks, kind, line, words) in cases {
         let started = Instant::now();
         let r = run(&all_reduce(entry, ranks), &buffers(ranks), 0);
-        let found: Vec<&Hazard> = r.hazards.iter().filter(|h| h.kind == kind).collect();
+        let found: Vec<&Hazard> = r
+            .findings
+            .hazards
+            .iter()
+            .filter(|h| h.kind == kind)
+            .collect();
         assert!(
             found.iter().any(|h| h.at == line),
             "{entry} at {ranks} ranks: {:#?}",
-            r.hazards
+            r.findings.hazards
         );
         let message = &found.iter().find(|h| h.at == line).expect("found").message;
         for w in words {
@@ -212,9 +221,9 @@ fn mistakes_across_ranks_are_found_at_their_lines() {
             started.elapsed()
         );
         assert!(
-            !kinds(&r.hazards).contains(&Kind::Uninitialized),
+            !kinds(&r.findings.hazards).contains(&Kind::Uninitialized),
             "{entry}: {:#?}",
-            r.hazards
+            r.findings.hazards
         );
     }
 }
@@ -238,12 +247,12 @@ fn a_poll_that_sleeps_is_a_deadlock_too() {
         })
         .collect();
     let r = run(&launches, &buffers(2), 0);
-    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.at)).collect();
-    assert_eq!(got, [(Kind::Deadlock, 94)], "{:#?}", r.hazards);
+    let got: Vec<(Kind, usize)> = r.findings.hazards.iter().map(|h| (h.kind, h.at)).collect();
+    assert_eq!(got, [(Kind::Deadlock, 94)], "{:#?}", r.findings.hazards);
     assert!(
-        r.hazards[0].message.contains("on rank 0"),
+        r.findings.hazards[0].message.contains("on rank 0"),
         "{}",
-        r.hazards[0].message
+        r.findings.hazards[0].message
     );
     assert!(started.elapsed() < Duration::from_secs(20));
 }
@@ -254,7 +263,11 @@ fn a_poll_that_sleeps_is_a_deadlock_too() {
 #[test]
 fn late_signals_bounded_polls_and_one_rank_are_no_mistake() {
     let r = run(&all_reduce("all_reduce_late_signal", 3), &buffers(3), 0);
-    assert!(r.hazards.is_empty(), "late: {:#?}", r.hazards);
+    assert!(
+        r.findings.hazards.is_empty(),
+        "late: {:#?}",
+        r.findings.hazards
+    );
     assert_eq!(floats(&r, 0, 2), [6.0, 12.0], "late");
     // Two ranks' threads (one block each) poll a flag nobody sets, 300 times each.
     let bounded: Vec<Launch> = (0..2)
@@ -272,7 +285,11 @@ fn late_signals_bounded_polls_and_one_rank_are_no_mistake() {
         })
         .collect();
     let r = run(&bounded, &buffers(2), 0);
-    assert!(r.hazards.is_empty(), "bounded: {:#?}", r.hazards);
+    assert!(
+        r.findings.hazards.is_empty(),
+        "bounded: {:#?}",
+        r.findings.hazards
+    );
     assert_eq!(floats(&r, 4, 3), [300.0; 3], "bounded");
     for entry in [
         "all_reduce_no_entry",
@@ -283,9 +300,9 @@ fn late_signals_bounded_polls_and_one_rank_are_no_mistake() {
         launches.iter_mut().for_each(|l| l.rank = 0);
         let r = run(&launches, &buffers(1), 0);
         assert!(
-            r.hazards.is_empty(),
+            r.findings.hazards.is_empty(),
             "{entry} on one rank: {:#?}",
-            r.hazards
+            r.findings.hazards
         );
         assert_eq!(floats(&r, 0, 2), [1.0, 2.0], "{entry} on one rank");
     }
@@ -318,7 +335,7 @@ fn each_rank_reads_its_own_parameters() {
         })
         .collect();
     let r = run(&launches, &buffers, 0);
-    assert!(r.hazards.is_empty(), "{:#?}", r.hazards);
+    assert!(r.findings.hazards.is_empty(), "{:#?}", r.findings.hazards);
     for rank in 0..ranks as usize {
         let next = (rank + 1) % 3;
         let want: Vec<f32> = (0..SIZE)

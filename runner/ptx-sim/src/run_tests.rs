@@ -80,21 +80,30 @@ fn shared_memory_race_is_found_and_its_barrier_clears_it() {
         // The race is reported at whichever of its two lines came second
         // (an uninitialized read may come with it, as the order had it).
         let mut races: Vec<(Kind, usize)> = r
+            .findings
             .hazards
             .iter()
             .filter(|h| h.kind == Kind::Race)
             .map(|h| (h.kind, if h.at == 4 { 5 } else { h.at }))
             .collect();
         races.dedup();
-        assert_eq!(races, want, "{case}: {:#?}", r.hazards);
+        assert_eq!(races, want, "{case}: {:#?}", r.findings.hazards);
         if want.is_empty() {
-            assert!(r.hazards.is_empty(), "{case}: {:#?}", r.hazards);
+            assert!(
+                r.findings.hazards.is_empty(),
+                "{case}: {:#?}",
+                r.findings.hazards
+            );
             assert_eq!(
                 out_values(&r, 8),
                 [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0],
                 "{case}"
             );
-            assert_eq!((r.access.reads.max, r.access.writes.max), (1, 1), "{case}");
+            assert_eq!(
+                (r.findings.access.reads.max, r.findings.access.writes.max),
+                (1, 1),
+                "{case}"
+            );
         }
     }
 }
@@ -112,7 +121,7 @@ fn a_warp_sum_by_shuffles_and_a_mask_naming_exited_lanes() {
         vec![buffer("out", None, 1), buffer("a", Some(&a), 32)],
         size(32),
     );
-    assert!(r.hazards.is_empty(), "{:#?}", r.hazards);
+    assert!(r.findings.hazards.is_empty(), "{:#?}", r.findings.hazards);
     assert_eq!(out_values(&r, 1), [496.0]);
     // Lanes 20.. return before the shuffle its full mask names them in.
     let r = run(
@@ -123,8 +132,8 @@ fn a_warp_sum_by_shuffles_and_a_mask_naming_exited_lanes() {
         vec![buffer("out", None, 1), buffer("a", Some(&a), 32)],
         size(20),
     );
-    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.at)).collect();
-    assert_eq!(got, [(Kind::Deadlock, 5)], "{:#?}", r.hazards);
+    let got: Vec<(Kind, usize)> = r.findings.hazards.iter().map(|h| (h.kind, h.at)).collect();
+    assert_eq!(got, [(Kind::Deadlock, 5)], "{:#?}", r.findings.hazards);
 }
 
 #[test]
@@ -139,12 +148,14 @@ fn writes_past_the_end_are_out_of_bounds_and_land_in_the_band() {
         vec![buffer("out", None, 6), buffer("a", Some(&a[..6]), 6)],
         vec![],
     );
-    let kinds: Vec<Kind> = r.hazards.iter().map(|h| h.kind).collect();
-    assert_eq!(kinds, [Kind::OutOfBounds], "{:#?}", r.hazards);
+    let kinds: Vec<Kind> = r.findings.hazards.iter().map(|h| h.kind).collect();
+    assert_eq!(kinds, [Kind::OutOfBounds], "{:#?}", r.findings.hazards);
     assert!(
-        r.hazards[0].message.contains("outside its 6 elements"),
+        r.findings.hazards[0]
+            .message
+            .contains("outside its 6 elements"),
         "{}",
-        r.hazards[0].message
+        r.findings.hazards[0].message
     );
     assert_eq!(&out_values(&r, 6), &[10.0, 11.0, 12.0, 13.0, 14.0, 15.0]);
     assert_ne!(
@@ -168,8 +179,13 @@ fn activemask_names_the_lanes_that_reach_it() {
         vec![buffer("out", None, 4), buffer("a", Some(&a), 4)],
         vec![],
     );
-    let got: Vec<(Kind, usize)> = r.hazards.iter().map(|h| (h.kind, h.at)).collect();
-    assert_eq!(got, [(Kind::DivergentSubgroup, 6)], "{:#?}", r.hazards);
+    let got: Vec<(Kind, usize)> = r.findings.hazards.iter().map(|h| (h.kind, h.at)).collect();
+    assert_eq!(
+        got,
+        [(Kind::DivergentSubgroup, 6)],
+        "{:#?}",
+        r.findings.hazards
+    );
     assert_eq!(&out_values(&r, 3), &[10.0, 11.0, 12.0]);
 }
 
@@ -187,7 +203,7 @@ fn printf_and_local_arrays() {
         vec![buffer("out", None, 4), buffer("a", Some(&a), 4)],
         vec![Param::Value(4u32.to_le_bytes().to_vec())],
     );
-    assert!(r.hazards.is_empty(), "{:#?}", r.hazards);
+    assert!(r.findings.hazards.is_empty(), "{:#?}", r.findings.hazards);
     assert_eq!(out_values(&r, 4), [11.0; 4]);
     let mut lines: Vec<&str> = r.printed.lines().collect();
     lines.sort_unstable();
@@ -234,7 +250,11 @@ fn vector_atomic_additions_add_every_element() {
         vec![buffer("out", Some(&[0.5; 4]), 4)],
         vec![],
     );
-    assert!(r.hazards.is_empty(), "atomics never race: {:#?}", r.hazards);
+    assert!(
+        r.findings.hazards.is_empty(),
+        "atomics never race: {:#?}",
+        r.findings.hazards
+    );
     assert_eq!(out_values(&r, 4), [8.5, 16.5, 24.5, 32.5]);
 }
 
@@ -275,16 +295,21 @@ fn named_barriers_hand_off_between_warps() {
         );
         match want {
             None => {
-                assert!(r.hazards.is_empty(), "{case}: {:#?}", r.hazards);
+                assert!(
+                    r.findings.hazards.is_empty(),
+                    "{case}: {:#?}",
+                    r.findings.hazards
+                );
                 let doubled: Vec<f32> = a.iter().map(|x| 2.0 * x).collect();
                 assert_eq!(out_values(&r, 64), doubled, "{case}");
             }
             Some((kind, words)) => assert!(
-                r.hazards
+                r.findings
+                    .hazards
                     .iter()
                     .any(|h| h.kind == kind && h.message.contains(words)),
                 "{case}: wanted {kind:?} saying {words:?}, got {:#?}",
-                r.hazards
+                r.findings.hazards
             ),
         }
     }

@@ -2,9 +2,6 @@
 //! returns (the buffers after, the hazards, the access counts), or why it
 //! could not run.
 
-use crate::access::AccessReport;
-use crate::hazard::Hazard;
-use crate::trace::AccessTrace;
 pub use gpu_hazard::{Clock, Limits, system_clock};
 use naga::Span;
 
@@ -76,18 +73,13 @@ impl Default for Config {
 pub struct Run {
     /// Each binding's words after the run, in the order they were given.
     pub buffers: Vec<Vec<u32>>,
-    /// The hazards, one per kind and line, in the order found.
-    pub hazards: Vec<Hazard>,
-    /// Hazards beyond the reporting cap, not kept.
-    pub dropped: usize,
-    pub access: AccessReport,
-    /// For each poisoned binding, in order given, whether each element of
-    /// the buffer was stored to (empty for other bindings): an element that
-    /// still holds poison although written was computed from the poison.
-    pub written: Vec<Vec<bool>>,
-    /// Who touched which element, where [`Config::trace`] asked for it.
-    pub trace: Option<AccessTrace>,
+    /// Its findings, counts and trace.
+    pub findings: Findings,
 }
+
+/// A run's findings, invocations named as [`Thread`]s and places as spans
+/// of naga's IR.
+pub type Findings = gpu_hazard::Findings<crate::access::Thread, Span>;
 
 /// Why there is no [`Run`].
 #[derive(Debug, Clone, PartialEq)]

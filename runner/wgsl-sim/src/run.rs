@@ -60,12 +60,13 @@ pub fn run(
         })
         .collect();
     Ok(Run {
-        written,
         buffers,
-        hazards: shared.hazards.list().to_vec(),
-        dropped: shared.hazards.dropped,
-        access: shared.access.report(),
-        trace: shared.trace.map(crate::trace::Tracer::finish),
+        findings: crate::launch::Findings::new(
+            &shared.hazards,
+            shared.access.report(),
+            written,
+            shared.trace.map(crate::trace::Tracer::finish),
+        ),
     })
 }
 
@@ -316,8 +317,18 @@ mod tests {
             run.buffers[0],
             [words(&[2.0, 4.0, 6.0, 8.0]), vec![0, 0]].concat()
         );
-        assert!(run.hazards.is_empty(), "{:#?}", run.hazards);
-        assert_eq!((run.access.reads.max, run.access.writes.max), (1, 1));
+        assert!(
+            run.findings.hazards.is_empty(),
+            "{:#?}",
+            run.findings.hazards
+        );
+        assert_eq!(
+            (
+                run.findings.access.reads.max,
+                run.findings.access.writes.max
+            ),
+            (1, 1)
+        );
     }
 
     /// An output starts poisoned: reading an element before anything wrote
@@ -374,12 +385,13 @@ mod tests {
             let all = vec![launch; launches];
             let run = run(&m, &all, &[out], &lines, &Config::default()).expect(case);
             let got: Vec<(&str, usize)> = run
+                .findings
                 .hazards
                 .iter()
                 .map(|h| (h.kind.label(), lines.line(h.at)))
                 .collect();
-            assert_eq!(got, hazards, "{case}: {:#?}", run.hazards);
-            assert_eq!(run.written, vec![written.to_vec()], "{case}");
+            assert_eq!(got, hazards, "{case}: {:#?}", run.findings.hazards);
+            assert_eq!(run.findings.written, vec![written.to_vec()], "{case}");
         }
     }
 

@@ -197,9 +197,9 @@ fn subgroup_operations_table() {
         for (name, body, want) in cases {
             let got = run_body(body, size, "");
             assert!(
-                got.hazards.is_empty(),
+                got.findings.hazards.is_empty(),
                 "{name} at {size}: {:#?}",
-                got.hazards
+                got.findings.hazards
             );
             let out = floats(&got.buffers[0]);
             for i in 0..N {
@@ -223,16 +223,19 @@ fn divergent_subgroup_operation_is_flagged_and_its_twin_is_not() {
     for size in [8, 32] {
         let got = run_body(flagged, size, "");
         assert!(
-            got.hazards.iter().any(|h| h.kind == Kind::DivergentSubgroup
-                && h.message.contains(&format!("{} of the {size}", size / 2))),
+            got.findings
+                .hazards
+                .iter()
+                .any(|h| h.kind == Kind::DivergentSubgroup
+                    && h.message.contains(&format!("{} of the {size}", size / 2))),
             "{size}: {:#?}",
-            got.hazards
+            got.findings.hazards
         );
         let got_twin = run_body(twin, size, "");
         assert!(
-            got_twin.hazards.is_empty(),
+            got_twin.findings.hazards.is_empty(),
             "{size}: {:#?}",
-            got_twin.hazards
+            got_twin.findings.hazards
         );
         assert_eq!(floats(&got.buffers[0])[0], floats(&got_twin.buffers[0])[0]);
     }
@@ -258,7 +261,11 @@ fn atomics_table() {
              _ = {op};\n workgroupBarrier();\n out[i] = f32(atomicLoad(&word) == {last}u);"
         );
         let got = run_body(&body, 32, "var<workgroup> word: atomic<u32>;");
-        assert!(got.hazards.is_empty(), "{name}: {:#?}", got.hazards);
+        assert!(
+            got.findings.hazards.is_empty(),
+            "{name}: {:#?}",
+            got.findings.hazards
+        );
         assert!(
             floats(&got.buffers[0]).iter().all(|&x| x == 1.0),
             "{name}: {:?}",
@@ -277,7 +284,11 @@ fn compare_exchange_and_exchange() {
                 out[i] = select(0.0, 1.0, r.exchanged) + select(0.0, 10.0, r.exchanged == (now == i + 1u)) \
                 + select(0.0, 100.0, r.exchanged || r.old_value == now);";
     let got = run_body(body, 32, "var<workgroup> word: atomic<u32>;");
-    assert!(got.hazards.is_empty(), "{:#?}", got.hazards);
+    assert!(
+        got.findings.hazards.is_empty(),
+        "{:#?}",
+        got.findings.hazards
+    );
     let out = floats(&got.buffers[0]);
     assert_eq!(out.iter().filter(|&&x| x == 111.0).count(), 1, "{out:?}");
     assert_eq!(
@@ -333,8 +344,14 @@ fn main(@builtin(local_invocation_index) i: u32) {{
     )
     .expect("runs");
     assert_eq!(got.buffers[2], [N]);
-    assert_eq!((got.access.reads.max, got.access.writes.max), (2, 2));
-    assert_eq!(got.access.reads.total, 2 * u64::from(N));
+    assert_eq!(
+        (
+            got.findings.access.reads.max,
+            got.findings.access.writes.max
+        ),
+        (2, 2)
+    );
+    assert_eq!(got.findings.access.reads.total, 2 * u64::from(N));
 }
 
 /// Runs `body` (where `i` is the global index) with `n` invocations over
@@ -399,7 +416,11 @@ fn vector_buffers_map_word_for_word() {
         let words = (n * width) as usize;
         let a: Vec<u32> = (0..words as u32).map(word).collect();
         let (got, _) = run_vectors(ty, &format!("    out[i] = {expr};"), n, words, &a);
-        assert!(got.hazards.is_empty(), "{ty}: {:#?}", got.hazards);
+        assert!(
+            got.findings.hazards.is_empty(),
+            "{ty}: {:#?}",
+            got.findings.hazards
+        );
         let want: Vec<u32> = (0..words as u32).map(|x| word(2 * x)).collect();
         assert_eq!(got.buffers[0][..words], want, "{ty}");
         assert!(
@@ -407,7 +428,10 @@ fn vector_buffers_map_word_for_word() {
             "{ty}"
         );
         assert_eq!(
-            (got.access.reads.max, got.access.writes.max),
+            (
+                got.findings.access.reads.max,
+                got.findings.access.writes.max
+            ),
             (1, 1),
             "{ty}"
         );
@@ -454,13 +478,20 @@ fn vector_bounds_table() {
         let lines = TextLines::new(&src);
         match want {
             Some(want) => assert!(
-                got.hazards.iter().any(|h| h.kind == Kind::OutOfBounds
-                    && crate::LineMap::line(&lines, h.at) == line
-                    && h.message.contains(want)),
+                got.findings
+                    .hazards
+                    .iter()
+                    .any(|h| h.kind == Kind::OutOfBounds
+                        && crate::LineMap::line(&lines, h.at) == line
+                        && h.message.contains(want)),
                 "{name}: {:#?}",
-                got.hazards
+                got.findings.hazards
             ),
-            None => assert!(got.hazards.is_empty(), "{name}: {:#?}", got.hazards),
+            None => assert!(
+                got.findings.hazards.is_empty(),
+                "{name}: {:#?}",
+                got.findings.hazards
+            ),
         }
     }
 }
@@ -479,14 +510,18 @@ fn vector_races_are_per_word() {
         &a,
     );
     assert!(
-        got.hazards.iter().any(|h| h.kind == Kind::Race
+        got.findings.hazards.iter().any(|h| h.kind == Kind::Race
             && h.message.contains("`out[")
             && h.message.contains("][0]`")),
         "{:#?}",
-        got.hazards
+        got.findings.hazards
     );
     let (got, _) = run_vectors("vec4<f32>", "    out[i / 4u][i % 4u] = f32(i);", 16, 16, &a);
-    assert!(got.hazards.is_empty(), "{:#?}", got.hazards);
+    assert!(
+        got.findings.hazards.is_empty(),
+        "{:#?}",
+        got.findings.hazards
+    );
     assert_eq!(
         floats(&got.buffers[0][..16]),
         (0..16).map(|x| x as f32).collect::<Vec<_>>()

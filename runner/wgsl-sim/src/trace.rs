@@ -116,7 +116,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
 
     #[test]
     fn a_traced_run_says_who_touched_which_element_and_when() {
-        let trace = traced(true).trace.expect("traced");
+        let trace = traced(true).findings.trace.expect("traced");
         assert_eq!(trace.left_out, 0);
         let names: Vec<&str> = trace.variables.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(names, ["out", "a", "tile"]);
@@ -147,6 +147,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>,
 
     #[test]
     fn an_ordinary_run_keeps_no_trace() {
-        assert_eq!(traced(false).trace, None);
+        assert_eq!(traced(false).findings.trace, None);
     }
 }

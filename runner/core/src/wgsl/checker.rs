@@ -166,6 +166,7 @@ impl Backend for SimBackend {
             })?;
         let outputs = read_back(spec, &run);
         let mut hazards: Vec<Located> = run
+            .findings
             .hazards
             .iter()
             .map(|h| {
@@ -174,21 +175,25 @@ impl Backend for SimBackend {
                     .with_kind(h.kind)
             })
             .collect();
-        if run.dropped > 0 {
+        if run.findings.dropped > 0 {
             hazards.push(Located::new(
                 job.source
                     .main_file()
                     .unwrap_or(std::path::Path::new("kernel")),
                 0,
-                format!("… and {} more hazard(s) at other places", run.dropped),
+                format!(
+                    "… and {} more hazard(s) at other places",
+                    run.findings.dropped
+                ),
             ));
         }
         Ok(Outcome::Ran(Execution {
             outputs,
             timing: None,
             hazards,
-            access: Some(Box::new(access(&run.access, &lines))),
+            access: Some(Box::new(access(&run.findings.access, &lines))),
             accesses: run
+                .findings
                 .trace
                 .as_ref()
                 .map(|trace| Box::new(AccessMap::from_trace(trace, spec, false))),
@@ -245,7 +250,7 @@ fn read_back(spec: &Spec, run: &wgsl_sim::Run) -> Vec<OutputData> {
             OutputData::from_device(b, index as u32, None, &bytes[..split], &bytes[split..]);
         // The checker saw every store: a poisoned element that was stored to
         // was computed from the poison, not left unwritten.
-        if let Some(written) = run.written.get(index).filter(|w| !w.is_empty()) {
+        if let Some(written) = run.findings.written.get(index).filter(|w| !w.is_empty()) {
             let poison_written = data
                 .values
                 .iter()

@@ -138,11 +138,12 @@ pub fn run(
     let trace = world.trace.take().map(Tracer::finish);
     Ok(Run {
         buffers: buffers_after,
-        hazards: world.hazards.list().to_vec(),
-        dropped: world.hazards.dropped,
-        access: world.counter.report(),
-        written,
-        trace,
+        findings: crate::launch::Findings::new(
+            &world.hazards,
+            world.counter.report(),
+            written,
+            trace,
+        ),
         instructions: world.instructions,
         printed: world.printed,
         printed_left_out: world.printed_left_out,

@@ -147,30 +147,35 @@ impl Backend for CudaCheckerBackend {
             .map_err(|e| launch_error(job, e))?;
         let outputs = read_back(spec, &run)?;
         let mut hazards: Vec<Located> = run
+            .findings
             .hazards
             .iter()
             .map(|h| {
                 locate(
                     job.source,
                     h.at,
-                    format!("{}: {}", h.kind.label(), h.message),
+                    format!("{}: {}", in_cuda_words(h.kind), h.message),
                 )
                 .with_kind(h.kind)
             })
             .collect();
-        if run.dropped > 0 {
+        if run.findings.dropped > 0 {
             hazards.push(locate(
                 job.source,
                 0,
-                format!("… and {} more hazard(s) at other places", run.dropped),
+                format!(
+                    "… and {} more hazard(s) at other places",
+                    run.findings.dropped
+                ),
             ));
         }
         Ok(Outcome::Ran(Execution {
             outputs,
             timing: None,
             hazards,
-            access: Some(Box::new(access(&run.access, job.source))),
+            access: Some(Box::new(access(&run.findings.access, job.source))),
             accesses: run
+                .findings
                 .trace
                 .as_ref()
                 .map(|trace| Box::new(AccessMap::from_trace(trace, spec, true))),
@@ -351,7 +356,7 @@ fn read_back(spec: &Spec, run: &ptx_sim::Run) -> Result<Vec<OutputData>, Backend
         );
         // The checker saw every store: a poisoned element that was stored to
         // was computed from the poison, not left unwritten.
-        if let Some(written) = run.written.get(index).filter(|w| !w.is_empty()) {
+        if let Some(written) = run.findings.written.get(index).filter(|w| !w.is_empty()) {
             let poison_written = output
                 .values
                 .iter()
@@ -373,6 +378,15 @@ fn access(report: &ptx_sim::AccessReport, source: &SourceText) -> GlobalAccess {
         |thread| thread.global,
         |line| locate(source, *line, String::new()),
     )
+}
+
+/// A finding's name as CUDA says it: what WGSL calls a subgroup operation
+/// is a warp's shuffle, vote or sync here.
+fn in_cuda_words(kind: ptx_sim::Kind) -> &'static str {
+    match kind {
+        ptx_sim::Kind::DivergentSubgroup => "warp operation in non-uniform control flow",
+        other => other.label(),
+    }
 }
 
 #[cfg(test)]
